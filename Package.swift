@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "taskrun",
+  products: [
+    .executable(name: "taskrun", targets: ["taskrun"]),
+    .library(name: "TaskEngine", targets: ["TaskEngine"]),
+    .library(name: "LuaHost", targets: ["LuaHost"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+  ],
+  targets: [
+    // The Lua C API, from the system (Debian: liblua5.4-dev).
+    .systemLibrary(
+      name: "CLua", pkgConfig: "lua5.4",
+      providers: [.apt(["liblua5.4-dev"]), .brew(["lua"])]),
+    // The only code that calls lua_error / lua_yield / hooks: C trampolines around Swift.
+    .target(name: "CLuaShim", dependencies: ["CLua"]),
+    // Operations, queues, scheduler, processes, clock, events. Pure Swift, no Lua.
+    // posix_spawn with a process group and pidfd_open: what Glibc's Swift overlay lacks.
+    .target(name: "CSpawn"),
+    .target(
+      name: "TaskEngine",
+      dependencies: ["CSpawn", .product(name: "HeapModule", package: "swift-collections")]),
+    // The Lua state, value conversion, coroutine driver and the Lua API.
+    .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua"]),
+    // Command line and reporters.
+    .executableTarget(
+      name: "taskrun",
+      dependencies: [
+        "TaskEngine", "LuaHost",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .testTarget(name: "TaskEngineTests", dependencies: ["TaskEngine"]),
+    .testTarget(name: "LuaHostTests", dependencies: ["LuaHost", "TaskEngine"]),
+    .testTarget(
+      name: "TaskrunTests", dependencies: ["taskrun"],
+      exclude: [], resources: []),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,71 @@
+/* CLuaShim: the only code that raises or yields in Lua; Swift returns a status to it. */
+#ifndef CLUASHIM_H
+#define CLUASHIM_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdint.h>
+
+/* What a Swift host function returns when it does not return a count of results. */
+#define TL_RAISE (-1)   /* raise the value on top of the stack (strings get "file:line: ") */
+#define TL_RAISE_PLAIN (-2)  /* raise the value on top of the stack as it is */
+
+/* The one Swift entry point: `index` says which host function Lua called. */
+typedef int (*tl_dispatch_fn)(lua_State *L, int index);
+void tl_set_dispatch(tl_dispatch_fn fn);
+
+/* Push a Lua function that calls the dispatcher with `index`. */
+void tl_pushhostfn(lua_State *L, int index);
+
+/* Per-running-body control block read by the count hook. Swift owns it; the hook only reads
+   and the hook re-arms itself so that an interruption cannot be swallowed by pcall. */
+typedef struct tl_control {
+  volatile int cancelled;        /* set by the scheduler: raise "cancelled" at the next check */
+  volatile int shielded;         /* ignores the global interrupt (background operations) */
+  double deadline;               /* monotonic seconds; 0 = none: raise "timed out" after it */
+  double slice_end;              /* monotonic seconds: yield to the scheduler after it */
+  int raised;                    /* 1 cancelled, 2 interrupted, 3 timed out: what the hook raised */
+} tl_control;
+
+/* Install the count hook on a state (threads created later inherit it). */
+void tl_install_hook(lua_State *L);
+/* The control block of the body about to be resumed (NULL: none). */
+void tl_set_current(tl_control *c);
+/* Interrupt every unshielded body at its next hook check (async-signal-safe). */
+void tl_interrupt(int on);
+int tl_interrupted(void);
+double tl_monotonic(void);
+
+/* Message handler for lua_pcall: strings get a traceback. */
+int tl_msghandler(lua_State *L);
+/* After a failed lua_resume: push msg + traceback of `co` (its dead stack). */
+void tl_traceback(lua_State *L, lua_State *co, const char *msg);
+/* Close a dead or suspended coroutine's pending variables (5.4.x spelling differences). */
+int tl_resetthread(lua_State *co, lua_State *from);
+/* Tail-aware position "file:line:" of the Lua function `level` levels up, or "". */
+void tl_where(lua_State *L, int level);
+
+/* Macros Swift cannot import. */
+static inline int tl_registryindex(void) { return LUA_REGISTRYINDEX; }
+static inline int tl_upvalueindex(int i) { return lua_upvalueindex(i); }
+static inline void tl_pop(lua_State *L, int n) { lua_settop(L, -(n)-1); }
+static inline void tl_newtable(lua_State *L) { lua_createtable(L, 0, 0); }
+static inline int tl_pcall(lua_State *L, int nargs, int nres, int msgh) {
+  return lua_pcallk(L, nargs, nres, msgh, 0, NULL);
+}
+static inline void *tl_newuserdata(lua_State *L, size_t size) { return lua_newuserdatauv(L, size, 0); }
+static inline void tl_pushlightuserdata(lua_State *L, void *p) { lua_pushlightuserdata(L, p); }
+static inline int tl_isyieldable(lua_State *L) { return lua_isyieldable(L); }
+static inline const char *tl_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
+/* A protected tostring (runs __tostring/__name): pushes the string, returns 0, or an error. */
+int tl_safe_tostring(lua_State *L, int idx);
+/* lua_next with a key that came from the table itself cannot raise; wrapped for clarity. */
+static inline int tl_next(lua_State *L, int idx) { return lua_next(L, idx); }
+/* Open the standard libraries (base, coroutine, table, io, os, string, math, utf8, debug, package). */
+static inline void tl_openlibs(lua_State *L) { luaL_openlibs(L); }
+/* A protected luaL_loadbufferx; returns the status (chunk or message on the stack). */
+static inline int tl_load(lua_State *L, const char *buf, size_t len, const char *name, const char *mode) {
+  return luaL_loadbufferx(L, buf, len, name, mode);
+}
+#endif

@@ -1,0 +1,65 @@
+// Command: what `sh` runs and what it returned; direct exec when no shell is needed (as make).
+
+/// A command line to run: a shell string or an argv array, with environment and directory.
+public struct CommandSpec: Sendable, Equatable {
+  public enum Line: Sendable, Equatable {
+    case shell(String)
+    case argv([String])
+  }
+  public var line: Line
+  /// Added to (and overriding) the inherited environment.
+  public var environment: [String: String] = [:]
+  public var directory: String?
+
+  public init(_ line: Line, environment: [String: String] = [:], directory: String? = nil) {
+    self.line = line
+    self.environment = environment
+    self.directory = directory
+  }
+
+  /// The argv actually executed: a string without shell metacharacters is split on blanks
+  /// and run directly; anything else goes through `/bin/sh -c`.
+  public var argv: [String] {
+    switch line {
+    case .argv(let argv): return argv
+    case .shell(let text):
+      if text.contains(where: { CommandSpec.shellCharacters.contains($0) }) {
+        return ["/bin/sh", "-c", text]
+      }
+      let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+      if words.isEmpty { return ["/bin/sh", "-c", text] }
+      // Shell builtins and keywords have no executable of their own.
+      if CommandSpec.shellWords.contains(words[0]) { return ["/bin/sh", "-c", text] }
+      return words
+    }
+  }
+
+  /// One line for reports: the text as the user wrote it.
+  public var display: String {
+    switch line {
+    case .shell(let text): return text
+    case .argv(let argv): return argv.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+    }
+  }
+
+  // GNU make's list (job.c sh_chars) plus quoting, escapes, newlines and assignments.
+  static let shellCharacters = Set("#;\"*?[]&|<>(){}$`^~!'\\\n=%")
+  static let shellWords: Set<String> = [
+    ":", ".", "cd", "exit", "export", "set", "unset", "eval", "exec", "source", "alias",
+    "if", "for", "while", "case", "until", "ulimit", "umask", "wait", "trap", "shift", "read",
+  ]
+}
+
+/// How a command ended.
+public struct CommandResult: Sendable, Equatable {
+  /// Exit status; 128 + signal number when killed by a signal; 127 when it could not start.
+  public var status: Int32
+  public var stdout: String
+  public var stderr: String
+
+  public init(status: Int32, stdout: String, stderr: String) {
+    self.status = status
+    self.stdout = stdout
+    self.stderr = stderr
+  }
+}

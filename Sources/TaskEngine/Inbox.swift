@@ -1,0 +1,52 @@
+// Inbox: the one door through which other threads hand work to the scheduler's thread.
+import Foundation
+
+/// Something that happened off the scheduler's thread: a process exited, output arrived, a signal.
+public enum InboxItem: Sendable {
+  case processOutput(token: Int, stream: OutputChannel, text: String)
+  case processExited(token: Int, status: Int32, stdout: String, stderr: String)
+  case signal(Int32)
+  case wake
+}
+
+/// A thread-safe FIFO; only the scheduler's thread takes from it.
+public final class Inbox: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var items: [InboxItem] = []
+
+  public init() {}
+
+  public func post(_ item: InboxItem) {
+    condition.lock()
+    items.append(item)
+    condition.signal()
+    condition.unlock()
+  }
+
+  public var isEmpty: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return items.isEmpty
+  }
+
+  /// Takes everything posted so far without blocking.
+  public func drain() -> [InboxItem] {
+    condition.lock()
+    defer { condition.unlock() }
+    let taken = items
+    items.removeAll(keepingCapacity: true)
+    return taken
+  }
+
+  /// Blocks until something is posted or `timeout` seconds pass (nil: no limit).
+  public func waitForItems(timeout: Double?) {
+    condition.lock()
+    defer { condition.unlock() }
+    if !items.isEmpty { return }
+    if let timeout {
+      _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+    } else {
+      while items.isEmpty { condition.wait() }
+    }
+  }
+}

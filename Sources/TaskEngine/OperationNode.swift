@@ -1,0 +1,110 @@
+// OperationNode: one unit of work in the graph, its dependencies, state and outcome.
+
+/// Where an operation is in its life. Cancellation is an outcome, not a state.
+public enum OperationState: String, Sendable {
+  case pending, ready, executing, finished
+}
+
+/// How a finished operation ended.
+public enum Outcome: String, Sendable {
+  case succeeded, failed, cancelled, skipped
+}
+
+/// Which dependency outcomes let an operation run (`when = …` in Lua).
+public enum RunPolicy: String, Sendable, CaseIterable {
+  /// Every dependency succeeded (the default).
+  case succeeded
+  /// Every dependency finished, whatever its outcome (NSOperation semantics).
+  case finished
+  /// At least one dependency failed or was cancelled: cleanup and notification.
+  case failed
+}
+
+/// Among ready operations of one queue, higher priority starts first.
+public enum Priority: Int, Sendable, CaseIterable, Comparable {
+  case veryLow = -8, low = -4, normal = 0, high = 4, veryHigh = 8
+
+  public var name: String {
+    switch self {
+    case .veryLow: "very_low"
+    case .low: "low"
+    case .normal: "normal"
+    case .high: "high"
+    case .veryHigh: "very_high"
+    }
+  }
+
+  public init?(name: String) {
+    guard let match = Priority.allCases.first(where: { $0.name == name }) else { return nil }
+    self = match
+  }
+
+  public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// What an operation does when it starts. The scheduler calls `start` once and is told the
+/// outcome through `Scheduler.finish`; `interrupt` asks a running body to stop (cancellation).
+public protocol OperationBody: AnyObject {
+  func start(_ operation: OperationNode, scheduler: Scheduler)
+  func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String)
+  /// One line for plans and `why()`: "sh: make all", "lua function".
+  var summary: String { get }
+}
+
+/// A node of the task graph: created by a script or by Swift code, run at most once.
+public final class OperationNode {
+  /// Declaration order; ties between equal priorities break on it.
+  public let id: Int
+  public internal(set) var name: String
+  public var body: (any OperationBody)?
+  public internal(set) var queue: WorkQueue
+  public var priority: Priority = .normal
+  public var policy: RunPolicy = .succeeded
+  public var weight: Double = 1
+  /// Free-form attachment for the host (the Lua host keeps its result reference here).
+  public var hostData: AnyObject?
+
+  public internal(set) var state: OperationState = .pending
+  public internal(set) var outcome: Outcome?
+  public internal(set) var isCancelled = false
+  public internal(set) var error: String?
+  public internal(set) var traceback: String?
+  /// Combined output of its commands, kept for the failure report.
+  public internal(set) var output = ""
+  public var commandResult: CommandResult?
+  public internal(set) var startTime: Double?
+  public internal(set) var finishTime: Double?
+  public internal(set) var attempt = 0
+
+  public internal(set) var dependencies: [OperationNode] = []
+  /// Names given in `after` that are resolved when the run starts.
+  public internal(set) var unresolvedNames: [String] = []
+  var dependents: [OperationNode] = []
+  var unfinishedDependencies = 0
+  /// Part of the current run: its dependencies and it will be started when possible.
+  public internal(set) var isScheduled = false
+  var finishHandlers: [(OperationNode) -> Void] = []
+
+  init(id: Int, name: String, queue: WorkQueue) {
+    self.id = id
+    self.name = name
+    self.queue = queue
+  }
+
+  public var isFinished: Bool { state == .finished }
+  public var succeeded: Bool { outcome == .succeeded }
+  public var failed: Bool { outcome == .failed }
+  public var skipped: Bool { outcome == .skipped }
+  public var hasStarted: Bool { startTime != nil }
+
+  /// Seconds from start to finish, once finished and if it started.
+  public var duration: Double? {
+    guard let startTime, let finishTime else { return nil }
+    return finishTime - startTime
+  }
+}
+
+extension OperationNode: Hashable {
+  public static func == (a: OperationNode, b: OperationNode) -> Bool { a === b }
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

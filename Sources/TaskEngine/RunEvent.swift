@@ -1,0 +1,50 @@
+// RunEvent: the one stream every reporter consumes; nothing reaches into the scheduler.
+
+/// Which output stream of a command a chunk of text came from.
+public enum OutputChannel: String, Sendable {
+  case stdout, stderr
+}
+
+/// What happened during a run, in the order it happened.
+public enum RunEvent: Sendable {
+  case runStart(time: Double)
+  case operationStart(time: Double, name: String, attempt: Int)
+  case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
+                       error: String?, output: String)
+  case output(time: Double, name: String, stream: OutputChannel, text: String)
+  case runFinish(time: Double, summary: RunSummary)
+}
+
+/// A consumer of run events (a reporter).
+public protocol EventSink: AnyObject {
+  func receive(_ event: RunEvent)
+}
+
+/// Counts and failures of a finished run.
+public struct RunSummary: Sendable, Equatable {
+  public var succeeded = 0, failed = 0, cancelled = 0, skipped = 0
+  public var failures: [Failure] = []
+  public var interrupted = false
+  public var elapsed: Double = 0
+
+  /// One failed or cancelled operation, with its error and the tail of its output.
+  public struct Failure: Sendable, Equatable {
+    public var name: String
+    public var outcome: Outcome
+    public var error: String
+    public var output: String
+  }
+
+  public init() {}
+
+  public var allSucceeded: Bool { failed == 0 && cancelled == 0 && !interrupted }
+
+  /// "3 succeeded, 1 failed, 2 skipped": the counts that are not zero (succeeded always).
+  public var counts: String {
+    var parts = ["\(succeeded) succeeded"]
+    if failed > 0 { parts.append("\(failed) failed") }
+    if cancelled > 0 { parts.append("\(cancelled) cancelled") }
+    if skipped > 0 { parts.append("\(skipped) skipped") }
+    return parts.joined(separator: ", ")
+  }
+}

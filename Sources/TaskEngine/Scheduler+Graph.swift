@@ -1,0 +1,148 @@
+// Graph queries: name resolution, cycles, plan order and "why is it waiting?".
+import HeapModule
+
+extension Scheduler {
+  /// Turns the names given in `after` into edges. An unknown name is an error with the
+  /// closest names; a cycle formed by the new edges is an error naming it.
+  public func resolveNames(_ ops: [OperationNode]? = nil) throws {
+    var touched = false
+    for op in ops ?? operations where !op.unresolvedNames.isEmpty {
+      let names = op.unresolvedNames
+      op.unresolvedNames = []
+      for name in names {
+        guard let dependency = byName[name] else { throw unknownName(name, for: op) }
+        if dependency === op {
+          throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)")
+        }
+        if op.dependencies.contains(dependency) { continue }
+        if op.hasStarted || op.isFinished {
+          throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started")
+        }
+        op.dependencies.append(dependency)
+        dependency.dependents.append(op)
+        if !dependency.isFinished { op.unfinishedDependencies += 1 }
+        touched = true
+      }
+    }
+    if touched, let cycle = findCycle() {
+      throw EngineError(.cycle, "dependency cycle: " + cycle.map(\.name).joined(separator: " -> "))
+    }
+  }
+
+  func unknownName(_ name: String, for op: OperationNode) -> EngineError {
+    let hint = suggestion(for: name, among: Array(byName.keys))
+    return EngineError(.unknownName,
+      "'\(op.name)' depends on '\(name)', but no operation has that name" + (hint.isEmpty ? "" : "; \(hint)"))
+  }
+
+  /// A dependency path from `start` down to `target` (both included), if there is one.
+  func path(from start: OperationNode, to target: OperationNode) -> [OperationNode]? {
+    var parent: [OperationNode: OperationNode] = [:]
+    var seen: Set<OperationNode> = [start]
+    var stack = [start]
+    while let node = stack.popLast() {
+      if node === target {
+        var path = [node]
+        var cursor = node
+        while let p = parent[cursor] { path.append(p); cursor = p }
+        return path.reversed()
+      }
+      for next in node.dependencies where !next.isFinished && seen.insert(next).inserted {
+        parent[next] = node
+        stack.append(next)
+      }
+    }
+    return nil
+  }
+
+  /// One cycle of the whole graph as `a, b, c, a` (a depends on b …), or nil. O(V + E).
+  public func findCycle() -> [OperationNode]? {
+    enum Mark { case visiting, done }
+    var marks: [OperationNode: Mark] = [:]
+    for root in operations where marks[root] == nil {
+      // Iterative DFS keeping the current path, so deep graphs cannot overflow the stack.
+      var path: [(OperationNode, Int)] = [(root, 0)]
+      marks[root] = .visiting
+      while let (node, index) = path.last {
+        if index < node.dependencies.count {
+          path[path.count - 1].1 += 1
+          let next = node.dependencies[index]
+          switch marks[next] {
+          case .visiting:
+            let start = path.firstIndex { $0.0 === next }!
+            return path[start...].map(\.0) + [next]
+          case .done: continue
+          case nil:
+            marks[next] = .visiting
+            path.append((next, 0))
+          }
+        } else {
+          marks[node] = .done
+          path.removeLast()
+        }
+      }
+    }
+    return nil
+  }
+
+  /// `ops` and everything they depend on, in an order they could run one by one: dependencies
+  /// first, then higher priority, then declaration order.
+  public func plan(for ops: [OperationNode]) -> [OperationNode] {
+    var wanted: Set<OperationNode> = []
+    var stack = ops
+    while let op = stack.popLast() {
+      guard wanted.insert(op).inserted else { continue }
+      stack.append(contentsOf: op.dependencies)
+    }
+    var remaining: [OperationNode: Int] = [:]
+    for op in wanted { remaining[op] = op.dependencies.filter { wanted.contains($0) }.count }
+    var ready = Heap<ReadyEntry>()
+    for op in wanted where remaining[op] == 0 {
+      ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+    }
+    var order: [OperationNode] = []
+    while let entry = ready.popMax() {
+      order.append(entry.operation)
+      for dependent in entry.operation.dependents where wanted.contains(dependent) {
+        remaining[dependent]! -= 1
+        if remaining[dependent] == 0 {
+          ready.insert(ReadyEntry(priority: dependent.priority.rawValue, id: dependent.id, operation: dependent))
+        }
+      }
+    }
+    return order
+  }
+
+  /// A sentence saying what `op` is waiting for, or what became of it.
+  public func explain(_ op: OperationNode) -> String {
+    switch op.state {
+    case .finished:
+      let outcome = op.outcome!.rawValue
+      return "'\(op.name)' \(outcome == "succeeded" ? "succeeded" : "finished \(outcome)")"
+        + (op.error.map { ": \($0)" } ?? "")
+    case .executing:
+      if let targets = waits[op], !targets.isEmpty {
+        return "'\(op.name)' is executing and waits for " + targets.sorted { $0.id < $1.id }
+          .map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
+      }
+      return "'\(op.name)' is executing"
+    case .ready:
+      let queue = op.queue
+      if queue.isSuspended { return "'\(op.name)' is ready, but queue '\(queue.name)' is suspended" }
+      let running = queue.operations.filter { $0.state == .executing }.map { "'\($0.name)'" }
+      return "'\(op.name)' is ready, but queue '\(queue.name)' is full (\(queue.running) of "
+        + "\(queue.maxConcurrent) running: \(running.joined(separator: ", ")))"
+    case .pending:
+      if !op.unresolvedNames.isEmpty {
+        return "'\(op.name)' waits for the run to start to resolve " + op.unresolvedNames.map { "'\($0)'" }.joined(separator: ", ")
+      }
+      let unfinished = op.dependencies.filter { !$0.isFinished }
+      if !unfinished.isEmpty {
+        let list = unfinished.map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
+        return "'\(op.name)' waits for \(unfinished.count) \(unfinished.count == 1 ? "dependency" : "dependencies"): \(list)"
+      }
+      if !op.isScheduled { return "'\(op.name)' is not scheduled: nothing has asked to run it yet" }
+      return "'\(op.name)' is about to be evaluated"
+    }
+  }
+}

@@ -1,0 +1,159 @@
+// The event loop: timers, command completions, signals and stall detection.
+import Foundation
+import HeapModule
+
+struct TimerEntry: Comparable {
+  let deadline: Double
+  let id: Int
+  // Heap pops max first: the earliest deadline, then the earliest timer.
+  static func < (a: TimerEntry, b: TimerEntry) -> Bool {
+    a.deadline != b.deadline ? a.deadline > b.deadline : a.id > b.id
+  }
+}
+
+extension Scheduler {
+  /// Calls `action` on the scheduler's thread after `seconds`. Returns a token for `cancelTimer`.
+  @discardableResult
+  public func after(_ seconds: Double, _ action: @escaping () -> Void) -> Int {
+    nextToken += 1
+    timers.insert(TimerEntry(deadline: clock.now + max(0, seconds), id: nextToken))
+    timerActions[nextToken] = action
+    return nextToken
+  }
+
+  public func cancelTimer(_ token: Int) { timerActions[token] = nil }
+
+  /// Runs a command for `op` (its output is recorded on `op`); `completion` gets the result
+  /// on the scheduler's thread. Returns a token for `signalCommand`.
+  @discardableResult
+  public func runCommand(_ spec: CommandSpec, for op: OperationNode?,
+                         completion: @escaping (CommandResult) -> Void) -> Int {
+    nextToken += 1
+    let token = nextToken
+    commandHandlers[token] = completion
+    commandOwners[token] = op
+    processes.start(spec, token: token)
+    return token
+  }
+
+  /// Asks a command to stop: SIGTERM to its process group, SIGKILL after `killGrace`.
+  public func terminateCommand(_ token: Int) {
+    guard commandHandlers[token] != nil else { return }
+    processes.signal(token: token, SIGTERM)
+    after(killGrace) { [weak self] in self?.processes.signal(token: token, SIGKILL) }
+  }
+
+  /// Number of commands started and not yet reported.
+  public var commandsInFlight: Int { commandHandlers.count }
+
+  // MARK: Waiting between operations (deadlock detection)
+
+  /// Records that the body of `waiter` waits for `target`. Returns the cycle
+  /// (`waiter, …, waiter`) if that wait can never end, and then records nothing.
+  public func beginWait(_ waiter: OperationNode, for target: OperationNode) -> [OperationNode]? {
+    // What blocks a node: its unfinished dependencies and the operations its body waits for.
+    var parent: [OperationNode: OperationNode] = [:]
+    var seen: Set<OperationNode> = [target]
+    var stack = [target]
+    while let node = stack.popLast() {
+      if node === waiter {
+        var path = [node]
+        var cursor = node
+        while let p = parent[cursor] { path.append(p); cursor = p }
+        return [waiter] + path.reversed()
+      }
+      let blockers = node.dependencies.filter { !$0.isFinished } + Array(waits[node] ?? [])
+      for next in blockers where seen.insert(next).inserted {
+        parent[next] = node
+        stack.append(next)
+      }
+    }
+    waits[waiter, default: []].insert(target)
+    return nil
+  }
+
+  public func endWait(_ waiter: OperationNode, for target: OperationNode) {
+    waits[waiter]?.remove(target)
+  }
+
+  // MARK: The loop
+
+  /// Runs until `done()` holds. Returns false if it stopped because nothing could make
+  /// progress any more (a stall) while `done()` was still false.
+  @discardableResult
+  public func run(until done: () -> Bool, onStall: () -> Bool = { false }) -> Bool {
+    while true {
+      pump()
+      if done() { return true }
+      if fireDueTimers() || handleInbox() { continue }
+      if done() { return true }
+      let idle = commandHandlers.isEmpty && timerActions.isEmpty && inbox.isEmpty
+      if idle {
+        if onStall() || cancelUnstartable() { continue }
+        return done()
+      }
+      dropCancelledTimers()
+      clock.idle(until: timers.max?.deadline, inbox: inbox)
+    }
+  }
+
+  func fireDueTimers() -> Bool {
+    var fired = false
+    let now = clock.now
+    while let next = timers.max, next.deadline <= now {
+      timers.removeMax()
+      if let action = timerActions.removeValue(forKey: next.id) {
+        action()
+        fired = true
+      }
+    }
+    return fired
+  }
+
+  func dropCancelledTimers() {
+    while let next = timers.max, timerActions[next.id] == nil { timers.removeMax() }
+  }
+
+  func handleInbox() -> Bool {
+    let items = inbox.drain()
+    for item in items {
+      switch item {
+      case .processOutput(let token, let stream, let text):
+        if let op = commandOwners[token] { record(output: text, stream: stream, for: op) }
+      case .processExited(let token, let status, let stdout, let stderr):
+        commandOwners[token] = nil
+        if let handler = commandHandlers.removeValue(forKey: token) {
+          handler(CommandResult(status: status, stdout: stdout, stderr: stderr))
+        }
+      case .signal:
+        interrupt()
+      case .wake:
+        break
+      }
+    }
+    return !items.isEmpty
+  }
+
+  /// When nothing can happen any more, scheduled operations that have not started never will
+  /// (a suspended or zero-sized queue): cancel them with the reason. Returns whether it did.
+  func cancelUnstartable() -> Bool {
+    var changed = false
+    for op in operations where op.isScheduled && !op.isFinished && op.state != .executing {
+      let reason = op.state == .ready && op.queue.isSuspended
+        ? "never started: queue '\(op.queue.name)' is suspended"
+        : op.state == .ready ? "never started: queue '\(op.queue.name)' has no room"
+        : "never started: its dependencies never finished"
+      cancel(op, reason: reason)
+      changed = true
+    }
+    return changed
+  }
+
+  // MARK: Queue control
+
+  public func suspend(_ queue: WorkQueue) { queue.isSuspended = true }
+  public func resume(_ queue: WorkQueue) { queue.isSuspended = false }
+  public func cancelAll(_ queue: WorkQueue, reason: String = "cancelled") {
+    for op in queue.operations where !op.isFinished { cancel(op, reason: reason) }
+  }
+}

@@ -1,0 +1,293 @@
+// Scheduler: owns the graph and decides what starts when; single-threaded and event-driven.
+import Foundation
+import HeapModule
+
+/// Runs operations as their dependencies finish, within queue limits, on one thread.
+/// Everything here is called from the thread that calls `run(until:)`; other threads talk to
+/// it through the `inbox` only.
+public final class Scheduler {
+  public let clock: any SchedulerClock
+  public let inbox: Inbox
+  public let processes: ProcessRunner
+  public private(set) var operations: [OperationNode] = []
+  public private(set) var queues: [WorkQueue] = []
+  public let mainQueue: WorkQueue
+  /// Without it, the first failure stops new operations from starting (running ones finish).
+  public var keepGoing = false
+  /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
+  public var killGrace = 2.0
+  public var sinks: [any EventSink] = []
+  public private(set) var runStartTime: Double?
+  /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
+  public private(set) var stopReason: String?
+  public private(set) var interrupts = 0
+
+  var byName: [String: OperationNode] = [:]
+  var timers = Heap<TimerEntry>()
+  var timerActions: [Int: () -> Void] = [:]
+  var nextToken = 0
+  var commandHandlers: [Int: (CommandResult) -> Void] = [:]
+  var commandOwners: [Int: OperationNode] = [:]
+  /// Executing operations by the operations they wait on (for deadlock detection).
+  var waits: [OperationNode: Set<OperationNode>] = [:]
+
+  public init(clock: any SchedulerClock = MonotonicClock(), jobs: Int = 1) {
+    self.clock = clock
+    self.inbox = Inbox()
+    self.processes = ProcessRunner(inbox: inbox)
+    self.mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
+    queues.append(mainQueue)
+  }
+
+  // MARK: Building the graph
+
+  /// A new queue; names are unique.
+  public func makeQueue(name: String, maxConcurrent: Int = -1, suspended: Bool = false) throws -> WorkQueue {
+    if queues.contains(where: { $0.name == name }) {
+      throw EngineError(.duplicateName, "a queue named '\(name)' already exists")
+    }
+    let queue = WorkQueue(id: queues.count, name: name, maxConcurrent: maxConcurrent, suspended: suspended)
+    queues.append(queue)
+    return queue
+  }
+
+  /// A new operation; `name` must be unique (nil: "op1", "op2", … by declaration order).
+  public func makeOperation(name: String? = nil, queue: WorkQueue? = nil,
+                            body: (any OperationBody)? = nil) throws -> OperationNode {
+    let id = operations.count + 1
+    let finalName = name ?? "op\(id)"
+    if byName[finalName] != nil {
+      throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
+    }
+    let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
+    op.body = body
+    operations.append(op)
+    op.queue.operations.append(op)
+    byName[finalName] = op
+    return op
+  }
+
+  public func operation(named name: String) -> OperationNode? { byName[name] }
+
+  /// Moves a not-yet-started operation to another queue.
+  public func move(_ op: OperationNode, to queue: WorkQueue) throws {
+    guard op.state == .pending else {
+      throw EngineError(.alreadyStarted, "cannot change the queue of '\(op.name)': it is \(op.state.rawValue)")
+    }
+    op.queue.operations.removeAll { $0 === op }
+    op.queue = queue
+    queue.operations.append(op)
+  }
+
+  /// `op` runs after `dependency`. Duplicates are ignored; an edge that closes a cycle, or a
+  /// dependency added to an operation that already started, is an error.
+  public func addDependency(_ op: OperationNode, on dependency: OperationNode) throws {
+    if op.hasStarted || op.state == .ready || op.isFinished {
+      throw EngineError(.alreadyStarted,
+        "cannot add a dependency to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
+    }
+    if op.dependencies.contains(dependency) { return }
+    // A new edge op -> dependency closes a cycle only if op is already upstream of dependency.
+    if !op.dependents.isEmpty, let path = path(from: dependency, to: op) {
+      throw EngineError(.cycle, "dependency cycle: " + (path + [dependency]).map(\.name).joined(separator: " -> "))
+    }
+    op.dependencies.append(dependency)
+    dependency.dependents.append(op)
+    if !dependency.isFinished { op.unfinishedDependencies += 1 }
+    if op.isScheduled { schedule([dependency]) }
+  }
+
+  /// Records a dependency by name; `resolveNames` turns it into an edge (at run start, or at
+  /// once for an operation created while running).
+  public func addDependency(_ op: OperationNode, named name: String) {
+    op.unresolvedNames.append(name)
+  }
+
+  public func removeDependency(_ op: OperationNode, _ dependency: OperationNode) throws {
+    if op.hasStarted || op.isFinished {
+      throw EngineError(.alreadyStarted, "cannot remove a dependency of '\(op.name)': it already started")
+    }
+    guard let index = op.dependencies.firstIndex(of: dependency) else { return }
+    op.dependencies.remove(at: index)
+    dependency.dependents.removeAll { $0 === op }
+    if !dependency.isFinished {
+      op.unfinishedDependencies -= 1
+      if op.unfinishedDependencies == 0 && op.isScheduled { evaluate(op) }
+    }
+  }
+
+  // MARK: Running
+
+  /// Makes `ops` and everything they depend on part of the run; they start when they can.
+  /// Names in `after` must be resolved first (`resolveNames`).
+  public func schedule(_ ops: [OperationNode]) {
+    if runStartTime == nil {
+      runStartTime = clock.now
+      emit(.runStart(time: 0))
+    }
+    var stack = ops
+    var newlyScheduled: [OperationNode] = []
+    while let op = stack.popLast() {
+      if op.isScheduled { continue }
+      op.isScheduled = true
+      newlyScheduled.append(op)
+      stack.append(contentsOf: op.dependencies)
+    }
+    for op in newlyScheduled.sorted(by: { $0.id < $1.id })
+    where op.unfinishedDependencies == 0 && op.state == .pending {
+      evaluate(op)
+    }
+  }
+
+  /// Called when every dependency of a scheduled operation finished: skip, cancel or ready it.
+  func evaluate(_ op: OperationNode) {
+    guard op.state == .pending, !op.isFinished else { return }
+    if let stopReason, interrupts > 0 || op.policy == .succeeded {
+      return finish(op, .cancelled, error: stopReason)
+    }
+    switch op.policy {
+    case .succeeded:
+      if let bad = op.dependencies.first(where: { $0.outcome != .succeeded }) {
+        return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
+      }
+    case .failed:
+      if !op.dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled }) {
+        return finish(op, .skipped, error: "no dependency failed")
+      }
+    case .finished:
+      break
+    }
+    op.state = .ready
+    op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+  }
+
+  /// Starts ready operations while their queues have room. Returns whether any started.
+  @discardableResult
+  public func pump() -> Bool {
+    var started = false
+    for queue in queues {
+      while queue.hasCapacity, let entry = queue.ready.popMax() {
+        let op = entry.operation
+        guard op.state == .ready else { continue }
+        start(op)
+        started = true
+      }
+    }
+    return started
+  }
+
+  func start(_ op: OperationNode) {
+    op.state = .executing
+    op.attempt += 1
+    op.startTime = clock.now
+    op.queue.running += 1
+    emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
+    if let body = op.body {
+      body.start(op, scheduler: self)
+    } else {
+      finish(op, .succeeded)
+    }
+  }
+
+  /// Ends an operation exactly once; later calls are ignored. A cancelled operation whose
+  /// body returned normally still ends `cancelled`.
+  public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil) {
+    guard !op.isFinished else { return }
+    let outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
+    if op.state == .executing { op.queue.running -= 1 }
+    op.state = .finished
+    op.outcome = outcome
+    op.error = error ?? op.error
+    op.traceback = traceback
+    op.finishTime = clock.now
+    waits[op] = nil
+    emit(.operationFinish(time: elapsed, name: op.name, outcome: outcome,
+                          duration: op.duration ?? 0, error: op.error, output: op.output))
+    let handlers = op.finishHandlers
+    op.finishHandlers = []
+    for handler in handlers { handler(op) }
+    if outcome == .failed && !keepGoing && stopReason == nil {
+      stop(because: "not started: '\(op.name)' failed")
+    }
+    for dependent in op.dependents {
+      dependent.unfinishedDependencies -= 1
+      if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
+    }
+  }
+
+  /// Cancels an operation: a pending one finishes `cancelled` at once; a running one is asked
+  /// to stop and finishes when its body has stopped. Finished operations are left alone.
+  public func cancel(_ op: OperationNode, reason: String = "cancelled") {
+    guard !op.isFinished, !op.isCancelled else { return }
+    op.isCancelled = true
+    op.error = reason
+    if op.state == .executing, let body = op.body {
+      body.interrupt(op, scheduler: self, reason: reason)
+    } else {
+      finish(op, .cancelled, error: reason)
+    }
+  }
+
+  /// Stops new operations from starting: scheduled ones that have not started are cancelled,
+  /// except cleanup operations (`when = failed | finished`), which still run unless interrupted.
+  public func stop(because reason: String) {
+    stopReason = stopReason ?? reason
+    for op in operations where op.isScheduled && !op.hasStarted && !op.isFinished
+      && (interrupts > 0 || op.policy == .succeeded) {
+      cancel(op, reason: reason)
+    }
+  }
+
+  /// Ctrl-C / SIGTERM: the first cancels everything; later ones also kill every command.
+  public func interrupt() {
+    interrupts += 1
+    if interrupts == 1 {
+      stopReason = "interrupted"
+      stop(because: "interrupted")
+      for op in operations where op.state == .executing { cancel(op, reason: "interrupted") }
+    } else {
+      processes.signalAll(SIGKILL)
+    }
+  }
+
+  /// Calls `handler` once `op` has finished (at once if it has).
+  public func onFinish(_ op: OperationNode, _ handler: @escaping (OperationNode) -> Void) {
+    if op.isFinished { handler(op) } else { op.finishHandlers.append(handler) }
+  }
+
+  /// Adds output text to an operation's record and the event stream.
+  public func record(output text: String, stream: OutputChannel, for op: OperationNode) {
+    op.output += text
+    emit(.output(time: elapsed, name: op.name, stream: stream, text: text))
+  }
+
+  /// Seconds since the run started.
+  public var elapsed: Double { runStartTime.map { clock.now - $0 } ?? 0 }
+
+  /// Counts per outcome and the failures of every scheduled operation.
+  public var summary: RunSummary {
+    var summary = RunSummary()
+    summary.interrupted = interrupts > 0
+    summary.elapsed = elapsed
+    for op in operations where op.isFinished {
+      switch op.outcome! {
+      case .succeeded: summary.succeeded += 1
+      case .skipped: summary.skipped += 1
+      case .failed, .cancelled:
+        if op.outcome == .failed { summary.failed += 1 } else { summary.cancelled += 1 }
+        summary.failures.append(.init(name: op.name, outcome: op.outcome!, error: op.error ?? "",
+                                      output: op.output))
+      }
+    }
+    return summary
+  }
+
+  /// Emits `run_finish` with the summary; call once, when the run is over.
+  public func finishRun() {
+    emit(.runFinish(time: elapsed, summary: summary))
+  }
+
+  func emit(_ event: RunEvent) {
+    for sink in sinks { sink.receive(event) }
+  }
+}

@@ -1,0 +1,41 @@
+// WorkQueue: a named lane with a concurrency limit, suspension and a priority-ordered ready set.
+import HeapModule
+
+/// Like OperationQueue: limits how many of its operations execute at once; dependencies may
+/// cross queues freely.
+public final class WorkQueue {
+  public let name: String
+  /// -1 = unlimited. Changing it takes effect at the next scheduling step.
+  public var maxConcurrent: Int
+  public internal(set) var isSuspended: Bool
+  public internal(set) var running = 0
+  /// Every operation ever put on this queue, in declaration order.
+  public internal(set) var operations: [OperationNode] = []
+  var ready = Heap<ReadyEntry>()
+  let id: Int
+
+  init(id: Int, name: String, maxConcurrent: Int, suspended: Bool) {
+    self.id = id
+    self.name = name
+    self.maxConcurrent = maxConcurrent
+    self.isSuspended = suspended
+  }
+
+  /// Operations on this queue that have not finished.
+  public var count: Int { operations.reduce(0) { $0 + ($1.isFinished ? 0 : 1) } }
+
+  var hasCapacity: Bool { !isSuspended && (maxConcurrent < 0 || running < maxConcurrent) }
+}
+
+/// Orders the ready set: higher priority first, then declaration order.
+struct ReadyEntry: Comparable {
+  let priority: Int
+  let id: Int
+  let operation: OperationNode
+
+  static func < (a: ReadyEntry, b: ReadyEntry) -> Bool {
+    // Heap pops max first: higher priority, then the lower (earlier) id.
+    a.priority != b.priority ? a.priority < b.priority : a.id > b.id
+  }
+  static func == (a: ReadyEntry, b: ReadyEntry) -> Bool { a.id == b.id }
+}
