@@ -1,11 +1,12 @@
 /* shim.c: trampolines, the interrupt hook and tracebacks; every longjmp happens here. */
 #include "CLuaShim.h"
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 static tl_dispatch_fn g_dispatch = NULL;
-static tl_control *g_current = NULL;
+static _Thread_local tl_control *g_current = NULL;  /* one Lua state per thread */
 static atomic_int g_interrupt = 0;
 
 void tl_set_dispatch(tl_dispatch_fn fn) { g_dispatch = fn; }
@@ -58,7 +59,7 @@ static void tl_hook(lua_State *L, lua_Debug *ar) {
   else {
     double now = (c->deadline > 0 || c->slice_end > 0) ? tl_monotonic() : 0;
     if (c->deadline > 0 && now >= c->deadline) { why = "timed out"; c->raised = 3; }
-    else if (c->slice_end > 0 && now >= c->slice_end && lua_isyieldable(L)) {
+    else if (c->slice_end > 0 && now >= c->slice_end && L == c->thread && lua_isyieldable(L)) {
       c->slice_end = 0;
       lua_yield(L, 0);            /* in a hook this returns; the VM yields afterwards */
       return;
@@ -113,3 +114,5 @@ int tl_safe_tostring(lua_State *L, int idx) {
   lua_pushvalue(L, idx);
   return lua_pcallk(L, 1, 1, 0, 0, NULL);
 }
+
+void tl_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

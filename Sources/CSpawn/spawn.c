@@ -42,7 +42,11 @@ int cs_spawn(char *const argv[], char *const envp[], const char *cwd,
 
 int cs_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
-int cs_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+int cs_pipe(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  /* the read end is ours and drained until EAGAIN; the child's write end stays blocking */
+  return fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) == 0 ? 0 : -1;
+}
 
 int cs_exit_code(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);

@@ -1,4 +1,5 @@
 // Command: what `sh` runs and what it returned; direct exec when no shell is needed (as make).
+import Foundation
 
 /// A command line to run: a shell string or an argv array, with environment and directory.
 public struct CommandSpec: Sendable, Equatable {
@@ -62,4 +63,41 @@ public struct CommandResult: Sendable, Equatable {
     self.stdout = stdout
     self.stderr = stderr
   }
+}
+
+/// Runs one command as an operation's body: exit status 0 succeeds, anything else fails.
+public final class CommandBody: OperationBody {
+  public let spec: CommandSpec
+  private var token: Int?
+
+  public init(_ spec: CommandSpec) { self.spec = spec }
+
+  public var summary: String { "sh: " + spec.display }
+
+  public func start(_ operation: OperationNode, scheduler: Scheduler) {
+    token = scheduler.runCommand(spec, for: operation) { [weak operation] result in
+      guard let operation else { return }
+      operation.commandResult = result
+      if result.status == 0 {
+        scheduler.finish(operation, .succeeded)
+      } else {
+        let how = result.status > 128 ? "was killed by signal \(result.status - 128)"
+          : "exited with status \(result.status)"
+        scheduler.finish(operation, .failed, error: "'\(self.spec.display)' \(how)")
+      }
+    }
+  }
+
+  public func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String) {
+    if let token { scheduler.terminateCommand(token) }
+  }
+}
+
+/// "1.5 s", "2 min 3 s": a duration as people read it.
+public func formatSeconds(_ seconds: Double) -> String {
+  if seconds < 60 {
+    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.2f s", seconds)
+  }
+  let whole = Int(seconds.rounded())
+  return "\(whole / 60) min \(whole % 60) s"
 }

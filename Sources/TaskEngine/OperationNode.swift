@@ -61,6 +61,9 @@ public final class OperationNode {
   public var priority: Priority = .normal
   public var policy: RunPolicy = .succeeded
   public var weight: Double = 1
+  /// Seconds it may execute before it is cancelled and fails with a timeout error.
+  public var timeout: Double?
+  public internal(set) var timedOut = false
   /// Free-form attachment for the host (the Lua host keeps its result reference here).
   public var hostData: AnyObject?
 

@@ -10,6 +10,7 @@ public final class ProcessRunner: @unchecked Sendable {
   private let queue = DispatchQueue(label: "taskrun.processes")
   private let lock = NSLock()
   private var children: [Int: Child] = [:]  // by token
+  private var groups: Set<pid_t> = []        // every process group ever started
 
   private final class Child {
     let pid: pid_t
@@ -67,6 +68,7 @@ public final class ProcessRunner: @unchecked Sendable {
     }
     let child = Child(pid: pid)
     children[token] = child
+    groups.insert(pid)
     lock.unlock()
 
     watch(fd: outPipe[0], channel: .stdout, child: child, token: token)
@@ -95,6 +97,14 @@ public final class ProcessRunner: @unchecked Sendable {
     for child in children.values { kill(-child.pid, signal) }
   }
 
+  /// SIGKILL to every process group this runner ever started, so that no background
+  /// grandchild outlives taskrun.
+  public func killAllGroups() {
+    lock.lock(); defer { lock.unlock() }
+    for group in groups { kill(-group, SIGKILL) }
+    groups.removeAll()
+  }
+
   private func fail(token: Int, _ message: String) {
     inbox.post(.processExited(token: token, status: 127, stdout: "", stderr: message + "\n"))
   }
@@ -103,11 +113,17 @@ public final class ProcessRunner: @unchecked Sendable {
     let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
     var buffer = [UInt8](repeating: 0, count: 65536)
     source.setEventHandler { [weak self] in
-      let n = read(fd, &buffer, buffer.count)
-      if n > 0 {
-        self?.received(Data(buffer[0..<n]), channel: channel, child: child, token: token)
-      } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
-        source.cancel()
+      // Drain until EAGAIN: data and end of file may arrive as a single event.
+      while true {
+        let n = read(fd, &buffer, buffer.count)
+        if n > 0 {
+          self?.received(Data(buffer[0..<n]), channel: channel, child: child, token: token)
+        } else if n < 0 && errno == EINTR {
+          continue
+        } else {
+          if n == 0 || errno != EAGAIN { source.cancel() }
+          return
+        }
       }
     }
     source.setCancelHandler { [weak self] in

@@ -89,7 +89,7 @@ extension Scheduler {
       if done() { return true }
       let idle = commandHandlers.isEmpty && timerActions.isEmpty && inbox.isEmpty
       if idle {
-        if onStall() || cancelUnstartable() { continue }
+        if cancelUnstartable() || onStall() { continue }
         return done()
       }
       dropCancelledTimers()

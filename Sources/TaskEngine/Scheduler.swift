@@ -182,6 +182,14 @@ public final class Scheduler {
     op.startTime = clock.now
     op.queue.running += 1
     emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
+    if let timeout = op.timeout {
+      let attempt = op.attempt
+      after(timeout) { [weak self, weak op] in
+        guard let self, let op, op.state == .executing, op.attempt == attempt else { return }
+        op.timedOut = true
+        cancel(op, reason: "timed out after \(formatSeconds(timeout))")
+      }
+    }
     if let body = op.body {
       body.start(op, scheduler: self)
     } else {
@@ -193,7 +201,8 @@ public final class Scheduler {
   /// body returned normally still ends `cancelled`.
   public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil) {
     guard !op.isFinished else { return }
-    let outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
+    var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
+    if op.timedOut && outcome == .cancelled { outcome = .failed }
     if op.state == .executing { op.queue.running -= 1 }
     op.state = .finished
     op.outcome = outcome
@@ -289,5 +298,16 @@ public final class Scheduler {
 
   func emit(_ event: RunEvent) {
     for sink in sinks { sink.receive(event) }
+  }
+}
+
+extension Scheduler {
+  /// Forgets the operation created last (its declaration failed half-way).
+  public func discard(_ op: OperationNode) {
+    guard operations.last === op, !op.isScheduled else { return }
+    operations.removeLast()
+    byName[op.name] = nil
+    op.queue.operations.removeAll { $0 === op }
+    for dependency in op.dependencies { dependency.dependents.removeAll { $0 === op } }
   }
 }

@@ -12,7 +12,7 @@ public final class WorkQueue {
   /// Every operation ever put on this queue, in declaration order.
   public internal(set) var operations: [OperationNode] = []
   var ready = Heap<ReadyEntry>()
-  let id: Int
+  public let id: Int
 
   init(id: Int, name: String, maxConcurrent: Int, suspended: Bool) {
     self.id = id
@@ -30,7 +30,7 @@ public final class WorkQueue {
 /// Orders the ready set: higher priority first, then declaration order.
 struct ReadyEntry: Comparable {
   let priority: Int
-  let id: Int
+  public let id: Int
   let operation: OperationNode
 
   static func < (a: ReadyEntry, b: ReadyEntry) -> Bool {

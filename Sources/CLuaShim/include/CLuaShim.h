@@ -26,6 +26,7 @@ typedef struct tl_control {
   double deadline;               /* monotonic seconds; 0 = none: raise "timed out" after it */
   double slice_end;              /* monotonic seconds: yield to the scheduler after it */
   int raised;                    /* 1 cancelled, 2 interrupted, 3 timed out: what the hook raised */
+  lua_State *thread;             /* the body's own coroutine: the only one time-sliced */
 } tl_control;
 
 /* Install the count hook on a state (threads created later inherit it). */
@@ -45,6 +46,9 @@ void tl_traceback(lua_State *L, lua_State *co, const char *msg);
 int tl_resetthread(lua_State *co, lua_State *from);
 /* Tail-aware position "file:line:" of the Lua function `level` levels up, or "". */
 void tl_where(lua_State *L, int level);
+
+/* The host pointer kept in the main thread's extra space (copied into every new thread). */
+static inline void **tl_extraspace(lua_State *L) { return (void **)lua_getextraspace(L); }
 
 /* Macros Swift cannot import. */
 static inline int tl_registryindex(void) { return LUA_REGISTRYINDEX; }
@@ -68,4 +72,7 @@ static inline void tl_openlibs(lua_State *L) { luaL_openlibs(L); }
 static inline int tl_load(lua_State *L, const char *buf, size_t len, const char *name, const char *mode) {
   return luaL_loadbufferx(L, buf, len, name, mode);
 }
+/* Line-buffer C's stdout, which Lua's print and Swift's print share, so lines reach a pipe
+   promptly and in order. */
+void tl_line_buffer_stdout(void);
 #endif

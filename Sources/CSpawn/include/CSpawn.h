@@ -12,7 +12,7 @@ int cs_spawn(char *const argv[], char *const envp[], const char *cwd,
 /* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 on error. */
 int cs_pidfd_open(pid_t pid);
 
-/* Close-on-exec pipe: fds[0] read end, fds[1] write end. Returns 0 or -1. */
+/* Close-on-exec pipe with a non-blocking read end fds[0]; fds[1] write end. 0 or -1. */
 int cs_pipe(int fds[2]);
 
 /* Decode a waitpid status: exit code, or 128 + signal number when killed. */

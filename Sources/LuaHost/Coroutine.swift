@@ -1,0 +1,160 @@
+// Coroutine driver: every body and the script's top level run as a coroutine resumed here.
+import CLua
+import CLuaShim
+import TaskEngine
+
+/// How a coroutine ended: its results left on its own stack, or an error with a traceback.
+enum CoroutineEnd {
+  case returned(LuaCoroutine, count: Int32)
+  case failed(Failure)
+
+  struct Failure {
+    var message: String
+    var traceback: String
+    /// What the interrupt hook raised, if it did: 1 cancelled, 2 interrupted, 3 timed out.
+    var raisedByHook: Int32
+  }
+}
+
+/// A Lua thread anchored in the registry, with the control block its hook reads.
+final class LuaCoroutine {
+  let thread: OpaquePointer
+  let ref: Int32
+  let control: UnsafeMutablePointer<tl_control>
+  /// The operation whose body this is (nil: the script's top level).
+  let op: OperationNode?
+  let onEnd: (CoroutineEnd) -> Void
+  /// What it is suspended on, so cancellation can undo it.
+  var pending: Pending?
+  var isDead = false
+
+  enum Pending {
+    case sleep(timer: Int)
+    case command(token: Int)
+    case wait([OperationNode])
+    case reschedule
+  }
+
+  init(thread: OpaquePointer, ref: Int32, op: OperationNode?, onEnd: @escaping (CoroutineEnd) -> Void) {
+    self.thread = thread
+    self.ref = ref
+    self.op = op
+    self.onEnd = onEnd
+    control = .allocate(capacity: 1)
+    control.initialize(to: tl_control())
+    control.pointee.thread = thread
+  }
+
+  deinit { control.deallocate() }
+}
+
+extension ScriptHost {
+  /// A coroutine that will call the function `function` (a registry reference).
+  func makeCoroutine(function: Int32, op: OperationNode?,
+                     onEnd: @escaping (CoroutineEnd) -> Void) -> LuaCoroutine {
+    let s = stack
+    let thread = lua_newthread(L)!
+    let ref = s.ref()
+    s.pushRef(function)
+    lua_xmove(L, thread, 1)
+    let co = LuaCoroutine(thread: thread, ref: ref, op: op, onEnd: onEnd)
+    live[ObjectIdentifier(co)] = co
+    return co
+  }
+
+  /// Resumes `co` with the `arguments` values on top of its stack, then handles what it did:
+  /// a request, a plain yield (rescheduled), a return or an error.
+  func resume(_ co: LuaCoroutine, arguments: Int32) {
+    guard !co.isDead else { return }
+    co.pending = nil
+    let previous = current
+    current = co
+    co.control.pointee.slice_end = tl_monotonic() + 0.02
+    tl_set_current(co.control)
+    var results: Int32 = 0
+    let status = lua_resume(co.thread, L, arguments, &results)
+    tl_set_current(previous?.control)
+    current = previous
+    let s = LuaStack(L: co.thread)
+    switch status {
+    case LUA_YIELD:
+      if results >= 2, lua_touserdata(co.thread, -results) == requestMarker {
+        let base = s.top - results + 1
+        let kind = s.string(base + 1) ?? ""
+        handleRequest(co, kind: kind, base: base + 2, top: s.top)
+      } else {
+        // A bare yield (time slice or coroutine.yield in a body): let others run, then go on.
+        s.pop(results)
+        co.pending = .reschedule
+        resumeSoon(co) { 0 }
+      }
+    case LUA_OK:
+      end(co, .returned(co, count: results))
+    default:
+      let message = s.describe(-1)
+      tl_traceback(L, co.thread, message)
+      let traceback = cleanTraceback(stack.string(-1) ?? "", message: message)
+      stack.pop()
+      _ = tl_resetthread(co.thread, L)
+      end(co, .failed(.init(message: message, traceback: traceback, raisedByHook: co.control.pointee.raised)))
+    }
+  }
+
+  private func end(_ co: LuaCoroutine, _ how: CoroutineEnd) {
+    co.isDead = true
+    live[ObjectIdentifier(co)] = nil
+    co.onEnd(how)
+    stack.unref(co.ref)
+  }
+
+  /// Resumes `co` from the loop, never from inside another coroutine's host call. `push`
+  /// pushes the resume values onto the coroutine's stack and returns how many.
+  func resumeSoon(_ co: LuaCoroutine, _ push: @escaping () -> Int32) {
+    runnable.append { [unowned self] in
+      guard !co.isDead else { return }
+      resume(co, arguments: push())
+    }
+    guard !drainScheduled else { return }
+    drainScheduled = true
+    scheduler.after(0) { [unowned self] in
+      drainScheduled = false
+      let batch = runnable
+      runnable = []
+      for step in batch { step() }
+    }
+  }
+
+  /// Answers a request with `true, values...`.
+  func succeed(_ co: LuaCoroutine, _ push: @escaping (LuaStack) -> Int32 = { _ in 0 }) {
+    resumeSoon(co) {
+      let s = LuaStack(L: co.thread)
+      s.push(true)
+      return 1 + push(s)
+    }
+  }
+
+  /// Answers a request with `false, message`: the primitive raises at the user's line.
+  func fail(_ co: LuaCoroutine, _ message: String) {
+    resumeSoon(co) {
+      let s = LuaStack(L: co.thread)
+      s.push(false)
+      s.push(message)
+      return 2
+    }
+  }
+
+  /// Keeps the user's frames: drops the prelude's and the C plumbing's.
+  func cleanTraceback(_ traceback: String, message: String) -> String {
+    var lines = traceback.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.first == message { lines.removeFirst() }
+    else if let first = lines.first, message.hasPrefix(first) {
+      lines.removeFirst(message.split(separator: "\n", omittingEmptySubsequences: false).count)
+    }
+    return lines.filter { !$0.contains("[taskrun]") && !$0.contains("[C]: in ?")
+      && !$0.contains("in function 'error'") && !$0.contains("(...tail calls...)") }
+      .joined(separator: "\n")
+  }
+}
+
+/// Sets the process-wide interrupt flag the count hook reads (safe from any thread).
+func setInterrupt(_ on: Bool) { tl_interrupt(on ? 1 : 0) }

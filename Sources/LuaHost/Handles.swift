@@ -1,0 +1,137 @@
+// Handles: operations and queues seen from Lua as userdata, one stable value per object.
+import CLua
+import CLuaShim
+import TaskEngine
+
+/// The kinds of engine object Lua holds handles to.
+enum HandleKind: CaseIterable {
+  case operation, queue
+
+  var luaName: String {
+    switch self {
+    case .operation: "operation"
+    case .queue: "queue"
+    }
+  }
+}
+
+extension ScriptHost {
+  /// Creates the metatable, method table and handle cache of each kind.
+  func installHandleKinds() {
+    let s = stack
+    for kind in HandleKind.allCases {
+      s.newTable()
+      handleTables[kind] = s.ref()
+      s.newTable()
+      for (name, method) in methods(of: kind) {
+        pushFunction(method)
+        s.rawSet(-2, name)
+      }
+      methodTables[kind] = s.ref()
+      s.newTable(hash: 5)
+      s.push(kind.luaName)
+      s.rawSet(-2, "__name")
+      pushFunction { host, s in try host.index(kind, s) }
+      s.rawSet(-2, "__index")
+      pushFunction { host, s in try host.newIndex(kind, s) }
+      s.rawSet(-2, "__newindex")
+      pushFunction { host, s in
+        s.push(host.describe(kind, s))
+        return 1
+      }
+      s.rawSet(-2, "__tostring")
+      metatables[kind] = s.ref()
+    }
+  }
+
+  func methods(of kind: HandleKind) -> [(String, HostFunction)] {
+    switch kind {
+    case .operation: operationMethods()
+    case .queue: queueMethods()
+    }
+  }
+
+  /// Pushes the one handle of object `id`, creating it on first use (so `==` holds).
+  func pushHandle(_ kind: HandleKind, id: Int) {
+    let s = stack
+    s.pushRef(handleTables[kind]!)
+    if s.rawGet(-1, id) == LUA_TNIL {
+      s.pop()
+      let box = tl_newuserdata(L, MemoryLayout<Int>.size)!
+      box.storeBytes(of: id, as: Int.self)
+      s.pushRef(metatables[kind]!)
+      lua_setmetatable(L, -2)
+      s.pushValue(-1)
+      s.rawSet(-3, id)
+    }
+    lua_rotate(L, -2, 1)
+    s.pop()
+  }
+
+  /// Pushes a handle onto another thread's stack.
+  func pushHandle(_ kind: HandleKind, id: Int, on s: LuaStack) {
+    pushHandle(kind, id: id)
+    if s.L != L { lua_xmove(L, s.L, 1) }
+  }
+
+  /// The id inside the handle at `i` if it is a handle of `kind`.
+  func handleID(_ kind: HandleKind, at i: Int32, on s: LuaStack) -> Int? {
+    guard s.type(i) == LUA_TUSERDATA, let box = lua_touserdata(s.L, i) else { return nil }
+    guard lua_getmetatable(s.L, i) != 0 else { return nil }
+    s.pushRef(metatables[kind]!)
+    let same = lua_rawequal(s.L, -1, -2) != 0
+    s.pop(2)
+    return same ? box.load(as: Int.self) : nil
+  }
+
+  func operation(at i: Int32, on s: LuaStack) -> OperationNode? {
+    handleID(.operation, at: i, on: s).map { scheduler.operations[$0 - 1] }
+  }
+
+  func queue(at i: Int32, on s: LuaStack) -> WorkQueue? {
+    handleID(.queue, at: i, on: s).map { scheduler.queues[$0] }
+  }
+
+  func index(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
+    guard let key = s.string(2) else { s.pushNil(); return 1 }
+    s.pushRef(methodTables[kind]!)
+    if s.rawGet(-1, key) != LUA_TNIL { return 1 }
+    s.pop(2)
+    switch kind {
+    case .operation:
+      guard let op = operation(at: 1, on: s) else { throw ScriptError("operation expected") }
+      return try operationField(op, key, s)
+    case .queue:
+      guard let queue = queue(at: 1, on: s) else { throw ScriptError("queue expected") }
+      return try queueField(queue, key, s)
+    }
+  }
+
+  func newIndex(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
+    guard let key = s.string(2) else { throw ScriptError("\(kind.luaName) fields are named by strings") }
+    switch kind {
+    case .operation:
+      throw ScriptError("cannot set '\(key)': the fields of an operation are read-only (set them in operation{})")
+    case .queue:
+      guard let queue = queue(at: 1, on: s) else { throw ScriptError("queue expected") }
+      try setQueueField(queue, key, s)
+      return 0
+    }
+  }
+
+  func describe(_ kind: HandleKind, _ s: LuaStack) -> String {
+    switch kind {
+    case .operation:
+      guard let op = operation(at: 1, on: s) else { return "operation" }
+      var parts = [op.state.rawValue]
+      if let outcome = op.outcome { parts.append(outcome.rawValue) }
+      if let duration = op.duration { parts.append(String(format: "%.2f s", duration)) }
+      return "<operation \(op.name): \(parts.joined(separator: ", "))>"
+    case .queue:
+      guard let queue = queue(at: 1, on: s) else { return "queue" }
+      let limit = queue.maxConcurrent < 0 ? "unlimited" : "max \(queue.maxConcurrent)"
+      return "<queue \(queue.name): \(queue.count) operations, \(queue.running) running, \(limit)"
+        + (queue.isSuspended ? ", suspended>" : ">")
+    }
+  }
+}

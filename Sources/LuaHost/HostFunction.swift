@@ -1,0 +1,42 @@
+// Host functions: Swift closures Lua can call; they return a status, C raises afterwards.
+import CLua
+import CLuaShim
+
+/// An error a host function reports to the calling Lua code. `positioned` messages get the
+/// caller's "file:line: " prefix when raised.
+struct ScriptError: Error, CustomStringConvertible {
+  let description: String
+  var positioned = true
+  init(_ message: String, positioned: Bool = true) {
+    self.description = message
+    self.positioned = positioned
+  }
+}
+
+/// A Swift function callable from Lua: it reads its arguments from the stack, pushes its
+/// results and returns how many, or throws a ScriptError that C raises once Swift returned.
+typealias HostFunction = (ScriptHost, LuaStack) throws -> Int32
+
+/// The single entry point from C. The host is found through the state's extra space, so each
+/// Lua state (and thread) reaches its own host without any global.
+let hostDispatch: @convention(c) (OpaquePointer?, Int32) -> Int32 = { L, index in
+  guard let L, let raw = tl_extraspace(L).pointee else { return 0 }
+  let host = Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue()
+  let stack = LuaStack(L: L)
+  do {
+    return try host.functions[Int(index)](host, stack)
+  } catch let error as ScriptError {
+    stack.push(error.description)
+    return error.positioned ? TL_RAISE : TL_RAISE_PLAIN
+  } catch {
+    stack.push("\(error)")
+    return TL_RAISE
+  }
+}
+
+extension LuaStack {
+  /// A "bad argument" error in Lua's own words: bad argument #1 to 'sleep' (number expected, got nil).
+  func badArgument(_ n: Int32, _ function: String, _ expected: String) -> ScriptError {
+    ScriptError("bad argument #\(n) to '\(function)' (\(expected) expected, got \(typeName(n)))")
+  }
+}

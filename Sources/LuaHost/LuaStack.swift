@@ -1,0 +1,115 @@
+// LuaStack: typed, non-raising access to a Lua stack (only `-` and `m` API functions).
+import CLua
+import CLuaShim
+
+/// A view of one Lua thread's stack. Every call here is one that cannot longjmp (the manual's
+/// `-` class) or can only on out-of-memory (`m`), so it is safe from Swift frames.
+struct LuaStack {
+  let L: OpaquePointer
+
+  var top: Int32 { lua_gettop(L) }
+  func setTop(_ n: Int32) { lua_settop(L, n) }
+  func pop(_ n: Int32 = 1) { tl_pop(L, n) }
+  func absolute(_ i: Int32) -> Int32 { lua_absindex(L, i) }
+
+  func type(_ i: Int32) -> Int32 { lua_type(L, i) }
+  func isNil(_ i: Int32) -> Bool { lua_type(L, i) <= LUA_TNIL }
+  func typeName(_ i: Int32) -> String { String(cString: lua_typename(L, lua_type(L, i))) }
+
+  /// The string at `i` (strings only: numbers are not converted in place).
+  func string(_ i: Int32) -> String? {
+    guard lua_type(L, i) == LUA_TSTRING else { return nil }
+    var length = 0
+    guard let chars = tl_tolstring(L, i, &length) else { return nil }
+    return String(decoding: UnsafeRawBufferPointer(start: chars, count: length), as: UTF8.self)
+  }
+
+  /// A string, or a number written as Lua would (for env values and argv words).
+  func stringOrNumber(_ i: Int32) -> String? {
+    if let s = string(i) { return s }
+    guard lua_type(L, i) == LUA_TNUMBER else { return nil }
+    lua_pushvalue(L, i)
+    defer { pop() }
+    var length = 0
+    guard let chars = tl_tolstring(L, -1, &length) else { return nil }  // converts the copy
+    return String(decoding: UnsafeRawBufferPointer(start: chars, count: length), as: UTF8.self)
+  }
+
+  func number(_ i: Int32) -> Double? {
+    var ok: Int32 = 0
+    let value = lua_tonumberx(L, i, &ok)
+    return lua_type(L, i) == LUA_TNUMBER && ok != 0 ? value : nil
+  }
+
+  func integer(_ i: Int32) -> Int? {
+    var ok: Int32 = 0
+    let value = lua_tointegerx(L, i, &ok)
+    return lua_type(L, i) == LUA_TNUMBER && ok != 0 ? Int(value) : nil
+  }
+
+  func boolean(_ i: Int32) -> Bool { lua_toboolean(L, i) != 0 }
+
+  func push(_ s: String) {
+    var s = s
+    s.withUTF8 { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
+    }
+  }
+  func push(_ n: Double) { lua_pushnumber(L, n) }
+  func push(_ n: Int) { lua_pushinteger(L, lua_Integer(n)) }
+  func push(_ b: Bool) { lua_pushboolean(L, b ? 1 : 0) }
+  func pushNil() { lua_pushnil(L) }
+  func pushValue(_ i: Int32) { lua_pushvalue(L, i) }
+  func newTable(array: Int32 = 0, hash: Int32 = 0) { lua_createtable(L, array, hash) }
+
+  /// Pushes t[key] without metamethods; returns its type.
+  @discardableResult
+  func rawGet(_ table: Int32, _ key: String) -> Int32 {
+    let t = absolute(table)
+    push(key)
+    return lua_rawget(L, t)
+  }
+  /// t[key] = value on top (popped), without metamethods.
+  func rawSet(_ table: Int32, _ key: String) {
+    let t = absolute(table)
+    push(key)
+    lua_rotate(L, -2, 1)
+    lua_rawset(L, t)
+  }
+  @discardableResult
+  func rawGet(_ table: Int32, _ index: Int) -> Int32 { lua_rawgeti(L, table, lua_Integer(index)) }
+  func rawSet(_ table: Int32, _ index: Int) { lua_rawseti(L, table, lua_Integer(index)) }
+  func rawLength(_ i: Int32) -> Int { Int(lua_rawlen(L, i)) }
+
+  /// Anchors the value on top in the registry (popping it) and returns the reference.
+  func ref() -> Int32 { luaL_ref(L, tl_registryindex()) }
+  func pushRef(_ ref: Int32) { lua_rawgeti(L, tl_registryindex(), lua_Integer(ref)) }
+  func unref(_ ref: Int32) { luaL_unref(L, tl_registryindex(), ref) }
+
+  /// `tostring(v)` run under pcall, so __tostring errors cannot escape.
+  func describe(_ i: Int32) -> String {
+    if let s = string(i) { return s }
+    guard tl_safe_tostring(L, i) == LUA_OK else {
+      pop()
+      return "(error object is a \(typeName(i)) value)"
+    }
+    defer { pop() }
+    return string(-1) ?? "?"
+  }
+
+  /// The keys of the table at `i` (strings as they are, other keys as their type).
+  func keys(_ i: Int32) -> [TableKey] {
+    let t = absolute(i)
+    var keys: [TableKey] = []
+    pushNil()
+    while tl_next(L, t) != 0 {
+      if let s = string(-2) { keys.append(.name(s)) }
+      else if let n = integer(-2) { keys.append(.index(n)) }
+      else { keys.append(.other(typeName(-2))) }
+      pop()
+    }
+    return keys
+  }
+
+  enum TableKey: Equatable { case name(String), index(Int), other(String) }
+}

@@ -1,0 +1,276 @@
+// The operation API: operation{...}, its fields and methods, and Lua function bodies.
+import CLua
+import CLuaShim
+import TaskEngine
+
+/// A Lua function run as an operation's body, in its own coroutine.
+final class LuaFunctionBody: OperationBody {
+  let function: Int32
+  unowned let host: ScriptHost
+  init(function: Int32, host: ScriptHost) {
+    self.function = function
+    self.host = host
+  }
+  var summary: String { "lua function" }
+  func start(_ operation: OperationNode, scheduler: Scheduler) { host.startBody(operation, function: function) }
+  func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String) {
+    host.interruptBody(operation, reason: reason)
+  }
+}
+
+/// A Lua value kept alive in the registry (an operation's result).
+final class LuaReference {
+  let ref: Int32
+  init(_ ref: Int32) { self.ref = ref }
+}
+
+extension ScriptHost {
+  static let operationFields = ["name", "run", "sh", "env", "cwd", "after", "queue", "priority",
+                                "when", "timeout", "weight"]
+
+  /// `operation { name =, run = | sh =, after =, queue =, priority =, when =, … }`
+  func createOperation(_ s: LuaStack) throws -> Int32 {
+    guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "operation", "table") }
+    let name = try optionalString(s, 1, "name", in: "operation")
+    if name?.isEmpty == true { throw ScriptError("operation: field 'name' must not be empty") }
+    let what = name.map { "operation '\($0)'" } ?? "operation"
+    try checkFields(s, 1, valid: Self.operationFields, in: what)
+
+    var body: (any OperationBody)?
+    let hasRun = s.rawGet(1, "run") != LUA_TNIL
+    if hasRun {
+      guard s.type(-1) == LUA_TFUNCTION else {
+        defer { s.pop() }
+        throw ScriptError("\(what): field 'run' must be a function (got \(s.typeName(-1)))")
+      }
+      body = LuaFunctionBody(function: s.ref(), host: self)
+    } else { s.pop() }
+    if s.rawGet(1, "sh") != LUA_TNIL {
+      if hasRun { s.pop(); throw ScriptError("\(what): give either 'run' or 'sh', not both") }
+      body = CommandBody(try commandSpec(s, s.top, options: 1, function: what, field: "sh"))
+    } else if s.rawGet(1, "env") != LUA_TNIL || s.rawGet(1, "cwd") != LUA_TNIL {
+      s.pop(3)
+      throw ScriptError("\(what): 'env' and 'cwd' apply to 'sh' commands only")
+    } else { s.pop(2) }
+    s.pop()
+
+    var queue: WorkQueue?
+    if s.rawGet(1, "queue") != LUA_TNIL {
+      queue = self.queue(at: -1, on: s)
+      if queue == nil {
+        defer { s.pop() }
+        throw ScriptError("\(what): field 'queue' must be a queue (got \(s.typeName(-1)))")
+      }
+    }
+    s.pop()
+    let op: OperationNode
+    do {
+      op = try scheduler.makeOperation(name: name, queue: queue, body: body)
+    } catch let error as EngineError {
+      throw ScriptError(error.description)
+    }
+    do {
+      try configure(op, from: s, what: what)
+    } catch {
+      scheduler.discard(op)
+      throw error
+    }
+    if current?.op != nil {
+      // Created by a running body: it joins the running graph at once.
+      do {
+        try scheduler.resolveNames([op])
+      } catch let error as EngineError {
+        throw ScriptError(error.description)
+      }
+      scheduler.schedule([op])
+    }
+    pushHandle(.operation, id: op.id, on: s)
+    return 1
+  }
+
+  private func configure(_ op: OperationNode, from s: LuaStack, what: String) throws {
+    if let priority = try optionalString(s, 1, "priority", in: what) {
+      guard let value = Priority(name: priority) else {
+        throw ScriptError("\(what): field 'priority' must be one of "
+          + Priority.allCases.map(\.name).joined(separator: ", ") + " (got '\(priority)')")
+      }
+      op.priority = value
+    }
+    if let when = try optionalString(s, 1, "when", in: what) {
+      guard let value = RunPolicy(rawValue: when) else {
+        throw ScriptError("\(what): field 'when' must be one of succeeded, finished, failed (got '\(when)')")
+      }
+      op.policy = value
+    }
+    if let weight = try optionalNumber(s, 1, "weight", in: what) {
+      guard weight >= 0 else { throw ScriptError("\(what): field 'weight' must not be negative") }
+      op.weight = weight
+    }
+    if let timeout = try optionalNumber(s, 1, "timeout", in: what) {
+      guard timeout > 0 else { throw ScriptError("\(what): field 'timeout' must be a positive number of seconds") }
+      op.timeout = timeout
+    }
+    if s.rawGet(1, "after") != LUA_TNIL {
+      defer { s.pop() }
+      try addDependencies(op, s, s.top, what: what, field: "field 'after'")
+    } else { s.pop() }
+  }
+
+  /// Adds the dependencies at `i`: a handle, a name, or a list of them.
+  func addDependencies(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String, field: String) throws {
+    let i = s.absolute(i)
+    var items: [Int32] = []
+    if s.type(i) == LUA_TTABLE {
+      let count = s.rawLength(i)
+      if count == 0 && !s.keys(i).isEmpty {
+        throw ScriptError("\(what): \(field) must be a list of operations or names (got a table with named keys)")
+      }
+      for k in 0..<count {
+        s.rawGet(i, k + 1)
+        items.append(s.top)
+      }
+    } else {
+      items.append(i)
+    }
+    defer { s.setTop(i) }
+    for item in items {
+      do {
+        if let dependency = operation(at: item, on: s) {
+          try scheduler.addDependency(op, on: dependency)
+        } else if let name = s.string(item) {
+          scheduler.addDependency(op, named: name)
+          if scheduler.runStartTime != nil || current?.op != nil { try scheduler.resolveNames([op]) }
+        } else {
+          throw ScriptError("\(what): \(field) must hold operations or names (got \(s.typeName(item)))")
+        }
+      } catch let error as EngineError {
+        throw ScriptError(error.description)
+      }
+    }
+  }
+
+  /// Starts the coroutine of a Lua body; its end finishes the operation.
+  func startBody(_ op: OperationNode, function: Int32) {
+    let co = makeCoroutine(function: function, op: op) { [unowned self] end in
+      bodies[op] = nil
+      switch end {
+      case .returned(let co, let count):
+        let s = LuaStack(L: co.thread)
+        if count > 0 {
+          s.setTop(s.top - count + 1)
+          lua_xmove(co.thread, L, 1)
+          op.hostData = LuaReference(stack.ref())
+        }
+        s.setTop(0)
+        scheduler.finish(op, .succeeded)
+      case .failed(let failure):
+        if op.isCancelled || failure.raisedByHook != 0 {
+          let reason = failure.raisedByHook == 2 ? "interrupted" : failure.raisedByHook == 3 ? "timed out" : "cancelled"
+          if !op.isCancelled { scheduler.cancel(op, reason: reason) }
+          scheduler.finish(op, .cancelled)
+        } else {
+          scheduler.finish(op, .failed, error: failure.message, traceback: failure.traceback)
+        }
+      }
+    }
+    if let timeout = op.timeout { co.control.pointee.deadline = tl_monotonic() + timeout }
+    bodies[op] = co
+    pushHandle(.operation, id: op.id, on: LuaStack(L: co.thread))
+    resume(co, arguments: 1)
+  }
+
+  /// Cancellation reached a running body: flag it for the hook and wake its primitive.
+  func interruptBody(_ op: OperationNode, reason: String) {
+    guard let co = bodies[op] else { return }
+    co.control.pointee.cancelled = 1
+    interruptPending(co, reason: reason)
+  }
+
+  func operationField(_ op: OperationNode, _ key: String, _ s: LuaStack) throws -> Int32 {
+    switch key {
+    case "name": s.push(op.name)
+    case "state": s.push(op.state.rawValue)
+    case "cancelled": s.push(op.isCancelled || op.outcome == .cancelled)
+    case "failed": s.push(op.failed)
+    case "skipped": s.push(op.skipped)
+    case "succeeded": s.push(op.succeeded)
+    case "outcome": op.outcome.map { s.push($0.rawValue) } ?? s.pushNil()
+    case "error": op.error.map { s.push($0) } ?? s.pushNil()
+    case "traceback": op.traceback.map { s.push($0) } ?? s.pushNil()
+    case "result": pushResult(of: op, on: s)
+    case "duration": op.duration.map { s.push($0) } ?? s.pushNil()
+    case "attempt": s.push(op.attempt)
+    case "priority": s.push(op.priority.name)
+    case "when": s.push(op.policy.rawValue)
+    case "weight": s.push(op.weight)
+    case "timeout": op.timeout.map { s.push($0) } ?? s.pushNil()
+    case "queue": pushHandle(.queue, id: op.queue.id, on: s)
+    case "dependencies":
+      s.newTable(array: Int32(op.dependencies.count))
+      for (i, dependency) in op.dependencies.enumerated() {
+        pushHandle(.operation, id: dependency.id, on: s)
+        s.rawSet(-2, i + 1)
+      }
+    default:
+      let known = Self.operationReadable + operationMethods().map(\.0) + ["wait"]
+      let hint = suggestion(for: key, among: known)
+      throw ScriptError("operation '\(op.name)' has no field '\(key)'" + (hint.isEmpty ? "" : "; \(hint)"))
+    }
+    return 1
+  }
+
+  static let operationReadable = ["name", "state", "cancelled", "failed", "skipped", "succeeded",
+    "outcome", "error", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
+    "timeout", "queue", "dependencies"]
+
+  /// The body's return value, or `{status, stdout, stderr}` for a command.
+  func pushResult(of op: OperationNode, on s: LuaStack) {
+    if op.hostData == nil, let result = op.commandResult {
+      pushCommandResult(result, on: stack)
+      op.hostData = LuaReference(stack.ref())
+    }
+    guard let reference = op.hostData as? LuaReference else { return s.pushNil() }
+    stack.pushRef(reference.ref)
+    if s.L != L { lua_xmove(L, s.L, 1) }
+  }
+
+  func operationMethods() -> [(String, HostFunction)] {
+    [
+      ("after", { host, s in
+        let op = try host.selfOperation(s, "after")
+        for i in stride(from: 2, through: max(2, s.top), by: 1) where i <= s.top {
+          try host.addDependencies(op, s, i, what: "operation '\(op.name)'", field: "argument #\(i - 1) to 'after'")
+        }
+        s.setTop(1)
+        return 1
+      }),
+      ("remove_dependency", { host, s in
+        let op = try host.selfOperation(s, "remove_dependency")
+        guard let dependency = host.operation(at: 2, on: s) else {
+          throw s.badArgument(2, "remove_dependency", "operation")
+        }
+        do { try host.scheduler.removeDependency(op, dependency) } catch let error as EngineError {
+          throw ScriptError(error.description)
+        }
+        return 0
+      }),
+      ("cancel", { host, s in
+        let op = try host.selfOperation(s, "cancel")
+        let reason = s.isNil(2) ? "cancelled" : (s.string(2) ?? s.describe(2))
+        host.scheduler.cancel(op, reason: reason)
+        return 0
+      }),
+      ("why", { host, s in
+        s.push(host.scheduler.explain(try host.selfOperation(s, "why")))
+        return 1
+      }),
+    ]
+  }
+
+  func selfOperation(_ s: LuaStack, _ method: String) throws -> OperationNode {
+    guard let op = operation(at: 1, on: s) else {
+      throw ScriptError("bad self for '\(method)' (operation expected, got \(s.typeName(1)); use op:\(method)(...))")
+    }
+    return op
+  }
+}

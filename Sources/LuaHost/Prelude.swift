@@ -1,0 +1,46 @@
+// Prelude: the Lua half of the host. Blocking primitives yield from Lua, never from C.
+
+/// Loaded once per state with chunk name "=[taskrun]"; receives the request sentinel, the
+/// table of globals to define and the method tables of operations and queues.
+let prelude = #"""
+local REQ, api, op_methods, queue_methods = ...
+local yield, resume, create, status = coroutine.yield, coroutine.resume, coroutine.create, coroutine.status
+local error, select = error, select
+
+-- The scheduler answers a request with true, results... or false, message.
+-- Wrappers tail-call await and await tail-calls check, so level 2 is the user's line.
+local function check(ok, ...)
+  if not ok then error((...), 2) end
+  return ...
+end
+local function await(...) return check(yield(REQ, ...)) end
+
+function api.sleep(seconds) return await("sleep", seconds) end
+function api.sh(command, options) return await("sh", command, options) end
+function api.wait(...) return await("wait", ...) end
+function api.run(...) return await("run", ...) end
+function op_methods.wait(op) return await("wait", op) end
+function queue_methods.wait(queue) return await("wait_queue", queue) end
+
+-- A request made inside the script's own coroutine is passed up to the scheduler and the
+-- answer passed back down, so sh/sleep/wait work inside coroutine.wrap too.
+local function pass(co, ok, first, ...)
+  if ok and first == REQ then return pass(co, resume(co, yield(REQ, ...))) end
+  return ok, first, ...
+end
+function coroutine.resume(co, ...) return pass(co, resume(co, ...)) end
+function coroutine.wrap(f)
+  local co = create(f)
+  local function finish(ok, ...)
+    if not ok then
+      local message = ...
+      error(message, 0)
+    end
+    return ...
+  end
+  return function(...) return finish(coroutine.resume(co, ...)) end
+end
+
+for name, value in pairs(api) do _G[name] = value end
+package.loaded.taskrun = api
+"""#

@@ -1,0 +1,103 @@
+// The queue API: queue{...}, its fields (max_concurrent is settable) and methods.
+import CLua
+import CLuaShim
+import TaskEngine
+
+extension ScriptHost {
+  static let queueFields = ["name", "max_concurrent", "suspended"]
+
+  /// `queue { name =, max_concurrent =, suspended = }`
+  func createQueue(_ s: LuaStack) throws -> Int32 {
+    guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "queue", "table") }
+    let name = try optionalString(s, 1, "name", in: "queue") ?? "queue\(scheduler.queues.count)"
+    let what = "queue '\(name)'"
+    try checkFields(s, 1, valid: Self.queueFields, in: what)
+    let limit = try optionalNumber(s, 1, "max_concurrent", in: what).map { try concurrency($0, what) } ?? -1
+    let suspended = try optionalBoolean(s, 1, "suspended", in: what) ?? false
+    let queue: WorkQueue
+    do {
+      queue = try scheduler.makeQueue(name: name, maxConcurrent: limit, suspended: suspended)
+    } catch let error as EngineError {
+      throw ScriptError(error.description)
+    }
+    pushHandle(.queue, id: queue.id, on: s)
+    return 1
+  }
+
+  func concurrency(_ value: Double, _ what: String) throws -> Int {
+    guard value == value.rounded(), value >= -1 else {
+      throw ScriptError("\(what): max_concurrent must be a whole number ≥ 0, or -1 for unlimited (got \(value))")
+    }
+    return Int(value)
+  }
+
+  func queueField(_ queue: WorkQueue, _ key: String, _ s: LuaStack) throws -> Int32 {
+    switch key {
+    case "name": s.push(queue.name)
+    case "max_concurrent": s.push(queue.maxConcurrent)
+    case "suspended": s.push(queue.isSuspended)
+    case "count": s.push(queue.count)
+    case "running": s.push(queue.running)
+    case "operations":
+      s.newTable(array: Int32(queue.operations.count))
+      for (i, op) in queue.operations.enumerated() {
+        pushHandle(.operation, id: op.id, on: s)
+        s.rawSet(-2, i + 1)
+      }
+    default:
+      let known = ["name", "max_concurrent", "suspended", "count", "running", "operations", "wait"]
+        + queueMethods().map(\.0)
+      let hint = suggestion(for: key, among: known)
+      throw ScriptError("queue '\(queue.name)' has no field '\(key)'" + (hint.isEmpty ? "" : "; \(hint)"))
+    }
+    return 1
+  }
+
+  func setQueueField(_ queue: WorkQueue, _ key: String, _ s: LuaStack) throws {
+    let what = "queue '\(queue.name)'"
+    switch key {
+    case "max_concurrent":
+      guard let value = s.number(3) else {
+        throw ScriptError("\(what): max_concurrent must be a number (got \(s.typeName(3)))")
+      }
+      queue.maxConcurrent = try concurrency(value, what)
+    case "suspended":
+      guard s.type(3) == LUA_TBOOLEAN else {
+        throw ScriptError("\(what): suspended must be a boolean (got \(s.typeName(3)))")
+      }
+      if s.boolean(3) { scheduler.suspend(queue) } else { scheduler.resume(queue) }
+    default:
+      throw ScriptError("\(what): '\(key)' cannot be set (settable: max_concurrent, suspended)")
+    }
+  }
+
+  func queueMethods() -> [(String, HostFunction)] {
+    func target(_ host: ScriptHost, _ s: LuaStack, _ method: String) throws -> WorkQueue {
+      guard let queue = host.queue(at: 1, on: s) else {
+        throw ScriptError("bad self for '\(method)' (queue expected, got \(s.typeName(1)); use q:\(method)())")
+      }
+      return queue
+    }
+    return [
+      ("suspend", { host, s in host.scheduler.suspend(try target(host, s, "suspend")); return 0 }),
+      ("resume", { host, s in host.scheduler.resume(try target(host, s, "resume")); return 0 }),
+      ("cancel_all", { host, s in
+        let queue = try target(host, s, "cancel_all")
+        host.scheduler.cancelAll(queue, reason: s.string(2) ?? "cancelled")
+        return 0
+      }),
+    ]
+  }
+
+  /// The global functions implemented in Swift (the yielding ones come from the prelude).
+  func globalFunctions() -> [(String, HostFunction)] {
+    [
+      ("operation", { host, s in try host.createOperation(s) }),
+      ("queue", { host, s in try host.createQueue(s) }),
+      ("cancelled", { host, s in
+        s.push(host.current?.op?.isCancelled ?? (tl_interrupted() != 0))
+        return 1
+      }),
+    ]
+  }
+}

@@ -1,0 +1,185 @@
+// Requests: what a yielding primitive asks the scheduler for (sleep, sh, wait, run).
+import CLua
+import CLuaShim
+import Foundation
+import TaskEngine
+
+extension ScriptHost {
+  /// Reads a request from `co`'s stack (arguments at base...top), pops it and starts serving it.
+  func handleRequest(_ co: LuaCoroutine, kind: String, base: Int32, top: Int32) {
+    let s = LuaStack(L: co.thread)
+    if let op = co.op, op.isCancelled {
+      s.setTop(base - 3)
+      return fail(co, op.error ?? "cancelled")
+    }
+    do {
+      switch kind {
+      case "sleep":
+        guard let seconds = s.number(base), seconds >= 0, seconds.isFinite else {
+          throw ScriptError("bad argument #1 to 'sleep' (non-negative number expected, got \(describeArgument(s, base)))")
+        }
+        s.setTop(base - 3)
+        let timer = scheduler.after(seconds) { [unowned self] in
+          co.pending = nil
+          succeed(co)
+        }
+        co.pending = .sleep(timer: timer)
+      case "sh":
+        let spec = try commandSpec(s, base, options: base + 1, function: "sh")
+        let check = s.type(base + 1) == LUA_TTABLE ? s.rawGet(base + 1, "check") != LUA_TBOOLEAN || s.boolean(-1) : true
+        s.setTop(base - 3)
+        let token = scheduler.runCommand(spec, for: co.op) { [unowned self] result in
+          co.pending = nil
+          if let op = co.op, op.isCancelled { return fail(co, op.error ?? "cancelled") }
+          if check && result.status != 0 {
+            return fail(co, "command failed: \(spec.display): \(exitDescription(result))")
+          }
+          succeed(co) { s in self.pushCommandResult(result, on: s); return 1 }
+        }
+        co.pending = .command(token: token)
+      case "wait", "run":
+        var ops: [OperationNode] = []
+        for i in base...max(base, top) where i <= top {
+          guard let op = operation(at: i, on: s) else {
+            throw ScriptError("bad argument #\(i - base + 1) to '\(kind)' (operation expected, got \(describeArgument(s, i)))")
+          }
+          ops.append(op)
+        }
+        s.setTop(base - 3)
+        if kind == "run" { try runRequest(co, ops) } else { try waitRequest(co, ops, raising: true) }
+      case "wait_queue":
+        guard let queue = queue(at: base, on: s) else { throw ScriptError("bad self for 'wait' (queue expected)") }
+        s.setTop(base - 3)
+        try waitRequest(co, queue.operations, raising: false)
+      default:
+        throw ScriptError("unknown request '\(kind)'")
+      }
+    } catch {
+      s.setTop(base - 3)
+      fail(co, "\(error)")
+    }
+  }
+
+  func describeArgument(_ s: LuaStack, _ i: Int32) -> String {
+    if let n = s.number(i) { return "\(n)" }
+    return s.typeName(i)
+  }
+
+  func exitDescription(_ result: CommandResult) -> String {
+    let base = result.status > 128 ? "killed by signal \(result.status - 128)" : "exited with status \(result.status)"
+    let tail = result.stderr.split(separator: "\n").suffix(1).joined()
+    return tail.isEmpty ? base : "\(base) (\(tail))"
+  }
+
+  func pushCommandResult(_ result: CommandResult, on s: LuaStack) {
+    s.newTable(hash: 3)
+    s.push(Int(result.status))
+    s.rawSet(-2, "status")
+    s.push(result.stdout)
+    s.rawSet(-2, "stdout")
+    s.push(result.stderr)
+    s.rawSet(-2, "stderr")
+  }
+
+  /// `wait(op, ...)`: schedules them if needed, returns their results once all finished;
+  /// raises if one did not succeed, or at once if the wait could never end (a deadlock).
+  func waitRequest(_ co: LuaCoroutine, _ ops: [OperationNode], raising: Bool) throws {
+    try startIfNeeded(ops, for: co)
+    if let waiter = co.op {
+      for target in ops where !target.isFinished {
+        if let cycle = scheduler.beginWait(waiter, for: target) {
+          for other in ops { scheduler.endWait(waiter, for: other) }
+          throw ScriptError("deadlock: " + cycle.map { "'\($0.name)'" }.joined(separator: " waits for ")
+            + " (waiting here would never end)", positioned: false)
+        }
+      }
+    }
+    co.pending = .wait(ops)
+    whenAllFinished(ops) { [unowned self] in
+      guard case .wait = co.pending else { return }
+      co.pending = nil
+      if let waiter = co.op { for target in ops { scheduler.endWait(waiter, for: target) } }
+      if raising, let bad = ops.first(where: { !$0.succeeded }) {
+        return fail(co, "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? ""))
+      }
+      succeed(co) { s in
+        guard raising else { return 0 }
+        for op in ops { self.pushResult(of: op, on: s) }
+        return Int32(ops.count)
+      }
+    }
+  }
+
+  /// `run(op, ...)`: runs them and their dependencies (none given: everything declared and
+  /// not yet run); returns true, or false and a summary of what failed.
+  func runRequest(_ co: LuaCoroutine, _ given: [OperationNode]) throws {
+    let ops = given.isEmpty ? scheduler.operations.filter { !$0.isScheduled } : given
+    try startIfNeeded(ops, for: co)
+    let all = scheduler.plan(for: ops)
+    co.pending = .wait(all)
+    whenAllFinished(all) { [unowned self] in
+      guard case .wait = co.pending else { return }
+      co.pending = nil
+      let bad = all.filter { !$0.succeeded && !$0.skipped }
+      if bad.isEmpty { return succeed(co) { s in s.push(true); return 1 } }
+      let text = bad.map { "\($0.name) \($0.outcome!.rawValue)" + ($0.error.map { ": \($0)" } ?? "") }
+        .joined(separator: "\n")
+      succeed(co) { s in s.push(false); s.push(text); return 2 }
+    }
+  }
+
+  func startIfNeeded(_ ops: [OperationNode], for co: LuaCoroutine) throws {
+    let unscheduled = ops.filter { !$0.isScheduled }
+    guard !unscheduled.isEmpty else { return }
+    do {
+      try scheduler.resolveNames(scheduler.plan(for: unscheduled))
+      try scheduler.resolveNames()
+    } catch let error as EngineError {
+      throw ScriptError(error.description)
+    }
+    scheduler.schedule(unscheduled)
+  }
+
+  func whenAllFinished(_ ops: [OperationNode], _ action: @escaping () -> Void) {
+    var remaining = ops.filter { !$0.isFinished }.count
+    if remaining == 0 { return action() }
+    for op in ops where !op.isFinished {
+      scheduler.onFinish(op) { _ in
+        remaining -= 1
+        if remaining == 0 { action() }
+      }
+    }
+  }
+
+  /// Cancels what a suspended coroutine waits on and makes its primitive raise `reason`.
+  func interruptPending(_ co: LuaCoroutine, reason: String) {
+    switch co.pending {
+    case .sleep(let timer)?:
+      scheduler.cancelTimer(timer)
+      co.pending = nil
+      fail(co, reason)
+    case .command(let token)?:
+      scheduler.terminateCommand(token)  // its completion then raises `reason`
+    case .wait(let ops)?:
+      if let waiter = co.op { for target in ops { scheduler.endWait(waiter, for: target) } }
+      co.pending = nil
+      fail(co, reason)
+    case .reschedule?, nil:
+      break  // running or about to run: the hook sees the cancelled flag
+    }
+  }
+
+  /// When the loop has nothing left to do, coroutines still waiting on operations will never
+  /// wake: fail each with a message naming what it waits for. Returns whether it did.
+  func failStalledWaits() -> Bool {
+    var changed = false
+    for co in live.values {
+      if case .wait(let ops)? = co.pending {
+        let open = ops.filter { !$0.isFinished }.map { scheduler.explain($0) }
+        interruptPending(co, reason: "deadlock: nothing can make progress; " + open.joined(separator: "; "))
+        changed = true
+      }
+    }
+    return changed
+  }
+}

@@ -1,0 +1,147 @@
+// ScriptHost: one Lua state bound to one scheduler; loads workflow scripts and runs them.
+import CLua
+import CLuaShim
+import Foundation
+import TaskEngine
+
+/// A failure that stops the command line: a script error (exit 2) with its message.
+public struct HostError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// Owns the `lua_State` and drives every coroutine in it. Not Sendable: it and its scheduler
+/// live on the thread that created them.
+public final class ScriptHost {
+  public let scheduler: Scheduler
+  let L: OpaquePointer
+  var stack: LuaStack { LuaStack(L: L) }
+  var functions: [HostFunction] = []
+  var metatables: [HandleKind: Int32] = [:]
+  var handleTables: [HandleKind: Int32] = [:]
+  var methodTables: [HandleKind: Int32] = [:]
+  /// The light userdata that marks a yield as a request to the scheduler.
+  let requestMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+  /// Coroutines of running bodies, by operation.
+  var bodies: [OperationNode: LuaCoroutine] = [:]
+  /// Every coroutine that has not ended.
+  var live: [ObjectIdentifier: LuaCoroutine] = [:]
+  /// The coroutine whose code is running now (nil between resumes).
+  var current: LuaCoroutine?
+  /// Resumptions waiting for the loop (never nested inside another coroutine's run).
+  var runnable: [() -> Void] = []
+  var drainScheduled = false
+  /// Script arguments (`arg`).
+  let arguments: [String]
+  var scriptPath = "?"
+
+  /// A state with the standard libraries, the taskrun API and the interrupt hook.
+  public init(scheduler: Scheduler, arguments: [String] = []) {
+    self.scheduler = scheduler
+    self.arguments = arguments
+    L = luaL_newstate()
+    tl_set_dispatch(hostDispatch)
+    tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
+    tl_openlibs(L)
+    tl_install_hook(L)
+    installAPI()
+  }
+
+  deinit {
+    lua_close(L)
+    requestMarker.deallocate()
+  }
+
+  /// Registers a host function and returns its index for `tl_pushhostfn`.
+  func register(_ function: @escaping HostFunction) -> Int32 {
+    functions.append(function)
+    return Int32(functions.count - 1)
+  }
+
+  func pushFunction(_ function: @escaping HostFunction) {
+    tl_pushhostfn(L, register(function))
+  }
+
+  /// Builds the API tables and runs the prelude.
+  func installAPI() {
+    let s = stack
+    installHandleKinds()
+    s.newTable()  // api
+    for (name, function) in globalFunctions() {
+      pushFunction(function)
+      s.rawSet(-2, name)
+    }
+    pushHandle(.queue, id: scheduler.mainQueue.id)
+    s.rawSet(-2, "main_queue")
+    let api = s.ref()
+    guard tl_load(L, prelude, prelude.utf8.count, "=[taskrun]", "t") == LUA_OK else {
+      fatalError("taskrun prelude: \(s.describe(-1))")
+    }
+    tl_pushlightuserdata(L, requestMarker)
+    s.pushRef(api)
+    s.pushRef(methodTables[.operation]!)
+    s.pushRef(methodTables[.queue]!)
+    if tl_pcall(L, 4, 0, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
+    s.unref(api)
+  }
+
+  // MARK: Loading and running scripts
+
+  /// Runs a script's top level as a coroutine, driving the scheduler while it waits (a script
+  /// may call `run` or `wait`). Throws a HostError with `file:line` if it fails to load or run.
+  public func load(path: String) throws {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw HostError("cannot read '\(path)': " + (FileManager.default.fileExists(atPath: path)
+        ? "permission denied" : "no such file"))
+    }
+    scriptPath = path
+    setArguments(script: path)
+    try execute(chunk: data, name: "@" + path)
+  }
+
+  /// Runs source text as a chunk named `name` (as `load` does for a file).
+  public func execute(source: String, name: String = "=(source)") throws {
+    try execute(chunk: Data(source.utf8), name: name)
+  }
+
+  func execute(chunk: Data, name: String) throws {
+    let s = stack
+    let status = chunk.withUnsafeBytes { bytes in
+      tl_load(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, name, "t")
+    }
+    guard status == LUA_OK else {
+      let message = s.describe(-1)
+      s.pop()
+      throw HostError(message.replacingOccurrences(of: "(mode is 't')", with: "(only Lua source text is accepted)"))
+    }
+    let function = s.ref()
+    var outcome: CoroutineEnd?
+    let co = makeCoroutine(function: function, op: nil) { outcome = $0 }
+    s.unref(function)
+    resume(co, arguments: 0)
+    scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
+    switch outcome {
+    case .returned(let co, _)?:
+      LuaStack(L: co.thread).setTop(0)
+    case .failed(let failure)?:
+      throw HostError(failure.message + (failure.traceback.isEmpty ? "" : "\n" + failure.traceback))
+    case nil:
+      throw HostError("\(name.dropFirst()): the script never finished")
+    }
+  }
+
+  func setArguments(script: String) {
+    let s = stack
+    s.newTable(array: Int32(arguments.count))
+    s.push(script)
+    s.rawSet(-2, 0)
+    for (i, argument) in arguments.enumerated() {
+      s.push(argument)
+      s.rawSet(-2, i + 1)
+    }
+    lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
+    s.pushValue(-2)
+    s.rawSet(-2, "arg")
+    s.pop(2)
+  }
+}

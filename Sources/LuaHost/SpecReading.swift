@@ -1,0 +1,105 @@
+// Reading spec tables (operation{}, queue{}, sh options) with messages that name the field.
+import CLua
+import CLuaShim
+import TaskEngine
+
+extension ScriptHost {
+  /// Rejects unknown fields (with the closest valid one) and positional entries.
+  func checkFields(_ s: LuaStack, _ table: Int32, valid: [String], in what: String) throws {
+    for key in s.keys(table) {
+      switch key {
+      case .name(let name) where valid.contains(name): continue
+      case .name(let name):
+        let hint = suggestion(for: name, among: valid)
+        throw ScriptError("\(what): unknown field '\(name)'" + (hint.isEmpty ? "" : "; \(hint)")
+          + " (valid fields: \(valid.joined(separator: ", ")))")
+      case .index(let n):
+        throw ScriptError("\(what): unexpected positional value #\(n); fields are named (valid fields: \(valid.joined(separator: ", ")))")
+      case .other(let type):
+        throw ScriptError("\(what): unexpected \(type) key; fields are named (valid fields: \(valid.joined(separator: ", ")))")
+      }
+    }
+  }
+
+  func optionalString(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> String? {
+    defer { s.pop() }
+    if s.rawGet(table, field) == LUA_TNIL { return nil }
+    guard let value = s.string(-1) else {
+      throw ScriptError("\(what): field '\(field)' must be a string (got \(s.typeName(-1)))")
+    }
+    return value
+  }
+
+  func optionalNumber(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> Double? {
+    defer { s.pop() }
+    if s.rawGet(table, field) == LUA_TNIL { return nil }
+    guard let value = s.number(-1), value.isFinite else {
+      throw ScriptError("\(what): field '\(field)' must be a number (got \(s.typeName(-1)))")
+    }
+    return value
+  }
+
+  func optionalBoolean(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> Bool? {
+    defer { s.pop() }
+    if s.rawGet(table, field) == LUA_TNIL { return nil }
+    guard s.type(-1) == LUA_TBOOLEAN else {
+      throw ScriptError("\(what): field '\(field)' must be a boolean (got \(s.typeName(-1)))")
+    }
+    return s.boolean(-1)
+  }
+
+  /// A command at `i` (a string, or a list of argv words) with `env` and `cwd` read from the
+  /// table at `options` (if it is one).
+  func commandSpec(_ s: LuaStack, _ i: Int32, options: Int32, function: String, field: String? = nil) throws -> CommandSpec {
+    let place = field.map { "\(function): field '\($0)'" } ?? "bad argument #1 to '\(function)'"
+    var spec: CommandSpec
+    if let text = s.string(i) {
+      guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        throw ScriptError("\(place): the command is empty")
+      }
+      spec = CommandSpec(.shell(text))
+    } else if s.type(i) == LUA_TTABLE {
+      var argv: [String] = []
+      for k in 1...max(1, s.rawLength(i)) where s.rawLength(i) > 0 {
+        s.rawGet(i, k)
+        defer { s.pop() }
+        guard let word = s.stringOrNumber(-1) else {
+          throw ScriptError("\(place): argv element #\(k) must be a string (got \(s.typeName(-1)))")
+        }
+        argv.append(word)
+      }
+      guard !argv.isEmpty else { throw ScriptError("\(place): the argv list is empty") }
+      spec = CommandSpec(.argv(argv))
+    } else {
+      throw ScriptError("\(place) must be a command string or an argv list (got \(s.typeName(i)))")
+    }
+    guard s.type(options) == LUA_TTABLE else {
+      if !s.isNil(options) {
+        throw ScriptError("bad argument #2 to '\(function)' (options table expected, got \(s.typeName(options)))")
+      }
+      return spec
+    }
+    let what = field == nil ? "\(function) options" : function
+    if field == nil { try checkFields(s, options, valid: ["env", "cwd", "check"], in: what) }
+    spec.directory = try optionalString(s, options, "cwd", in: what)
+    if s.rawGet(options, "env") != LUA_TNIL {
+      defer { s.pop() }
+      let env = s.top
+      guard s.type(env) == LUA_TTABLE else {
+        throw ScriptError("\(what): field 'env' must be a table of NAME = value (got \(s.typeName(env)))")
+      }
+      for key in s.keys(env) {
+        guard case .name(let name) = key else {
+          throw ScriptError("\(what): field 'env' must map names to strings")
+        }
+        s.rawGet(env, name)
+        defer { s.pop() }
+        guard let value = s.stringOrNumber(-1) else {
+          throw ScriptError("\(what): env value '\(name)' must be a string (got \(s.typeName(-1)))")
+        }
+        spec.environment[name] = value
+      }
+    } else { s.pop() }
+    return spec
+  }
+}

@@ -1,0 +1,43 @@
+// Workflow: what the command line does with a loaded script: pick targets, plan, run.
+import CLuaShim
+import Foundation
+import TaskEngine
+
+extension ScriptHost {
+  /// The operations a command line's targets select (all declared ones when none are given),
+  /// with names resolved and the graph checked. Unknown targets get a "did you mean".
+  public func select(targets: [String]) throws -> [OperationNode] {
+    do {
+      try scheduler.resolveNames()
+    } catch let error as EngineError {
+      throw HostError("\(scriptPath): \(error.description)")
+    }
+    if targets.isEmpty { return scheduler.operations.filter { !$0.isScheduled } }
+    return try targets.map { target in
+      guard let op = scheduler.operation(named: target) else {
+        let names = scheduler.operations.map(\.name)
+        let hint = suggestion(for: target, among: names)
+        throw HostError("\(scriptPath): unknown target '\(target)'"
+          + (hint.isEmpty ? "" : "; \(hint)")
+          + (names.isEmpty ? " (the script declares no operations)" : ""))
+      }
+      return op
+    }
+  }
+
+  /// Runs `ops` and their dependencies until everything scheduled has finished.
+  public func run(_ ops: [OperationNode]) -> RunSummary {
+    scheduler.schedule(ops)
+    scheduler.run(until: { self.scheduler.operations.allSatisfy { !$0.isScheduled || $0.isFinished } },
+                  onStall: { self.failStalledWaits() })
+    scheduler.processes.killAllGroups()  // nothing outlives the run
+    scheduler.finishRun()
+    return scheduler.summary
+  }
+
+  /// Line-buffers stdout (shared by Lua's print and Swift's) so output reaches pipes in order.
+  public static func lineBufferStandardOutput() { tl_line_buffer_stdout() }
+
+  /// Marks the current interrupt for the interrupt hook (safe from any thread).
+  public static func interruptLua(_ on: Bool) { setInterrupt(on) }
+}

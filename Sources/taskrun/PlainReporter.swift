@@ -1,0 +1,133 @@
+// PlainReporter: line-per-event output for pipes, CI and terminals until the live view lands.
+import Foundation
+import TaskEngine
+
+/// Whether to colour output: NO_COLOR and --no-color switch it off; FORCE_COLOR and
+/// CLICOLOR_FORCE switch it on; otherwise only on a terminal.
+struct ColorPolicy {
+  var enabled: Bool
+
+  static func decide(disabled: Bool, isTerminal: Bool,
+                     environment: [String: String] = ProcessInfo.processInfo.environment) -> ColorPolicy {
+    if disabled || environment["NO_COLOR"].map({ !$0.isEmpty }) == true { return ColorPolicy(enabled: false) }
+    for key in ["FORCE_COLOR", "CLICOLOR_FORCE"] {
+      if let value = environment[key], !value.isEmpty, value != "0" { return ColorPolicy(enabled: true) }
+    }
+    return ColorPolicy(enabled: isTerminal)
+  }
+
+  func paint(_ text: String, _ code: String) -> String {
+    enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+}
+
+/// Prints one line when an operation starts and when it finishes, failures with their output
+/// and traceback, and a summary. A consumer of run events only.
+final class PlainReporter: EventSink {
+  enum Verbosity { case silent, quiet, normal, verbose }
+  let verbosity: Verbosity
+  let color: ColorPolicy
+
+  init(verbosity: Verbosity, color: ColorPolicy) {
+    self.verbosity = verbosity
+    self.color = color
+  }
+
+  func receive(_ event: RunEvent) {
+    switch event {
+    case .runStart:
+      break
+    case .operationStart(_, let name, let attempt):
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))
+    case .output(_, let name, _, let text):
+      guard verbosity == .verbose else { return }
+      for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+        print("[\(name)] \(part)")
+      }
+    case .operationFinish(_, let name, let outcome, let duration, let error, let output):
+      finished(name, outcome, duration, error, output)
+    case .runFinish(_, let summary):
+      guard verbosity != .silent else { return }
+      printSummary(summary)
+    }
+  }
+
+  private func finished(_ name: String, _ outcome: Outcome, _ duration: Double, _ error: String?, _ output: String) {
+    let time = String(format: "%.2f s", duration)
+    switch outcome {
+    case .succeeded:
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      line(label("ok", "32"), "\(name) (\(time))")
+    case .failed:
+      guard verbosity != .silent else { return }
+      line(label("FAILED", "1;31"), "\(name) (\(time)): \(error ?? "failed")")
+      if verbosity != .verbose { printOutput(output, limit: 200) }
+    case .skipped:
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      line(label("skipped", "33"), "\(name): \(error ?? "")")
+    case .cancelled:
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      line(label("cancelled", "33"), "\(name): \(error ?? "cancelled")")
+    }
+  }
+
+  private func printOutput(_ output: String, limit: Int) {
+    var lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+    if lines.last == "" { lines.removeLast() }
+    if lines.count > limit {
+      print("    | … \(lines.count - limit) earlier lines")
+      lines = Array(lines.suffix(limit))
+    }
+    for output in lines { print("    | \(output)") }
+  }
+
+  private func printSummary(_ summary: RunSummary) {
+    let failed = summary.failures.filter { $0.outcome == .failed }
+    if !failed.isEmpty {
+      print(color.paint("Failures:", "1;31"))
+      for failure in failed {
+        print("  \(failure.name): \(failure.error)")
+        let tail = failure.output.split(separator: "\n").suffix(5)
+        for output in tail { print("    | \(output)") }
+      }
+    }
+    let notStarted = summary.failures.filter { $0.outcome == .cancelled }
+    if !notStarted.isEmpty {
+      let names = notStarted.prefix(8).map(\.name).joined(separator: ", ")
+        + (notStarted.count > 8 ? ", …" : "")
+      print("Cancelled: \(names)")
+    }
+    var text = summary.counts + " in " + String(format: "%.2f s", summary.elapsed)
+    if summary.interrupted { text += " (interrupted)" }
+    print(summary.allSucceeded ? color.paint(text, "1;32") : color.paint(text, "1"))
+  }
+
+  func plan(_ ops: [OperationNode]) {
+    print("Plan (\(ops.count) operation\(ops.count == 1 ? "" : "s"), in execution order):")
+    for (i, op) in ops.enumerated() {
+      var text = "\(i + 1). \(op.name)"
+      if let body = op.body { text += " — \(body.summary)" }
+      var notes: [String] = []
+      if !op.dependencies.isEmpty { notes.append("after " + op.dependencies.map(\.name).joined(separator: ", ")) }
+      if op.queue.name != "main" { notes.append("queue \(op.queue.name)") }
+      if op.priority != .normal { notes.append("priority \(op.priority.name)") }
+      if op.policy != .succeeded { notes.append("when \(op.policy.rawValue)") }
+      if !notes.isEmpty { text += " [" + notes.joined(separator: "; ") + "]" }
+      print(text)
+    }
+  }
+
+  func error(_ message: String) {
+    fflush(nil)
+    FileHandle.standardError.write(Data(("taskrun: " + message + "\n").utf8))
+  }
+
+  func note(_ message: String) { print("taskrun: " + message) }
+
+  private func label(_ text: String, _ code: String) -> String {
+    color.paint(text.padding(toLength: 9, withPad: " ", startingAt: 0), code)
+  }
+
+  private func line(_ label: String, _ text: String) { print(label + " " + text) }
+}

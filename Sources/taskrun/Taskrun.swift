@@ -1,0 +1,147 @@
+// taskrun: the command line. Parses options, loads the script, runs it, maps outcomes to exit codes.
+import ArgumentParser
+import Foundation
+import LuaHost
+import TaskEngine
+
+/// Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or script
+/// error; 130 interrupted.
+enum ExitCode: Int32 {
+  case success = 0, failure = 1, usage = 2, interrupted = 130
+}
+
+@main
+struct Taskrun: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "taskrun",
+    abstract: "Run task graphs declared in Lua.",
+    discussion: """
+      Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or \
+      script error; 130 interrupted.
+      """,
+    subcommands: [RunCommand.self],
+    defaultSubcommand: RunCommand.self)
+
+  static func main() {
+    ScriptHost.lineBufferStandardOutput()
+    do {
+      // Everything after the first `--` belongs to the script (`arg`), not to taskrun.
+      var arguments = Array(CommandLine.arguments.dropFirst())
+      if let separator = arguments.firstIndex(of: "--") {
+        RunCommand.scriptArguments = Array(arguments[(separator + 1)...])
+        arguments = Array(arguments[..<separator])
+      }
+      // make's spelling `-j4` means `-j 4`.
+      arguments = arguments.flatMap { argument -> [String] in
+        argument.hasPrefix("-j") && argument.count > 2 && Int(argument.dropFirst(2)) != nil
+          ? ["-j", String(argument.dropFirst(2))] : [argument]
+      }
+      var command = try parseAsRoot(arguments)
+      try command.run()
+    } catch let exit as Exit {
+      Foundation.exit(exit.code)
+    } catch {
+      let code = Taskrun.exitCode(for: error)
+      if code == .success {
+        print(Taskrun.fullMessage(for: error))
+        Foundation.exit(0)
+      }
+      FileHandle.standardError.write(Data((Taskrun.fullMessage(for: error) + "\n").utf8))
+      Foundation.exit(ExitCode.usage.rawValue)
+    }
+  }
+
+  /// Ends the process with a code once output is flushed.
+  struct Exit: Error {
+    let code: Int32
+    init(_ code: ExitCode) { self.code = code.rawValue }
+  }
+}
+
+/// How progress is shown. `auto` is plain lines for now on every output.
+enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
+  case auto, plain, none
+}
+
+struct RunCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "run",
+    abstract: "Run targets and their dependencies (no target: everything the script declares).",
+    usage: "taskrun [OPTIONS] SCRIPT [TARGET...] [-- ARGS...]")
+
+  @Option(name: [.short, .customLong("jobs")], help: "Operations of the main queue that run at once (default: cores).")
+  var jobs: Int?
+
+  @Flag(name: [.short, .customLong("keep-going")], help: "Keep starting independent operations after a failure.")
+  var keepGoing = false
+
+  @Flag(name: [.short, .customLong("dry-run")], help: "Print the plan in execution order; run nothing.")
+  var dryRun = false
+
+  @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
+  var quiet = false
+
+  @Flag(name: .shortAndLong, help: "Stream command output, prefixed with the operation's name.")
+  var verbose = false
+
+  @Option(help: "How to show progress: auto, plain or none.")
+  var progress: ProgressMode = .auto
+
+  @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR=1).")
+  var noColor = false
+
+  @Argument(help: "The workflow script.")
+  var script: String
+
+  @Argument(help: "Operations to run, with their dependencies.")
+  var targets: [String] = []
+
+  /// Arguments after `--`, for the script's `arg` table (split off before parsing).
+  nonisolated(unsafe) static var scriptArguments: [String] = []
+
+  func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
+    if quiet && verbose { throw ValidationError("-q and -v cannot be used together") }
+  }
+
+  func run() throws {
+    let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    scheduler.keepGoing = keepGoing
+    let reporter = PlainReporter(
+      verbosity: progress == .none ? .silent : quiet ? .quiet : verbose ? .verbose : .normal,
+      color: ColorPolicy.decide(disabled: noColor, isTerminal: isatty(STDOUT_FILENO) != 0))
+    scheduler.sinks.append(reporter)
+    let signals = SignalWatcher(inbox: scheduler.inbox) { _, count in
+      ScriptHost.interruptLua(true)
+      if count >= 3 { _exit(ExitCode.interrupted.rawValue) }  // a third Ctrl-C: out at once
+    }
+    defer { withExtendedLifetime(signals) {} }
+    let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments)
+
+    do {
+      try host.load(path: script)
+    } catch let error as HostError {
+      scheduler.processes.killAllGroups()
+      if scheduler.interrupts > 0 || error.description.hasSuffix(": interrupted") {
+        reporter.note("interrupted")
+        throw Taskrun.Exit(.interrupted)
+      }
+      reporter.error(error.description)
+      throw Taskrun.Exit(.usage)
+    }
+    let selected: [OperationNode]
+    do {
+      selected = try host.select(targets: targets)
+    } catch let error as HostError {
+      reporter.error(error.description)
+      throw Taskrun.Exit(.usage)
+    }
+    if dryRun {
+      reporter.plan(scheduler.plan(for: selected))
+      throw Taskrun.Exit(.success)
+    }
+    if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
+    let summary = host.run(selected)
+    throw Taskrun.Exit(summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure)
+  }
+}
