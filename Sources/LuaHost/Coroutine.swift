@@ -1,6 +1,7 @@
 // Coroutine driver: every body and the script's top level run as a coroutine resumed here.
 import CLua
 import CLuaShim
+import Foundation
 import TaskEngine
 
 /// How a coroutine ended: its results left on its own stack, or an error with a traceback.
@@ -150,9 +151,13 @@ extension ScriptHost {
     else if let first = lines.first, message.hasPrefix(first) {
       lines.removeFirst(message.split(separator: "\n", omittingEmptySubsequences: false).count)
     }
-    return lines.filter { !$0.contains("[taskrun]") && !$0.contains("[C]: in ?")
-      && !$0.contains("in function 'error'") && !$0.contains("(...tail calls...)") }
-      .joined(separator: "\n")
+    let frames = lines.filter { line in
+      !line.contains("[taskrun]") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("[C]:")
+        && !line.contains("(...tail calls...)")
+    }
+    // A single frame says nothing the message's file:line does not.
+    guard frames.count > 2 else { return "" }
+    return frames.joined(separator: "\n")
   }
 }
 

@@ -164,9 +164,11 @@ extension ScriptHost {
         s.setTop(0)
         scheduler.finish(op, .succeeded)
       case .failed(let failure):
-        if op.isCancelled || failure.raisedByHook != 0 {
-          let reason = failure.raisedByHook == 2 ? "interrupted" : failure.raisedByHook == 3 ? "timed out" : "cancelled"
-          if !op.isCancelled { scheduler.cancel(op, reason: reason) }
+        if failure.raisedByHook == 3 {
+          scheduler.expire(op)
+          scheduler.finish(op, .cancelled)
+        } else if op.isCancelled || failure.raisedByHook != 0 {
+          if !op.isCancelled { scheduler.cancel(op, reason: failure.raisedByHook == 2 ? "interrupted" : "cancelled") }
           scheduler.finish(op, .cancelled)
         } else {
           scheduler.finish(op, .failed, error: failure.message, traceback: failure.traceback)

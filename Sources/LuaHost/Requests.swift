@@ -89,8 +89,9 @@ extension ScriptHost {
       for target in ops where !target.isFinished {
         if let cycle = scheduler.beginWait(waiter, for: target) {
           for other in ops { scheduler.endWait(waiter, for: other) }
-          throw ScriptError("deadlock: " + cycle.map { "'\($0.name)'" }.joined(separator: " waits for ")
-            + " (waiting here would never end)", positioned: false)
+          let names = cycle.map { "'\($0.name)'" }
+          throw ScriptError("deadlock: \(names[0]) waits for \(names[1])"
+            + names.dropFirst(2).map { ", which waits for \($0)" }.joined(), positioned: false)
         }
       }
     }
@@ -114,6 +115,7 @@ extension ScriptHost {
   /// not yet run); returns true, or false and a summary of what failed.
   func runRequest(_ co: LuaCoroutine, _ given: [OperationNode]) throws {
     let ops = given.isEmpty ? scheduler.operations.filter { !$0.isScheduled } : given
+    if co.op == nil { scheduler.clearStop() }
     try startIfNeeded(ops, for: co)
     let all = scheduler.plan(for: ops)
     co.pending = .wait(all)

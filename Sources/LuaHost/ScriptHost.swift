@@ -112,7 +112,10 @@ public final class ScriptHost {
     guard status == LUA_OK else {
       let message = s.describe(-1)
       s.pop()
-      throw HostError(message.replacingOccurrences(of: "(mode is 't')", with: "(only Lua source text is accepted)"))
+      if message.contains("binary chunk") {
+        throw HostError("\(name.dropFirst()): cannot load a precompiled chunk; give the Lua source")
+      }
+      throw HostError(message)
     }
     let function = s.ref()
     var outcome: CoroutineEnd?

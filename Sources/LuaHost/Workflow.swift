@@ -19,7 +19,8 @@ extension ScriptHost {
         let hint = suggestion(for: target, among: names)
         throw HostError("\(scriptPath): unknown target '\(target)'"
           + (hint.isEmpty ? "" : "; \(hint)")
-          + (names.isEmpty ? " (the script declares no operations)" : ""))
+          + (names.isEmpty ? " (the script declares no operations)"
+            : hint.isEmpty && names.count <= 12 ? " (targets: \(names.joined(separator: ", ")))" : ""))
       }
       return op
     }
@@ -27,6 +28,7 @@ extension ScriptHost {
 
   /// Runs `ops` and their dependencies until everything scheduled has finished.
   public func run(_ ops: [OperationNode]) -> RunSummary {
+    scheduler.clearStop()
     scheduler.schedule(ops)
     scheduler.run(until: { self.scheduler.operations.allSatisfy { !$0.isScheduled || $0.isFinished } },
                   onStall: { self.failStalledWaits() })

@@ -78,7 +78,9 @@ public final class CommandBody: OperationBody {
     token = scheduler.runCommand(spec, for: operation) { [weak operation] result in
       guard let operation else { return }
       operation.commandResult = result
-      if result.status == 0 {
+      if operation.isCancelled {
+        scheduler.finish(operation, .cancelled)  // keeps the reason: cancelled, interrupted, timed out
+      } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
       } else {
         let how = result.status > 128 ? "was killed by signal \(result.status - 128)"

@@ -10,7 +10,7 @@ public enum RunEvent: Sendable {
   case runStart(time: Double)
   case operationStart(time: Double, name: String, attempt: Int)
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
-                       error: String?, output: String)
+                       error: String?, traceback: String?, output: String)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
   case runFinish(time: Double, summary: RunSummary)
 }

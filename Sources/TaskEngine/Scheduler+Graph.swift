@@ -121,6 +121,7 @@ extension Scheduler {
       return "'\(op.name)' \(outcome == "succeeded" ? "succeeded" : "finished \(outcome)")"
         + (op.error.map { ": \($0)" } ?? "")
     case .executing:
+      if op.isCancelled { return "'\(op.name)' is executing and being cancelled (\(op.error ?? "cancelled"))" }
       if let targets = waits[op], !targets.isEmpty {
         return "'\(op.name)' is executing and waits for " + targets.sorted { $0.id < $1.id }
           .map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")

@@ -89,7 +89,7 @@ public final class Scheduler {
     if op.dependencies.contains(dependency) { return }
     // A new edge op -> dependency closes a cycle only if op is already upstream of dependency.
     if !op.dependents.isEmpty, let path = path(from: dependency, to: op) {
-      throw EngineError(.cycle, "dependency cycle: " + (path + [dependency]).map(\.name).joined(separator: " -> "))
+      throw EngineError(.cycle, "dependency cycle: " + ([op] + path).map(\.name).joined(separator: " -> "))
     }
     op.dependencies.append(dependency)
     dependency.dependents.append(op)
@@ -185,9 +185,8 @@ public final class Scheduler {
     if let timeout = op.timeout {
       let attempt = op.attempt
       after(timeout) { [weak self, weak op] in
-        guard let self, let op, op.state == .executing, op.attempt == attempt else { return }
-        op.timedOut = true
-        cancel(op, reason: "timed out after \(formatSeconds(timeout))")
+        guard let self, let op, op.attempt == attempt else { return }
+        expire(op)
       }
     }
     if let body = op.body {
@@ -211,7 +210,8 @@ public final class Scheduler {
     op.finishTime = clock.now
     waits[op] = nil
     emit(.operationFinish(time: elapsed, name: op.name, outcome: outcome,
-                          duration: op.duration ?? 0, error: op.error, output: op.output))
+                          duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
+                          output: op.output))
     let handlers = op.finishHandlers
     op.finishHandlers = []
     for handler in handlers { handler(op) }
@@ -237,6 +237,14 @@ public final class Scheduler {
     }
   }
 
+  /// Its timeout passed: cancel it, and it finishes `failed` with a timeout error.
+  public func expire(_ op: OperationNode) {
+    guard op.state == .executing, !op.timedOut else { return }
+    op.timedOut = true
+    op.isCancelled = false  // a timeout overrides an earlier cancel's reason
+    cancel(op, reason: "timed out after \(formatSeconds(op.timeout ?? 0))")
+  }
+
   /// Stops new operations from starting: scheduled ones that have not started are cancelled,
   /// except cleanup operations (`when = failed | finished`), which still run unless interrupted.
   public func stop(because reason: String) {
@@ -245,6 +253,12 @@ public final class Scheduler {
       && (interrupts > 0 || op.policy == .succeeded) {
       cancel(op, reason: reason)
     }
+  }
+
+  /// A new run (a `run()` from a script) starts fresh after an earlier run's failure; an
+  /// interrupt stays in force.
+  public func clearStop() {
+    if interrupts == 0 { stopReason = nil }
   }
 
   /// Ctrl-C / SIGTERM: the first cancels everything; later ones also kill every command.

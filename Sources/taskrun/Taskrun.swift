@@ -69,13 +69,13 @@ struct RunCommand: ParsableCommand {
     abstract: "Run targets and their dependencies (no target: everything the script declares).",
     usage: "taskrun [OPTIONS] SCRIPT [TARGET...] [-- ARGS...]")
 
-  @Option(name: [.short, .customLong("jobs")], help: "Operations of the main queue that run at once (default: cores).")
+  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Operations of the main queue that run at once (default: cores).")
   var jobs: Int?
 
-  @Flag(name: [.short, .customLong("keep-going")], help: "Keep starting independent operations after a failure.")
+  @Flag(name: [.customShort("k"), .customLong("keep-going")], help: "Keep starting independent operations after a failure.")
   var keepGoing = false
 
-  @Flag(name: [.short, .customLong("dry-run")], help: "Print the plan in execution order; run nothing.")
+  @Flag(name: [.customShort("n"), .customLong("dry-run")], help: "Print the plan in execution order; run nothing.")
   var dryRun = false
 
   @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
