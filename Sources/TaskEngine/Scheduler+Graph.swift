@@ -137,12 +137,12 @@ extension Scheduler {
       if !op.unresolvedNames.isEmpty {
         return "'\(op.name)' waits for the run to start to resolve " + op.unresolvedNames.map { "'\($0)'" }.joined(separator: ", ")
       }
+      if !op.isScheduled { return "'\(op.name)' is not scheduled: nothing has asked to run it yet" }
       let unfinished = op.dependencies.filter { !$0.isFinished }
       if !unfinished.isEmpty {
         let list = unfinished.map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
         return "'\(op.name)' waits for \(unfinished.count) \(unfinished.count == 1 ? "dependency" : "dependencies"): \(list)"
       }
-      if !op.isScheduled { return "'\(op.name)' is not scheduled: nothing has asked to run it yet" }
       return "'\(op.name)' is about to be evaluated"
     }
   }

@@ -1,0 +1,105 @@
+// Failure policy, `when`, cancellation and timeouts.
+import Testing
+@testable import TaskEngine
+
+@Suite struct FailureTests {
+  @Test func firstFailureStopsNewOperationsButRunningOnesFinish() throws {
+    let (s, _) = makeScheduler(jobs: 2)
+    let log = Log()
+    let bad = try s.op("bad", 1, .failed, log: log)
+    let running = try s.op("running", 3, log: log)
+    let later = try s.op("later", 1, log: log)
+    try s.runAll()
+    #expect(bad.failed && bad.error == "boom")
+    #expect(running.succeeded)
+    #expect(later.outcome == .cancelled && later.error == "not started: 'bad' failed")
+    #expect(!s.summary.allSucceeded)
+  }
+
+  @Test func keepGoingRunsIndependentWorkAndSkipsDependents() throws {
+    let (s, _) = makeScheduler(jobs: 1)
+    s.keepGoing = true
+    let log = Log()
+    let bad = try s.op("bad", 1, .failed, log: log)
+    let dependent = try s.op("dependent", log: log, after: [bad])
+    let independent = try s.op("independent", log: log)
+    try s.runAll()
+    #expect(dependent.skipped && dependent.error == "dependency 'bad' failed")
+    #expect(independent.succeeded)
+    #expect(s.summary.counts == "1 succeeded, 1 failed, 1 skipped")
+  }
+
+  @Test func whenFailedRunsOnlyAfterAFailureAndWhenFinishedAlwaysRuns() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let ok = try s.op("ok", log: log)
+    let bad = try s.op("bad", 1, .failed, log: log)
+    let cleanupAfterOK = try s.op("cleanup-ok", log: log, after: [ok])
+    cleanupAfterOK.policy = .failed
+    let cleanupAfterBad = try s.op("cleanup-bad", log: log, after: [bad])
+    cleanupAfterBad.policy = .failed
+    let always = try s.op("always", log: log, after: [bad])
+    always.policy = .finished
+    try s.runAll()
+    #expect(cleanupAfterOK.skipped && cleanupAfterOK.error == "no dependency failed")
+    #expect(cleanupAfterBad.succeeded)
+    #expect(always.succeeded)
+  }
+
+  @Test func cancellingAPendingOperationFinishesItAndSkipsItsDependents() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let a = try s.op("a", log: log)
+    let b = try s.op("b", log: log, after: [a])
+    s.cancel(a, reason: "not wanted")
+    try s.runAll()
+    #expect(a.outcome == .cancelled && a.error == "not wanted" && !a.hasStarted)
+    #expect(b.skipped)
+    #expect(log.starts.isEmpty)
+  }
+
+  @Test func cancellingARunningOperationInterruptsItsBodyOnce() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let finishes = EventRecorder()
+    s.sinks.append(finishes)
+    let long = try s.op("long", 100, log: log)
+    s.after(2) { s.cancel(long); s.cancel(long) }
+    try s.runAll()
+    #expect(long.outcome == .cancelled && long.duration == 2)
+    let finishCount = finishes.events.filter { if case .operationFinish = $0 { true } else { false } }.count
+    #expect(finishCount == 1)
+  }
+
+  @Test func timeoutFailsTheOperationWithATimeoutError() throws {
+    let (s, _) = makeScheduler(jobs: 2)
+    let slow = try s.op("slow", 100, log: Log())
+    slow.timeout = 3
+    let quick = try s.op("quick", 1, log: Log())
+    quick.timeout = 3
+    try s.runAll()
+    #expect(slow.failed && slow.error == "timed out after 3 s" && slow.duration == 3)
+    #expect(quick.succeeded)
+  }
+
+  @Test func interruptCancelsEverythingIncludingCleanup() throws {
+    let (s, _) = makeScheduler(jobs: 1)
+    let log = Log()
+    let running = try s.op("running", 10, log: log)
+    let cleanup = try s.op("cleanup", log: log, after: [running])
+    cleanup.policy = .finished
+    s.after(1) { s.interrupt() }
+    try s.runAll()
+    #expect(running.outcome == .cancelled && running.error == "interrupted")
+    #expect(cleanup.outcome == .cancelled && !cleanup.hasStarted)
+    #expect(s.summary.interrupted)
+  }
+
+  @Test func finishIsIdempotent() throws {
+    let (s, _) = makeScheduler()
+    let op = try s.makeOperation(name: "x")
+    try s.runAll()
+    s.finish(op, .failed, error: "late")
+    #expect(op.succeeded && op.error == nil)
+  }
+}

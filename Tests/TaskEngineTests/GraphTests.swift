@@ -1,0 +1,99 @@
+// The graph: names, cycles, dependency rules, "why" and deadlock detection.
+import Testing
+@testable import TaskEngine
+
+@Suite struct GraphTests {
+  @Test func defaultNamesFollowDeclarationOrderAndNamesAreUnique() throws {
+    let (s, _) = makeScheduler()
+    #expect(try s.makeOperation().name == "op1")
+    #expect(try s.makeOperation(name: "x").name == "x")
+    #expect(try s.makeOperation().name == "op3")
+    #expect(throws: EngineError(.duplicateName, "an operation named 'x' already exists")) {
+      try s.makeOperation(name: "x")
+    }
+  }
+
+  @Test func anEdgeThatClosesACycleIsRefusedWithTheCycle() throws {
+    let (s, _) = makeScheduler()
+    let a = try s.makeOperation(name: "a")
+    let b = try s.makeOperation(name: "b")
+    let c = try s.makeOperation(name: "c")
+    try s.addDependency(b, on: a)
+    try s.addDependency(c, on: b)
+    #expect(throws: EngineError(.cycle, "dependency cycle: a -> c -> b -> a")) {
+      try s.addDependency(a, on: c)
+    }
+    #expect(a.dependencies.isEmpty)
+  }
+
+  @Test func namesResolveLaterAndCyclesThroughNamesAreFound() throws {
+    let (s, _) = makeScheduler()
+    let a = try s.makeOperation(name: "a")
+    s.addDependency(a, named: "b")
+    let b = try s.makeOperation(name: "b")
+    s.addDependency(b, named: "a")
+    #expect(throws: EngineError(.cycle, "dependency cycle: a -> b -> a")) { try s.resolveNames() }
+  }
+
+  @Test func anUnknownNameSuggestsTheClosest() throws {
+    let (s, _) = makeScheduler()
+    let deploy = try s.makeOperation(name: "deploy")
+    _ = try s.makeOperation(name: "build")
+    s.addDependency(deploy, named: "biuld")
+    #expect(throws: EngineError(.unknownName, "'deploy' depends on 'biuld', but no operation has that name; did you mean 'build'?")) {
+      try s.resolveNames()
+    }
+  }
+
+  @Test func dependenciesCannotBeAddedOnceStarted() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let a = try s.op("a", 5, log: log)
+    let b = try s.makeOperation(name: "b")
+    s.schedule([a])
+    s.pump()
+    #expect(throws: EngineError.self) { try s.addDependency(a, on: b) }
+  }
+
+  @Test func duplicateAndFinishedDependenciesDoNotBlock() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let a = try s.op("a", log: log)
+    try s.runAll()
+    let b = try s.op("b", log: log)
+    try s.addDependency(b, on: a)
+    try s.addDependency(b, on: a)
+    #expect(b.dependencies.count == 1)
+    try s.runAll([b])
+    #expect(b.succeeded && b.startTime == a.finishTime)
+  }
+
+  @Test func whyExplainsWhatAnOperationWaitsFor() throws {
+    let (s, _) = makeScheduler(jobs: 1)
+    let log = Log()
+    let a = try s.op("a", 5, log: log)
+    let b = try s.op("b", 1, log: log)
+    let c = try s.op("c", 1, log: log, after: [a])
+    #expect(s.explain(c) == "'c' is not scheduled: nothing has asked to run it yet")
+    s.schedule(s.operations)
+    s.pump()
+    #expect(s.explain(a) == "'a' is executing")
+    #expect(s.explain(b) == "'b' is ready, but queue 'main' is full (1 of 1 running: 'a')")
+    #expect(s.explain(c) == "'c' waits for 1 dependency: 'a' (executing)")
+  }
+
+  @Test func waitingOnSomethingThatWaitsOnYouIsADeadlock() throws {
+    let (s, _) = makeScheduler()
+    let a = try s.makeOperation(name: "a")
+    let b = try s.makeOperation(name: "b")
+    let c = try s.makeOperation(name: "c")
+    try s.addDependency(c, on: a)       // c cannot start before a finishes
+    #expect(s.beginWait(a, for: b) == nil)
+    #expect(s.beginWait(b, for: c)?.map(\.name) == ["b", "c", "a", "b"])
+  }
+
+  @Test func suggestionsAreCloseMatchesOnly() {
+    #expect(suggestion(for: "tset", among: ["test", "build"]) == "did you mean 'test'?")
+    #expect(suggestion(for: "zzz", among: ["test", "build"]) == "")
+  }
+}

@@ -1,0 +1,118 @@
+// Scheduling: dependencies, queues, priorities and declaration order, on virtual time.
+import Testing
+@testable import TaskEngine
+
+@Suite struct SchedulingTests {
+  @Test func dependenciesRunFirstAndIndependentOperationsOverlap() throws {
+    let (s, _) = makeScheduler(jobs: 2)
+    let log = Log()
+    let a = try s.op("a", 1, log: log)
+    let b = try s.op("b", 2, log: log)
+    let c = try s.op("c", 1, log: log, after: [a, b])
+    try s.runAll()
+    #expect(log.events == ["start a @0.0", "start b @0.0", "start c @2.0"])
+    #expect(c.succeeded && c.duration == 1)
+    #expect(s.elapsed == 3)
+  }
+
+  @Test func mainQueueLimitIsTheJobCount() throws {
+    let (s, _) = makeScheduler(jobs: 2)
+    let log = Log()
+    for name in ["a", "b", "c", "d", "e"] { _ = try s.op(name, 1, log: log) }
+    try s.runAll()
+    #expect(s.elapsed == 3)  // 5 one-second operations, 2 at a time
+  }
+
+  @Test func queueLimitsApplyPerQueueAndDependenciesCrossQueues() throws {
+    let (s, _) = makeScheduler(jobs: 8)
+    let log = Log()
+    let net = try s.makeQueue(name: "net", maxConcurrent: 1)
+    let f1 = try s.op("f1", 1, log: log, queue: net)
+    let f2 = try s.op("f2", 1, log: log, queue: net)
+    let build = try s.op("build", 1, log: log, after: [f1, f2])
+    _ = try s.op("other", 1, log: log)
+    try s.runAll()
+    #expect(log.events.contains("start f2 @1.0"))
+    #expect(log.events.contains("start other @0.0"))
+    #expect(build.startTime == 2)
+  }
+
+  @Test func higherPriorityStartsFirstThenDeclarationOrder() throws {
+    let (s, _) = makeScheduler(jobs: 1)
+    let log = Log()
+    _ = try s.op("low", log: log).priority = .low
+    _ = try s.op("first", log: log)
+    _ = try s.op("urgent", log: log).priority = .veryHigh
+    _ = try s.op("second", log: log)
+    try s.runAll()
+    #expect(log.starts == ["urgent", "first", "second", "low"])
+  }
+
+  @Test func unlimitedQueueRunsEverythingAtOnce() throws {
+    let (s, _) = makeScheduler(jobs: 1)
+    let log = Log()
+    let wide = try s.makeQueue(name: "wide", maxConcurrent: -1)
+    for i in 0..<50 { _ = try s.op("w\(i)", 1, log: log, queue: wide) }
+    try s.runAll()
+    #expect(s.elapsed == 1)
+  }
+
+  @Test func suspendedQueueHoldsItsOperationsUntilResumed() throws {
+    let (s, _) = makeScheduler(jobs: 4)
+    let log = Log()
+    let q = try s.makeQueue(name: "held", suspended: true)
+    let held = try s.op("held", 1, log: log, queue: q)
+    _ = try s.op("free", 1, log: log)
+    s.after(5) { s.resume(q) }
+    try s.runAll()
+    #expect(held.startTime == 5 && held.succeeded)
+  }
+
+  @Test func aQueueThatStaysSuspendedCancelsItsOperationsWithTheReason() throws {
+    let (s, _) = makeScheduler()
+    let q = try s.makeQueue(name: "held", suspended: true)
+    let held = try s.op("held", log: Log(), queue: q)
+    try s.runAll()
+    #expect(held.outcome == .cancelled)
+    #expect(held.error == "never started: queue 'held' is suspended")
+  }
+
+  @Test func onlyScheduledOperationsAndTheirDependenciesRun() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let a = try s.op("a", log: log)
+    let b = try s.op("b", log: log, after: [a])
+    _ = try s.op("unrelated", log: log)
+    try s.runAll([b])
+    #expect(log.starts == ["a", "b"])
+  }
+
+  @Test func planListsDependenciesFirstThenPriorityThenDeclarationOrder() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let fetch = try s.op("fetch", log: log)
+    let gen = try s.op("gen", log: log)
+    gen.priority = .high
+    let build = try s.op("build", log: log, after: [fetch, gen])
+    _ = try s.op("docs", log: log)
+    #expect(s.plan(for: [build]).map(\.name) == ["gen", "fetch", "build"])
+    #expect(s.plan(for: s.operations).map(\.name) == ["gen", "fetch", "build", "docs"])
+  }
+
+  @Test func eventsReportStartsAndFinishesWithOutcomes() throws {
+    let (s, _) = makeScheduler()
+    let recorder = EventRecorder()
+    s.sinks.append(recorder)
+    _ = try s.op("a", 2, log: Log())
+    try s.runAll()
+    s.finishRun()
+    guard case .operationFinish(let time, let name, let outcome, let duration, _, _, _) = recorder.events[2] else {
+      Issue.record("expected a finish event, got \(recorder.events)")
+      return
+    }
+    #expect(recorder.events.count == 4)
+    #expect((time, name, outcome, duration) == (2, "a", .succeeded, 2))
+    guard case .runFinish(_, let summary) = recorder.events[3] else { Issue.record("no run_finish"); return }
+    #expect(summary.succeeded == 1 && summary.allSucceeded)
+  }
+}
