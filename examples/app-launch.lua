@@ -14,22 +14,16 @@ local network = queue { name = "network", max_concurrent = 2 }
 local cache = os.tmpname()   -- a fresh unique name; the config step makes it a directory
 os.remove(cache)
 
--- "2.10" vs "2.9": compare dotted versions numerically.
-local function older(a, b)
-  local x, y = a:gmatch("%d+"), b:gmatch("%d+")
-  while true do
-    local m, n = tonumber(x()), tonumber(y())
-    if not m and not n then return false end
-    if (m or 0) ~= (n or 0) then return (m or 0) < (n or 0) end
-  end
+local function older(a, b)   -- dotted versions, numerically: "2.9" is older than "2.10"
+  local a1, a2 = a:match("^(%d+)%.(%d+)")
+  local b1, b2 = b:match("^(%d+)%.(%d+)")
+  return tonumber(a1) < tonumber(b1) or (a1 == b1 and tonumber(a2) < tonumber(b2))
 end
 
 -- Stands in for an HTTP request: wait, then store the payload in the cache.
 local function download(what, seconds, items)
   sleep(seconds)
-  if offline and what == "schedule" then
-    error("The Internet connection appears to be offline.")
-  end
+  if offline and what == "schedule" then error("The Internet connection appears to be offline.") end
   local file = assert(io.open(cache .. "/" .. what .. ".json", "w"))
   file:write(string.format('{"%s": %d}\n', what, items))
   file:close()
@@ -71,10 +65,10 @@ local save = operation { name = "save", after = { news, favorites, feedback, vid
   run = function()
     sleep(0.1)
     local bytes = sh("cat " .. cache .. "/*.json | wc -c").stdout:match("%d+")
-    print(string.format("  saved %d bytes; %d favorites", bytes, favorites.result))
+    print(string.format("  saved %s bytes; %d favorites", bytes, favorites.result))
   end }
 
-operation { name = "alert", after = { config, news, schedule }, when = "failed", run = function(op)
+operation { name = "alert", after = { config, version, news, schedule }, when = "failed", run = function(op)
   for _, dep in ipairs(op.dependencies) do
     if dep.failed then print("  ALERT: unable to " .. dep.name .. ": " .. dep.error) end
   end

@@ -32,13 +32,13 @@ int main(int argc, char **argv) {
 
 local fetch = operation { name = "fetch", run = function()
   sh { "mkdir", "-p", src, build }
-  for name, text in pairs(sources) do   -- stands in for a download
+  sleep(0.2)                             -- stands in for a download
+  for name, text in pairs(sources) do
     local file = assert(io.open(src .. "/" .. name .. ".c", "w"))
     file:write(text)
     file:close()
   end
-  sleep(0.2)
-  print("  fetched " .. sh("ls " .. src).stdout:gsub("\n", " "))
+  print("  fetched " .. sh("ls " .. src).stdout:gsub("%s+", " "))
 end }
 
 local objects, compiles = {}, {}

@@ -92,7 +92,7 @@ extension ScriptHost {
     case LUA_OK:
       end(co, .returned(co, count: results))
     default:
-      let message = s.describe(-1)
+      let message = s.errorMessage(-1)
       tl_traceback(L, co.thread, message)
       let traceback = cleanTraceback(stack.string(-1) ?? "", message: message)
       stack.pop()

@@ -97,6 +97,17 @@ struct LuaStack {
     return string(-1) ?? "?"
   }
 
+  /// An error value as a message: strings as they are, objects with __tostring converted,
+  /// anything else "(error object is a table value)", as lua.c says.
+  func errorMessage(_ i: Int32) -> String {
+    if let s = string(i) { return s }
+    if luaL_getmetafield(L, i, "__tostring") != LUA_TNIL {
+      pop()
+      return describe(i)
+    }
+    return "(error object is a \(typeName(i)) value)"
+  }
+
   /// The keys of the table at `i` (strings as they are, other keys as their type).
   func keys(_ i: Int32) -> [TableKey] {
     let t = absolute(i)

@@ -119,6 +119,7 @@ extension ScriptHost {
   /// Adds the dependencies at `i`: a handle, a name, or a list of them.
   func addDependencies(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String, field: String) throws {
     let i = s.absolute(i)
+    let top = s.top
     var items: [Int32] = []
     if s.type(i) == LUA_TTABLE {
       let count = s.rawLength(i)
@@ -132,13 +133,13 @@ extension ScriptHost {
     } else {
       items.append(i)
     }
-    defer { s.setTop(i) }
+    defer { s.setTop(top) }
     for item in items {
       do {
         if let dependency = operation(at: item, on: s) {
           try scheduler.addDependency(op, on: dependency)
         } else if let name = s.string(item) {
-          scheduler.addDependency(op, named: name)
+          try scheduler.addDependency(op, named: name)
           if scheduler.runStartTime != nil || current?.op != nil { try scheduler.resolveNames([op]) }
         } else {
           throw ScriptError("\(what): \(field) must hold operations or names (got \(s.typeName(item)))")

@@ -7,10 +7,24 @@ local REQ, api, op_methods, queue_methods = ...
 local yield, resume, create, status = coroutine.yield, coroutine.resume, coroutine.create, coroutine.status
 local error, select = error, select
 
+local getinfo = debug.getinfo
+
+-- The level (as `error` counts from check) of the first Lua function calling a primitive:
+-- wrappers tail-call await and await tail-calls check, so it is 2, or more when a C function
+-- such as pcall called the primitive directly (`pcall(sleep, 1)`).
+local function where()
+  local level = 3  -- 1 is where, 2 is check
+  while true do
+    local info = getinfo(level, "S")
+    if not info then return 2 end
+    if info.what ~= "C" then return level - 1 end
+    level = level + 1
+  end
+end
+
 -- The scheduler answers a request with true, results... or false, message.
--- Wrappers tail-call await and await tail-calls check, so level 2 is the user's line.
 local function check(ok, ...)
-  if not ok then error((...), 2) end
+  if not ok then error((...), where()) end
   return ...
 end
 local function await(...) return check(yield(REQ, ...)) end

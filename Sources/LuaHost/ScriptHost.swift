@@ -40,12 +40,16 @@ public final class ScriptHost {
     self.scheduler = scheduler
     self.arguments = arguments
     L = luaL_newstate()
-    tl_set_dispatch(hostDispatch)
+    _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)
     tl_install_hook(L)
     installAPI()
+    setArguments(script: nil)
   }
+
+  /// Installed once per process, before the first state exists.
+  static let dispatchInstalled: Void = tl_set_dispatch(hostDispatch)
 
   deinit {
     lua_close(L)
@@ -133,11 +137,14 @@ public final class ScriptHost {
     }
   }
 
-  func setArguments(script: String) {
+  /// `arg`: the script's path at 0 and the arguments after `--` from 1, as lua.c does.
+  func setArguments(script: String?) {
     let s = stack
     s.newTable(array: Int32(arguments.count))
-    s.push(script)
-    s.rawSet(-2, 0)
+    if let script {
+      s.push(script)
+      s.rawSet(-2, 0)
+    }
     for (i, argument) in arguments.enumerated() {
       s.push(argument)
       s.rawSet(-2, i + 1)

@@ -97,9 +97,10 @@ public final class Scheduler {
     if op.isScheduled { schedule([dependency]) }
   }
 
-  /// Records a dependency by name; `resolveNames` turns it into an edge (at run start, or at
-  /// once for an operation created while running).
-  public func addDependency(_ op: OperationNode, named name: String) {
+  /// A dependency by name: an edge at once if the name exists, else recorded for
+  /// `resolveNames` (names may be declared later, until the run starts).
+  public func addDependency(_ op: OperationNode, named name: String) throws {
+    if let dependency = byName[name] { return try addDependency(op, on: dependency) }
     op.unresolvedNames.append(name)
   }
 
