@@ -38,7 +38,7 @@ local fetch = operation { name = "fetch", run = function()
     file:write(text)
     file:close()
   end
-  print("  fetched " .. sh("ls " .. src).stdout:gsub("%s+", " "))
+  print("  fetched " .. sh("ls " .. src).stdout:gsub("%s+$", ""):gsub("\n", " "))
 end }
 
 local objects, compiles = {}, {}

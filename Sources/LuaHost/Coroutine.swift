@@ -153,10 +153,9 @@ extension ScriptHost {
     }
     let frames = lines.filter { line in
       !line.contains("[taskrun]") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("[C]:")
-        && !line.contains("(...tail calls...)")
     }
-    // A single frame says nothing the message's file:line does not.
-    guard frames.count > 2 else { return "" }
+    // Only the header left, or only tail-call markers: nothing worth showing.
+    guard frames.dropFirst().contains(where: { !$0.contains("(...tail calls...)") }) else { return "" }
     return frames.joined(separator: "\n")
   }
 }

@@ -66,9 +66,9 @@ extension ScriptHost {
   }
 
   func exitDescription(_ result: CommandResult) -> String {
-    let base = result.status > 128 ? "killed by signal \(result.status - 128)" : "exited with status \(result.status)"
+    let base = result.failureDescription
     let tail = result.stderr.split(separator: "\n").suffix(1).joined()
-    return tail.isEmpty ? base : "\(base) (\(tail))"
+    return tail.isEmpty || base.hasPrefix("could not start") ? base : "\(base) (\(tail))"
   }
 
   func pushCommandResult(_ result: CommandResult, on s: LuaStack) {

@@ -131,7 +131,9 @@ public final class ScriptHost {
     case .returned(let co, _)?:
       LuaStack(L: co.thread).setTop(0)
     case .failed(let failure)?:
-      throw HostError(failure.message + (failure.traceback.isEmpty ? "" : "\n" + failure.traceback))
+      // At the top level a single frame repeats the message's file:line; deeper ones help.
+      let frames = failure.traceback.split(separator: "\n").count - 1
+      throw HostError(failure.message + (frames < 2 ? "" : "\n" + failure.traceback))
     case nil:
       throw HostError("\(name.dropFirst()): the script never finished")
     }

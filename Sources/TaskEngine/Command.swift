@@ -38,8 +38,14 @@ public struct CommandSpec: Sendable, Equatable {
   /// One line for reports: the text as the user wrote it.
   public var display: String {
     switch line {
-    case .shell(let text): return text
-    case .argv(let argv): return argv.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+    case .shell(let text):
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+      return lines.count > 1 ? lines[0].trimmingCharacters(in: .whitespaces) + " …" : text
+    case .argv(let argv):
+      return argv.map { word in
+        word.isEmpty || word.contains(where: { " \t\n'\"$`\\|&;<>()*?[]#~".contains($0) })
+          ? "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" : word
+      }.joined(separator: " ")
     }
   }
 
@@ -63,6 +69,15 @@ public struct CommandResult: Sendable, Equatable {
     self.stdout = stdout
     self.stderr = stderr
   }
+
+  /// "exited with status 2", "killed by signal 9", or why it could not start.
+  public var failureDescription: String {
+    if status == 127, let reason = stderr.split(separator: "\n").last,
+       reason.hasSuffix("command not found") || reason.hasPrefix("cwd '") || reason.hasSuffix("permission denied") {
+      return "could not start (\(reason))"
+    }
+    return status > 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"
+  }
 }
 
 /// Runs one command as an operation's body: exit status 0 succeeds, anything else fails.
@@ -83,9 +98,7 @@ public final class CommandBody: OperationBody {
       } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
       } else {
-        let how = result.status > 128 ? "was killed by signal \(result.status - 128)"
-          : "exited with status \(result.status)"
-        scheduler.finish(operation, .failed, error: "'\(self.spec.display)' \(how)")
+        scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display)
       }
     }
   }

@@ -106,6 +106,7 @@ public final class ProcessRunner: @unchecked Sendable {
   }
 
   private func fail(token: Int, _ message: String) {
+    inbox.post(.processOutput(token: token, stream: .stderr, text: message + "\n"))
     inbox.post(.processExited(token: token, status: 127, stdout: "", stderr: message + "\n"))
   }
 

@@ -143,14 +143,14 @@ public final class Scheduler {
   /// Called when every dependency of a scheduled operation finished: skip, cancel or ready it.
   func evaluate(_ op: OperationNode) {
     guard op.state == .pending, !op.isFinished else { return }
-    if let stopReason, interrupts > 0 || op.policy == .succeeded {
-      return finish(op, .cancelled, error: stopReason)
-    }
+    if interrupts > 0, let stopReason { return finish(op, .cancelled, error: stopReason) }
     switch op.policy {
     case .succeeded:
-      if let bad = op.dependencies.first(where: { $0.outcome != .succeeded }) {
+      let unsuccessful = op.dependencies.filter { $0.outcome != .succeeded }
+      if let bad = unsuccessful.first(where: { $0.outcome == .failed }) ?? unsuccessful.first {
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
       }
+      if let stopReason { return finish(op, .cancelled, error: stopReason) }
     case .failed:
       if !op.dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled }) {
         return finish(op, .skipped, error: "no dependency failed")
@@ -217,7 +217,7 @@ public final class Scheduler {
     op.finishHandlers = []
     for handler in handlers { handler(op) }
     if outcome == .failed && !keepGoing && stopReason == nil {
-      stop(because: "not started: '\(op.name)' failed")
+      stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
     }
     for dependent in op.dependents {
       dependent.unfinishedDependencies -= 1
@@ -250,8 +250,17 @@ public final class Scheduler {
   /// except cleanup operations (`when = failed | finished`), which still run unless interrupted.
   public func stop(because reason: String) {
     stopReason = stopReason ?? reason
+    // Operations downstream of a failure are left to be skipped when it reaches them.
+    var downstream = Set<OperationNode>()
+    if interrupts == 0 {
+      var stack = operations.filter { $0.outcome == .failed }.flatMap(\.dependents)
+      while let op = stack.popLast() {
+        guard downstream.insert(op).inserted else { continue }
+        stack.append(contentsOf: op.dependents)
+      }
+    }
     for op in operations where op.isScheduled && !op.hasStarted && !op.isFinished
-      && (interrupts > 0 || op.policy == .succeeded) {
+      && (interrupts > 0 || (op.policy == .succeeded && !downstream.contains(op))) {
       cancel(op, reason: reason)
     }
   }

@@ -121,7 +121,7 @@ import TaskEngine
       always = operation { name = "always", after = { bad }, when = "finished" }
       """)
     try host.check("""
-      assert(bad.failed and bad.error == "'exit 1' exited with status 1", bad.error)
+      assert(bad.failed and bad.error == "exited with status 1: exit 1", bad.error)
       assert(dependent.skipped and dependent.error == "dependency 'bad' failed")
       assert(cleanup.succeeded and always.succeeded)
       """)

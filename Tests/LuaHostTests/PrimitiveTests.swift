@@ -152,7 +152,7 @@ import TaskEngine
       """)
     try host.check("""
       assert(ok1 == true and state_after_run == "finished")
-      assert(ok2 == false and summary == "bad failed: 'exit 3' exited with status 3", summary)
+      assert(ok2 == false and summary == "bad failed: exited with status 3: exit 3", summary)
       """)
   }
 

@@ -16,6 +16,11 @@ import Testing
   @Test func argvIsNeverReinterpreted() {
     #expect(CommandSpec(.argv(["echo", "$HOME | x"])).argv == ["echo", "$HOME | x"])
   }
+
+  @Test func displayQuotesArgvForAShellAndShortensScripts() {
+    #expect(CommandSpec(.argv(["echo", "it's here", "plain"])).display == #"echo 'it'\''s here' plain"#)
+    #expect(CommandSpec(.shell("set -e\nmake\nmake install")).display == "set -e …")
+  }
 }
 
 @Suite struct ProcessTests {
@@ -37,7 +42,7 @@ import Testing
     let ops = try run(["x": CommandSpec(.shell("echo out; echo err >&2; exit 3"))])
     let x = try #require(ops["x"])
     #expect(x.commandResult == CommandResult(status: 3, stdout: "out\n", stderr: "err\n"))
-    #expect(x.failed && x.error == "'echo out; echo err >&2; exit 3' exited with status 3")
+    #expect(x.failed && x.error == "exited with status 3: echo out; echo err >&2; exit 3")
     #expect(x.output.contains("out\n") && x.output.contains("err\n"))
   }
 
@@ -47,10 +52,12 @@ import Testing
     #expect(ops["x"]?.commandResult?.stdout == "hi\n/tmp\n")
   }
 
-  @Test func aMissingProgramFailsWithStatus127() throws {
-    let ops = try run(["x": CommandSpec(.argv(["no-such-program-xyz"]))])
+  @Test func aMissingProgramFailsWithStatus127AndSaysWhy() throws {
+    let ops = try run(["x": CommandSpec(.argv(["no-such-program-xyz", "arg"]))])
     #expect(ops["x"]?.commandResult?.status == 127)
     #expect(ops["x"]?.commandResult?.stderr == "no-such-program-xyz: command not found\n")
+    #expect(ops["x"]?.error == "could not start (no-such-program-xyz: command not found): no-such-program-xyz arg")
+    #expect(ops["x"]?.output == "no-such-program-xyz: command not found\n")
   }
 
   @Test func aMissingDirectoryIsNamed() throws {

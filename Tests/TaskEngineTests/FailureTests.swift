@@ -12,8 +12,23 @@ import Testing
     try s.runAll()
     #expect(bad.failed && bad.error == "boom")
     #expect(running.succeeded)
-    #expect(later.outcome == .cancelled && later.error == "not started: 'bad' failed")
+    #expect(later.outcome == .cancelled)
+    #expect(later.error == "not started: the run stopped after 'bad' failed (-k keeps going)")
     #expect(!s.summary.allSucceeded)
+  }
+
+  @Test func withoutKeepGoingDependentsOfTheFailureAreSkippedNotCancelled() throws {
+    let (s, _) = makeScheduler(jobs: 1)
+    let log = Log()
+    let other = try s.op("other", 1, log: log)
+    let bad = try s.op("bad", 1, .failed, log: log)
+    let dependent = try s.op("dependent", log: log, after: [bad, other])
+    let grandchild = try s.op("grandchild", log: log, after: [dependent])
+    bad.priority = .high
+    try s.runAll()
+    #expect(other.outcome == .cancelled)
+    #expect(dependent.skipped && dependent.error == "dependency 'bad' failed")
+    #expect(grandchild.skipped && grandchild.error == "dependency 'dependent' skipped")
   }
 
   @Test func keepGoingRunsIndependentWorkAndSkipsDependents() throws {
