@@ -1,25 +1,31 @@
-// ProcessRunner: posix_spawn into a process group, read pipes and reap through pidfds, all
-// on one dispatch queue (one waiter, no thread per command); completions go to the inbox.
+// ProcessRunner: posix_spawn into a process group; one I/O thread polls every pipe and pidfd
+// (one waiter, no thread or waitUntilExit per command); completions go to the inbox.
 import CSpawn
-import Dispatch
 import Foundation
 
 /// Runs commands off the scheduler's thread and posts what happens to an inbox.
 public final class ProcessRunner: @unchecked Sendable {
   private let inbox: Inbox
-  private let queue = DispatchQueue(label: "taskrun.processes")
   private let lock = NSLock()
-  private var children: [Int: Child] = [:]  // by token
+  private var children: [Int: Child] = [:]  // by token; guarded by lock
   private var groups: Set<pid_t> = []        // every process group ever started
+  private var wake: [Int32] = [-1, -1]       // a pipe that interrupts poll when children change
+  private var thread: Thread?
 
+  /// One command's descriptors and what it has produced. Touched by the I/O thread only,
+  /// except `pid` (immutable) and creation.
   private final class Child {
     let pid: pid_t
-    var sources: [DispatchSourceRead] = []
+    var pipes: [OutputChannel: Int32]
+    var pidfd: Int32
     var stdout = Data(), stderr = Data()
     var partial: [OutputChannel: Data] = [:]
     var status: Int32?
-    var openPipes = 2
-    init(pid: pid_t) { self.pid = pid }
+    init(pid: pid_t, stdout: Int32, stderr: Int32, pidfd: Int32) {
+      self.pid = pid
+      self.pipes = [.stdout: stdout, .stderr: stderr]
+      self.pidfd = pidfd
+    }
   }
 
   public init(inbox: Inbox) { self.inbox = inbox }
@@ -45,7 +51,6 @@ public final class ProcessRunner: @unchecked Sendable {
       env = merged.map { "\($0.key)=\($0.value)" }
     }
     var pid: pid_t = 0
-    lock.lock()
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
         cs_spawn(cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid)
@@ -53,7 +58,6 @@ public final class ProcessRunner: @unchecked Sendable {
     }
     close(outPipe[1]); close(errPipe[1])
     if rc != 0 {
-      lock.unlock()
       close(outPipe[0]); close(errPipe[0])
       let reason: String
       switch rc {
@@ -66,23 +70,13 @@ public final class ProcessRunner: @unchecked Sendable {
       }
       return fail(token: token, reason)
     }
-    let child = Child(pid: pid)
+    let child = Child(pid: pid, stdout: outPipe[0], stderr: errPipe[0], pidfd: cs_pidfd_open(pid))
+    lock.lock()
     children[token] = child
     groups.insert(pid)
+    startThreadIfNeeded()
     lock.unlock()
-
-    watch(fd: outPipe[0], channel: .stdout, child: child, token: token)
-    watch(fd: errPipe[0], channel: .stderr, child: child, token: token)
-    let pidfd = cs_pidfd_open(pid)
-    let exitSource = DispatchSource.makeReadSource(fileDescriptor: pidfd, queue: queue)
-    exitSource.setEventHandler { [weak self] in
-      var status: Int32 = 0
-      guard waitpid(pid, &status, WNOHANG) == pid else { return }
-      exitSource.cancel()
-      self?.exited(token: token, status: cs_exit_code(status))
-    }
-    exitSource.setCancelHandler { close(pidfd) }
-    exitSource.resume()
+    poke()
   }
 
   /// Sends `signal` to the whole process group of the command started with `token`.
@@ -110,32 +104,89 @@ public final class ProcessRunner: @unchecked Sendable {
     inbox.post(.processExited(token: token, status: 127, stdout: "", stderr: message + "\n"))
   }
 
-  private func watch(fd: Int32, channel: OutputChannel, child: Child, token: Int) {
-    let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    source.setEventHandler { [weak self] in
-      // Drain until EAGAIN: data and end of file may arrive as a single event.
-      while true {
-        let n = read(fd, &buffer, buffer.count)
-        if n > 0 {
-          self?.received(Data(buffer[0..<n]), channel: channel, child: child, token: token)
-        } else if n < 0 && errno == EINTR {
-          continue
-        } else {
-          if n == 0 || errno != EAGAIN { source.cancel() }
-          return
-        }
-      }
-    }
-    source.setCancelHandler { [weak self] in
-      close(fd)
-      self?.pipeClosed(channel: channel, child: child, token: token)
-    }
-    child.sources.append(source)
-    source.resume()
+  // MARK: The I/O thread
+
+  /// Called with the lock held.
+  private func startThreadIfNeeded() {
+    guard thread == nil else { return }
+    _ = cs_pipe(&wake)
+    let thread = Thread { [self] in ioLoop() }
+    thread.name = "taskrun.processes"
+    self.thread = thread
+    thread.start()
   }
 
-  // The handlers below run on `queue` only.
+  private func poke() {
+    var byte: UInt8 = 1
+    _ = write(wake[1], &byte, 1)
+  }
+
+  private func ioLoop() {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      lock.lock()
+      let snapshot = children
+      lock.unlock()
+      // What to watch: the wake pipe, every open output pipe, every unreaped pidfd.
+      var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+      var owners: [(token: Int, child: Child, channel: OutputChannel?)] = [(0, Child(pid: 0, stdout: -1, stderr: -1, pidfd: -1), nil)]
+      for (token, child) in snapshot {
+        for (channel, fd) in child.pipes {
+          fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+          owners.append((token, child, channel))
+        }
+        if child.status == nil && child.pidfd >= 0 {
+          fds.append(pollfd(fd: child.pidfd, events: Int16(POLLIN), revents: 0))
+          owners.append((token, child, nil))
+        }
+      }
+      let unwatchedExit = snapshot.values.contains { $0.pidfd < 0 && $0.status == nil }
+      let ready = poll(&fds, nfds_t(fds.count), unwatchedExit ? 20 : -1)
+      if ready < 0 && errno != EINTR { continue }
+      if fds[0].revents != 0 { _ = read(wake[0], &buffer, buffer.count) }
+      for (i, entry) in fds.enumerated().dropFirst() where entry.revents != 0 {
+        let owner = owners[i]
+        if let channel = owner.channel {
+          drain(entry.fd, channel: channel, child: owner.child, token: owner.token, buffer: &buffer)
+        } else {
+          reap(owner.child)
+        }
+        complete(owner.child, token: owner.token)
+      }
+      // Without a pidfd (very old kernels) exits are noticed by polling waitpid.
+      for (token, child) in snapshot where child.pidfd < 0 && child.status == nil {
+        reap(child)
+        complete(child, token: token)
+      }
+    }
+  }
+
+  /// Reads what is there (until EAGAIN); on end of file closes the pipe.
+  private func drain(_ fd: Int32, channel: OutputChannel, child: Child, token: Int, buffer: inout [UInt8]) {
+    while true {
+      let n = read(fd, &buffer, buffer.count)
+      if n > 0 {
+        received(Data(buffer[0..<n]), channel: channel, child: child, token: token)
+      } else if n < 0 && errno == EINTR {
+        continue
+      } else {
+        if n == 0 || errno != EAGAIN {
+          close(fd)
+          child.pipes[channel] = nil
+          flushPartial(channel, child: child, token: token)
+        }
+        return
+      }
+    }
+  }
+
+  private func reap(_ child: Child) {
+    var status: Int32 = 0
+    guard waitpid(child.pid, &status, WNOHANG) == child.pid else { return }
+    child.status = cs_exit_code(status)
+    if child.pidfd >= 0 { close(child.pidfd) }
+    child.pidfd = -1
+  }
 
   private func received(_ data: Data, channel: OutputChannel, child: Child, token: Int) {
     if channel == .stdout { child.stdout.append(data) } else { child.stderr.append(data) }
@@ -149,30 +200,21 @@ public final class ProcessRunner: @unchecked Sendable {
     child.partial[channel] = pending
   }
 
-  private func pipeClosed(channel: OutputChannel, child: Child, token: Int) {
+  private func flushPartial(_ channel: OutputChannel, child: Child, token: Int) {
     if let rest = child.partial[channel], !rest.isEmpty {
       inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: rest, as: UTF8.self) + "\n"))
-      child.partial[channel] = nil
     }
-    child.openPipes -= 1
-    complete(child: child, token: token)
-  }
-
-  private func exited(token: Int, status: Int32) {
-    lock.lock()
-    let child = children[token]
-    child?.status = status
-    lock.unlock()
-    if let child { complete(child: child, token: token) }
+    child.partial[channel] = nil
   }
 
   /// Reports a command once it has exited and both pipes reached end of file. A background
   /// grandchild holding a pipe open keeps it running: its group is killed at exit as well.
-  private func complete(child: Child, token: Int) {
-    guard let status = child.status, child.openPipes == 0 else { return }
+  private func complete(_ child: Child, token: Int) {
+    guard let status = child.status, child.pipes.isEmpty else { return }
     lock.lock()
-    children[token] = nil
+    let known = children.removeValue(forKey: token) != nil
     lock.unlock()
+    guard known else { return }
     inbox.post(.processExited(
       token: token, status: status,
       stdout: String(decoding: child.stdout, as: UTF8.self),

@@ -39,7 +39,7 @@ struct Taskrun: ParsableCommand {
       var command = try parseAsRoot(arguments)
       try command.run()
     } catch let exit as Exit {
-      Foundation.exit(exit.code)
+      leave(exit.code)
     } catch {
       let code = Taskrun.exitCode(for: error)
       if code == .success {
@@ -49,6 +49,13 @@ struct Taskrun: ParsableCommand {
       FileHandle.standardError.write(Data((Taskrun.fullMessage(for: error) + "\n").utf8))
       Foundation.exit(ExitCode.usage.rawValue)
     }
+  }
+
+  /// Flushes output and ends the process at once: no atexit teardown while dispatch threads
+  /// may still be reporting on children that were just killed.
+  static func leave(_ code: Int32) -> Never {
+    fflush(nil)
+    _exit(code)
   }
 
   /// Ends the process with a code once output is flushed.

@@ -1,0 +1,67 @@
+// Ctrl-C and SIGTERM: the first cancels everything, a second forces; no child outlives taskrun.
+import Foundation
+import Testing
+
+@Suite(.serialized) struct SignalTests {
+  /// A workflow whose commands carry a unique marker, so leftovers can be found by name.
+  func workflow(_ marker: String) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-sig-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try """
+      operation { name = "sleeper", sh = "sleep 30 # \(marker)" }
+      operation { name = "stubborn", sh = { "sh", "-c", "trap '' TERM; sleep 30; : \(marker)" } }
+      operation { name = "spin", run = function() while true do end end }
+      operation { name = "napper", run = function() sleep(30) end }
+      operation { name = "later", after = { "napper" }, sh = "echo never" }
+      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    return dir
+  }
+
+  func leftovers(_ marker: String) -> Bool {
+    let ps = Process()
+    ps.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
+    ps.arguments = ["-f", marker]
+    ps.standardOutput = FileHandle.nullDevice
+    try? ps.run()
+    while ps.isRunning { usleep(5_000) }
+    return ps.terminationStatus == 0
+  }
+
+  /// Waits until the run has started everything (its output says so).
+  func waitForStart(_ out: URL) {
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+      if text.components(separatedBy: "start ").count > 4 { return }
+      usleep(20_000)
+    }
+  }
+
+  @Test(arguments: [SIGINT, SIGTERM])
+  func firstSignalCancelsEverythingAndExits130(_ signal: Int32) throws {
+    let marker = "taskrun-marker-\(UUID().uuidString)"
+    let started = try Binary.start(["-j8", "w.lua"], in: try workflow(marker))
+    waitForStart(started.1)
+    kill(started.0.processIdentifier, signal)
+    let run = Binary.finish(started, timeout: 20)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("cancelled spin: interrupted"))
+    #expect(run.stdout.contains("cancelled later: interrupted"))
+    #expect(run.stdout.contains("(interrupted)"))
+    #expect(!leftovers(marker), "a child process outlived taskrun")
+  }
+
+  @Test func secondCtrlCForcesCommandsThatIgnoreSIGTERM() throws {
+    let marker = "taskrun-marker-\(UUID().uuidString)"
+    let started = try Binary.start(["-j8", "w.lua"], in: try workflow(marker))
+    waitForStart(started.1)
+    let sent = Date()
+    kill(started.0.processIdentifier, SIGINT)
+    usleep(200_000)
+    kill(started.0.processIdentifier, SIGINT)
+    let run = Binary.finish(started, timeout: 20)
+    #expect(run.status == 130)
+    #expect(Date().timeIntervalSince(sent) < 1.8, "the second Ctrl-C did not skip the kill grace")
+    #expect(!leftovers(marker))
+  }
+}
