@@ -126,9 +126,11 @@ extension ScriptHost {
   }
 
   /// Answers a request with `true, values...`.
-  func succeed(_ co: LuaCoroutine, _ push: @escaping (LuaStack) -> Int32 = { _ in 0 }) {
+  /// `room` is how many values `push` pushes at most.
+  func succeed(_ co: LuaCoroutine, room: Int = 4, _ push: @escaping (LuaStack) -> Int32 = { _ in 0 }) {
     resumeSoon(co) {
       let s = LuaStack(L: co.thread)
+      _ = lua_checkstack(co.thread, Int32(room) + 1)
       s.push(true)
       return 1 + push(s)
     }

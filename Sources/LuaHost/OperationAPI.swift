@@ -119,23 +119,20 @@ extension ScriptHost {
   /// Adds the dependencies at `i`: a handle, a name, or a list of them.
   func addDependencies(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String, field: String) throws {
     let i = s.absolute(i)
-    let top = s.top
-    var items: [Int32] = []
-    if s.type(i) == LUA_TTABLE {
-      let count = s.rawLength(i)
-      if count == 0 && !s.keys(i).isEmpty {
-        throw ScriptError("\(what): \(field) must be a list of operations or names (got a table with named keys)")
-      }
-      for k in 0..<count {
-        s.rawGet(i, k + 1)
-        items.append(s.top)
-      }
-    } else {
-      items.append(i)
+    guard s.type(i) == LUA_TTABLE else { return try addDependency(op, s, i, what: what, field: field) }
+    let count = s.rawLength(i)
+    if count == 0 && !s.keys(i).isEmpty {
+      throw ScriptError("\(what): \(field) must be a list of operations or names (got a table with named keys)")
     }
-    defer { s.setTop(top) }
-    for item in items {
-      do {
+    for k in 0..<count {  // one element on the stack at a time: lists may be long
+      s.rawGet(i, k + 1)
+      defer { s.pop() }
+      try addDependency(op, s, s.top, what: what, field: field)
+    }
+  }
+
+  private func addDependency(_ op: OperationNode, _ s: LuaStack, _ item: Int32, what: String, field: String) throws {
+    do {
         if let dependency = operation(at: item, on: s) {
           try scheduler.addDependency(op, on: dependency)
         } else if let name = s.string(item) {
@@ -147,7 +144,6 @@ extension ScriptHost {
       } catch let error as EngineError {
         throw ScriptError(error.description)
       }
-    }
   }
 
   /// Starts the coroutine of a Lua body; its end finishes the operation.

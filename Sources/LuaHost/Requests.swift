@@ -103,7 +103,7 @@ extension ScriptHost {
       if raising, let bad = ops.first(where: { !$0.succeeded }) {
         return fail(co, "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? ""))
       }
-      succeed(co) { s in
+      succeed(co, room: ops.count + 4) { s in
         guard raising else { return 0 }
         for op in ops { self.pushResult(of: op, on: s) }
         return Int32(ops.count)

@@ -80,6 +80,8 @@ public final class OperationNode {
   public internal(set) var attempt = 0
 
   public internal(set) var dependencies: [OperationNode] = []
+  /// Built once an operation has many dependencies, so a large join stays O(n) to declare.
+  var dependencyIndex: Set<ObjectIdentifier>?
   /// Names given in `after` that are resolved when the run starts.
   public internal(set) var unresolvedNames: [String] = []
   var dependents: [OperationNode] = []
@@ -92,6 +94,25 @@ public final class OperationNode {
     self.id = id
     self.name = name
     self.queue = queue
+  }
+
+  func hasDependency(_ other: OperationNode) -> Bool {
+    if let dependencyIndex { return dependencyIndex.contains(ObjectIdentifier(other)) }
+    return dependencies.contains { $0 === other }
+  }
+
+  func appendDependency(_ other: OperationNode) {
+    dependencies.append(other)
+    if dependencyIndex != nil {
+      dependencyIndex!.insert(ObjectIdentifier(other))
+    } else if dependencies.count > 16 {
+      dependencyIndex = Set(dependencies.map(ObjectIdentifier.init))
+    }
+  }
+
+  func removeDependency(at index: Int) {
+    dependencyIndex?.remove(ObjectIdentifier(dependencies[index]))
+    dependencies.remove(at: index)
   }
 
   public var isFinished: Bool { state == .finished }

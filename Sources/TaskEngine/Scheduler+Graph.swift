@@ -14,11 +14,11 @@ extension Scheduler {
         if dependency === op {
           throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)")
         }
-        if op.dependencies.contains(dependency) { continue }
+        if op.hasDependency(dependency) { continue }
         if op.hasStarted || op.isFinished {
           throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started")
         }
-        op.dependencies.append(dependency)
+        op.appendDependency(dependency)
         dependency.dependents.append(op)
         if !dependency.isFinished { op.unfinishedDependencies += 1 }
         touched = true

@@ -86,12 +86,12 @@ public final class Scheduler {
       throw EngineError(.alreadyStarted,
         "cannot add a dependency to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
-    if op.dependencies.contains(dependency) { return }
+    if op.hasDependency(dependency) { return }
     // A new edge op -> dependency closes a cycle only if op is already upstream of dependency.
     if !op.dependents.isEmpty, let path = path(from: dependency, to: op) {
       throw EngineError(.cycle, "dependency cycle: " + ([op] + path).map(\.name).joined(separator: " -> "))
     }
-    op.dependencies.append(dependency)
+    op.appendDependency(dependency)
     dependency.dependents.append(op)
     if !dependency.isFinished { op.unfinishedDependencies += 1 }
     if op.isScheduled { schedule([dependency]) }
@@ -109,7 +109,7 @@ public final class Scheduler {
       throw EngineError(.alreadyStarted, "cannot remove a dependency of '\(op.name)': it already started")
     }
     guard let index = op.dependencies.firstIndex(of: dependency) else { return }
-    op.dependencies.remove(at: index)
+    op.removeDependency(at: index)
     dependency.dependents.removeAll { $0 === op }
     if !dependency.isFinished {
       op.unfinishedDependencies -= 1

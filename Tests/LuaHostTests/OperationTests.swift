@@ -127,3 +127,18 @@ import TaskEngine
       """)
   }
 }
+
+@Suite struct LargeGraphTests {
+  @Test func aJoinOverThousandsOfOperationsAndAWaitOnAllOfThem() throws {
+    let host = try runLua("""
+      local all = {}
+      for i = 1, 5000 do all[i] = operation { name = "t" .. i, run = function() return i end } end
+      join = operation { name = "join", after = all, run = function()
+        local results = { wait(table.unpack(all)) }
+        total = 0
+        for _, r in ipairs(results) do total = total + r end
+      end }
+      """)
+    try host.check("assert(#join.dependencies == 5000 and total == 5000 * 5001 // 2, total)")
+  }
+}
