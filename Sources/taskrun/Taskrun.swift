@@ -10,18 +10,10 @@ enum ExitCode: Int32 {
   case success = 0, failure = 1, usage = 2, interrupted = 130
 }
 
+/// The program: parses the command line (RunCommand), runs it, and maps the outcome to an
+/// exit code. `repl`, `test` and `graph` will join as subcommands.
 @main
-struct Taskrun: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "taskrun",
-    abstract: "Run task graphs declared in Lua.",
-    discussion: """
-      Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or \
-      script error; 130 interrupted.
-      """,
-    subcommands: [RunCommand.self],
-    defaultSubcommand: RunCommand.self)
-
+enum Taskrun {
   static func main() {
     ScriptHost.lineBufferStandardOutput()
     do {
@@ -36,18 +28,17 @@ struct Taskrun: ParsableCommand {
         argument.hasPrefix("-j") && argument.count > 2 && Int(argument.dropFirst(2)) != nil
           ? ["-j", String(argument.dropFirst(2))] : [argument]
       }
-      var command = try parseAsRoot(arguments)
+      var command = try RunCommand.parseAsRoot(arguments)
       try command.run()
     } catch let exit as Exit {
       leave(exit.code)
     } catch {
-      let code = Taskrun.exitCode(for: error)
-      if code == .success {
-        print(Taskrun.fullMessage(for: error))
-        Foundation.exit(0)
+      if RunCommand.exitCode(for: error) == .success {
+        print(RunCommand.fullMessage(for: error))
+        leave(0)
       }
-      FileHandle.standardError.write(Data((Taskrun.fullMessage(for: error) + "\n").utf8))
-      Foundation.exit(ExitCode.usage.rawValue)
+      FileHandle.standardError.write(Data((RunCommand.fullMessage(for: error) + "\n").utf8))
+      leave(ExitCode.usage.rawValue)
     }
   }
 
@@ -72,9 +63,13 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
 
 struct RunCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "run",
-    abstract: "Run targets and their dependencies (no target: everything the script declares).",
-    usage: "taskrun [OPTIONS] SCRIPT [TARGET...] [-- ARGS...]")
+    commandName: "taskrun",
+    abstract: "Run task graphs declared in Lua: the targets and their dependencies (no target: everything the script declares).",
+    usage: "taskrun [OPTIONS] SCRIPT [TARGET...] [-- ARGS...]",
+    discussion: """
+      Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or \
+      script error; 130 interrupted.
+      """)
 
   @Option(name: [.customShort("j"), .customLong("jobs")], help: "Operations of the main queue that run at once (default: cores).")
   var jobs: Int?
