@@ -1,6 +1,8 @@
 /* shim.c: trampolines, the interrupt hook and tracebacks; every longjmp happens here. */
 #include "CLuaShim.h"
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -36,31 +38,164 @@ double tl_monotonic(void) {
 }
 
 void tl_set_current(tl_control *c) { g_current = c; }
-void tl_interrupt(int on) { atomic_store(&g_interrupt, on); }
 int tl_interrupted(void) { return atomic_load(&g_interrupt); }
 
-/* Every 1000 instructions: stop cancelled, interrupted or overdue bodies; time-slice the rest. */
+/* {====== the interrupt hook and its watchdog */
+
+#define TL_MAXINNER 32
+
+struct tl_watchdog {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  lua_State *body;                   /* the coroutine being resumed, or NULL */
+  lua_State *inner[TL_MAXINNER];     /* user coroutines it resumed, innermost last */
+  int depth;
+  double arm_at;                     /* when to arm the hook (monotonic s); 0: never */
+  int armed;
+  int stop;
+  struct tl_watchdog *next;          /* in the list of all watchdogs (for interrupts) */
+};
+
+static pthread_mutex_t g_watchdogs_lock = PTHREAD_MUTEX_INITIALIZER;
+static tl_watchdog *g_watchdogs = NULL;
+
+static void tl_hook(lua_State *L, lua_Debug *ar);
+
+/* With w->lock held: set the hook on the running coroutine and the user coroutines inside it. */
+static void arm(tl_watchdog *w) {
+  if (w->armed || w->body == NULL) return;
+  w->armed = 1;
+  lua_sethook(w->body, tl_hook, LUA_MASKCOUNT, 1000);
+  for (int i = 0; i < w->depth && i < TL_MAXINNER; i++)
+    lua_sethook(w->inner[i], tl_hook, LUA_MASKCOUNT, 1000);
+}
+
+static void *watch(void *arg) {
+  tl_watchdog *w = arg;
+  pthread_mutex_lock(&w->lock);
+  while (!w->stop) {
+    if (w->body && !w->armed && w->arm_at > 0) {
+      double now = tl_monotonic();
+      if (now >= w->arm_at) { arm(w); continue; }
+      struct timespec until;
+      double at = w->arm_at;
+      until.tv_sec = (time_t)at;
+      until.tv_nsec = (long)((at - (double)until.tv_sec) * 1e9);
+      pthread_cond_timedwait(&w->cond, &w->lock, &until);
+    } else {
+      pthread_cond_wait(&w->cond, &w->lock);
+    }
+  }
+  pthread_mutex_unlock(&w->lock);
+  return NULL;
+}
+
+tl_watchdog *tl_watchdog_new(void) {
+  tl_watchdog *w = calloc(1, sizeof *w);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&w->cond, &attr);
+  pthread_condattr_destroy(&attr);
+  pthread_mutex_init(&w->lock, NULL);
+  pthread_create(&w->thread, NULL, watch, w);
+  pthread_mutex_lock(&g_watchdogs_lock);
+  w->next = g_watchdogs;
+  g_watchdogs = w;
+  pthread_mutex_unlock(&g_watchdogs_lock);
+  return w;
+}
+
+void tl_watchdog_free(tl_watchdog *w) {
+  pthread_mutex_lock(&g_watchdogs_lock);
+  for (tl_watchdog **p = &g_watchdogs; *p; p = &(*p)->next)
+    if (*p == w) { *p = w->next; break; }
+  pthread_mutex_unlock(&g_watchdogs_lock);
+  pthread_mutex_lock(&w->lock);
+  w->stop = 1;
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+  pthread_join(w->thread, NULL);
+  pthread_cond_destroy(&w->cond);
+  pthread_mutex_destroy(&w->lock);
+  free(w);
+}
+
+void tl_watchdog_begin(tl_watchdog *w, lua_State *co, tl_control *c, double slice) {
+  pthread_mutex_lock(&w->lock);
+  w->body = co;
+  w->depth = 0;
+  w->armed = 0;
+  w->arm_at = tl_monotonic() + slice;
+  /* something to stop at once: arm now */
+  if (c && (c->cancelled || (!c->shielded && atomic_load(&g_interrupt)))) arm(w);
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+}
+
+void tl_watchdog_end(tl_watchdog *w) {
+  pthread_mutex_lock(&w->lock);
+  if (w->armed) {
+    lua_sethook(w->body, NULL, 0, 0);
+    for (int i = 0; i < w->depth && i < TL_MAXINNER; i++) lua_sethook(w->inner[i], NULL, 0, 0);
+  }
+  w->body = NULL;
+  w->depth = 0;
+  w->armed = 0;
+  w->arm_at = 0;
+  pthread_mutex_unlock(&w->lock);
+}
+
+/* enter(co) and leave(): called by the prelude around resuming a user coroutine. */
+static int tl_enter(lua_State *L) {
+  tl_watchdog *w = lua_touserdata(L, lua_upvalueindex(1));
+  lua_State *co = lua_tothread(L, 1);
+  if (co == NULL) return 0;
+  pthread_mutex_lock(&w->lock);
+  if (w->body && w->depth < TL_MAXINNER) {
+    w->inner[w->depth] = co;
+    if (w->armed) lua_sethook(co, tl_hook, LUA_MASKCOUNT, 1000);
+  }
+  if (w->body) w->depth++;
+  pthread_mutex_unlock(&w->lock);
+  return 0;
+}
+
+static int tl_leave(lua_State *L) {
+  tl_watchdog *w = lua_touserdata(L, lua_upvalueindex(1));
+  pthread_mutex_lock(&w->lock);
+  if (w->depth > 0) {
+    w->depth--;
+    if (w->armed && w->depth < TL_MAXINNER) lua_sethook(w->inner[w->depth], NULL, 0, 0);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return 0;
+}
+
+void tl_pushwatchfns(lua_State *L, tl_watchdog *w) {
+  lua_pushlightuserdata(L, w);
+  lua_pushcclosure(L, tl_enter, 1);
+  lua_pushlightuserdata(L, w);
+  lua_pushcclosure(L, tl_leave, 1);
+}
+
+/* Once armed, every 1000 instructions: stop cancelled, interrupted or overdue bodies, and
+   end the time slice of the rest by yielding to the scheduler. */
 static void tl_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   tl_control *c = g_current;
-  if (c == NULL) {
-    if (atomic_load(&g_interrupt)) {  /* top-level code outside any body: stop it too */
-      lua_sethook(L, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
-      luaL_where(L, 0);
-      lua_pushstring(L, "interrupted");
-      lua_concat(L, 2);
-      lua_error(L);
-    }
-    return;
-  }
   const char *why = NULL;
-  if (c->cancelled) { why = "cancelled"; c->raised = 1; }
-  else if (!c->shielded && atomic_load(&g_interrupt)) { why = "interrupted"; c->raised = 2; }
-  else {
-    double now = (c->deadline > 0 || c->slice_end > 0) ? tl_monotonic() : 0;
+  if (c == NULL) {
+    if (atomic_load(&g_interrupt)) why = "interrupted";
+  } else if (c->cancelled) {
+    why = "cancelled"; c->raised = 1;
+  } else if (!c->shielded && atomic_load(&g_interrupt)) {
+    why = "interrupted"; c->raised = 2;
+  } else {
+    double now = tl_monotonic();
     if (c->deadline > 0 && now >= c->deadline) { why = "timed out"; c->raised = 3; }
-    else if (c->slice_end > 0 && now >= c->slice_end && L == c->thread && lua_isyieldable(L)) {
-      c->slice_end = 0;
+    else if (L == c->thread && lua_isyieldable(L)) {
       lua_yield(L, 0);            /* in a hook this returns; the VM yields afterwards */
       return;
     }
@@ -75,7 +210,19 @@ static void tl_hook(lua_State *L, lua_Debug *ar) {
   }
 }
 
-void tl_install_hook(lua_State *L) { lua_sethook(L, tl_hook, LUA_MASKCOUNT, 1000); }
+void tl_interrupt(int on) {
+  atomic_store(&g_interrupt, on);
+  if (!on) return;
+  pthread_mutex_lock(&g_watchdogs_lock);
+  for (tl_watchdog *w = g_watchdogs; w; w = w->next) {
+    pthread_mutex_lock(&w->lock);
+    arm(w);
+    pthread_mutex_unlock(&w->lock);
+  }
+  pthread_mutex_unlock(&g_watchdogs_lock);
+}
+
+/* }====== */
 
 int tl_msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);

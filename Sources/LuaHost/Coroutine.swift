@@ -70,10 +70,11 @@ extension ScriptHost {
     co.pending = nil
     let previous = current
     current = co
-    co.control.pointee.slice_end = tl_monotonic() + 0.02
     tl_set_current(co.control)
+    tl_watchdog_begin(watchdog, co.thread, co.control, Self.timeSlice)
     var results: Int32 = 0
     let status = lua_resume(co.thread, L, arguments, &results)
+    tl_watchdog_end(watchdog)
     tl_set_current(previous?.control)
     current = previous
     let s = LuaStack(L: co.thread)

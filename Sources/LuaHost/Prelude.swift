@@ -3,7 +3,7 @@
 /// Loaded once per state with chunk name "=[taskrun]"; receives the request sentinel, the
 /// table of globals to define and the method tables of operations and queues.
 let prelude = #"""
-local REQ, api, op_methods, queue_methods = ...
+local REQ, api, op_methods, queue_methods, enter, leave = ...
 local yield, resume, create, status = coroutine.yield, coroutine.resume, coroutine.create, coroutine.status
 local error, select = error, select
 
@@ -37,12 +37,19 @@ function op_methods.wait(op) return await("wait", op) end
 function queue_methods.wait(queue) return await("wait_queue", queue) end
 
 -- A request made inside the script's own coroutine is passed up to the scheduler and the
--- answer passed back down, so sh/sleep/wait work inside coroutine.wrap too.
-local function pass(co, ok, first, ...)
-  if ok and first == REQ then return pass(co, resume(co, yield(REQ, ...))) end
+-- answer passed back down, so sh/sleep/wait work inside coroutine.wrap too. enter/leave
+-- tell the watchdog which coroutine runs, so a loop inside one can be interrupted.
+local pass
+local function again(co, ...)
+  enter(co)
+  return pass(co, resume(co, ...))
+end
+function pass(co, ok, first, ...)
+  leave()
+  if ok and first == REQ then return again(co, yield(REQ, ...)) end
   return ok, first, ...
 end
-function coroutine.resume(co, ...) return pass(co, resume(co, ...)) end
+coroutine.resume = again
 function coroutine.wrap(f)
   local co = create(f)
   local function finish(ok, ...)

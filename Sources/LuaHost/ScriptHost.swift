@@ -22,6 +22,8 @@ public final class ScriptHost {
   var methodTables: [HandleKind: Int32] = [:]
   /// The light userdata that marks a yield as a request to the scheduler.
   let requestMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+  /// Arms the interrupt hook on the running coroutine when its slice ends or on Ctrl-C.
+  let watchdog = tl_watchdog_new()!
   /// Coroutines of running bodies, by operation.
   var bodies: [OperationNode: LuaCoroutine] = [:]
   /// Every coroutine that has not ended.
@@ -43,7 +45,6 @@ public final class ScriptHost {
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)
-    tl_install_hook(L)
     installAPI()
     setArguments(script: nil)
   }
@@ -51,7 +52,11 @@ public final class ScriptHost {
   /// Installed once per process, before the first state exists.
   static let dispatchInstalled: Void = tl_set_dispatch(hostDispatch)
 
+  /// Seconds a body may run before it yields to others (once the watchdog armed the hook).
+  static let timeSlice = 0.02
+
   deinit {
+    tl_watchdog_free(watchdog)
     lua_close(L)
     requestMarker.deallocate()
   }
@@ -85,7 +90,8 @@ public final class ScriptHost {
     s.pushRef(api)
     s.pushRef(methodTables[.operation]!)
     s.pushRef(methodTables[.queue]!)
-    if tl_pcall(L, 4, 0, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
+    tl_pushwatchfns(L, watchdog)
+    if tl_pcall(L, 6, 0, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
     s.unref(api)
   }
 

@@ -142,6 +142,15 @@ import TaskEngine
     #expect(host.op("spin").error == "timed out after 1 s")
   }
 
+  @Test func aLoopInsideTheBodysOwnCoroutineIsStillInterrupted() throws {
+    let host = try runLua("""
+      operation { name = "inner", timeout = 0.2, run = function()
+        coroutine.wrap(function() while true do pcall(function() while true do end end) end end)()
+      end }
+      """, realTime: true)
+    #expect(host.op("inner").error == "timed out after 0.20 s")
+  }
+
   @Test func runFromTheScriptRunsNowAndReportsFailures() throws {
     let host = try runLua("""
       good = operation { name = "good", run = function() return 1 end }

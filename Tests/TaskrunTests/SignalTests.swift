@@ -51,6 +51,17 @@ import Testing
     #expect(!leftovers(marker), "a child process outlived taskrun")
   }
 
+  @Test func ctrlCStopsARunawayLoopAtTheTopLevelOfTheScript() throws {
+    let dir = try workflow("unused")
+    try "while true do end\n".write(to: dir.appendingPathComponent("top.lua"), atomically: true, encoding: .utf8)
+    let started = try Binary.start(["top.lua"], in: dir)
+    usleep(300_000)
+    kill(started.0.processIdentifier, SIGINT)
+    let run = Binary.finish(started, timeout: 10)
+    #expect(run.status == 130)
+    #expect(run.stdout.contains("taskrun: interrupted"))
+  }
+
   @Test func secondCtrlCForcesCommandsThatIgnoreSIGTERM() throws {
     let marker = "taskrun-marker-\(UUID().uuidString)"
     let started = try Binary.start(["-j8", "w.lua"], in: try workflow(marker))

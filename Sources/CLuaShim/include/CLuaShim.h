@@ -24,16 +24,27 @@ typedef struct tl_control {
   volatile int cancelled;        /* set by the scheduler: raise "cancelled" at the next check */
   volatile int shielded;         /* ignores the global interrupt (background operations) */
   double deadline;               /* monotonic seconds; 0 = none: raise "timed out" after it */
-  double slice_end;              /* monotonic seconds: yield to the scheduler after it */
   int raised;                    /* 1 cancelled, 2 interrupted, 3 timed out: what the hook raised */
   lua_State *thread;             /* the body's own coroutine: the only one time-sliced */
 } tl_control;
 
-/* Install the count hook on a state (threads created later inherit it). */
-void tl_install_hook(lua_State *L);
+/* The interrupt hook costs every Lua instruction a detour while it is set, so it is not set
+   while code runs normally: a watchdog thread arms it (lua_sethook is the one call Lua allows
+   from another thread) on the running coroutine once its time slice ends, or at once on an
+   interrupt. One watchdog per Lua state. */
+typedef struct tl_watchdog tl_watchdog;
+tl_watchdog *tl_watchdog_new(void);
+void tl_watchdog_free(tl_watchdog *w);
+/* Before lua_resume: `co` runs now with control block `c`; arm the hook after `slice` s. */
+void tl_watchdog_begin(tl_watchdog *w, lua_State *co, tl_control *c, double slice);
+/* After lua_resume returned: disarm. */
+void tl_watchdog_end(tl_watchdog *w);
+/* Push the functions the prelude calls around resuming a user coroutine (so a loop inside
+   one can be interrupted too): enter(co), leave(). */
+void tl_pushwatchfns(lua_State *L, tl_watchdog *w);
 /* The control block of the body about to be resumed (NULL: none). */
 void tl_set_current(tl_control *c);
-/* Interrupt every unshielded body at its next hook check (async-signal-safe). */
+/* Interrupt every unshielded body at its next hook check; arms every watchdog's hook. */
 void tl_interrupt(int on);
 int tl_interrupted(void);
 double tl_monotonic(void);
