@@ -2,7 +2,7 @@
 import Dispatch
 import Foundation
 
-/// Catches SIGINT and SIGTERM for as long as it lives. Each one is posted to the inbox as
+/// Catches SIGINT, SIGTERM and SIGHUP (a closed terminal) for as long as it lives. Each one is posted to the inbox as
 /// `.signal`; `immediately` runs first, off the scheduler's thread (used to interrupt a
 /// runaway Lua loop, which would otherwise never let the scheduler see the inbox).
 public final class SignalWatcher: @unchecked Sendable {
@@ -10,7 +10,7 @@ public final class SignalWatcher: @unchecked Sendable {
   private var sources: [DispatchSourceSignal] = []
   private var count = 0
 
-  public init(inbox: Inbox, signals: [Int32] = [SIGINT, SIGTERM],
+  public init(inbox: Inbox, signals: [Int32] = [SIGINT, SIGTERM, SIGHUP],
               immediately: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void = { _, _ in }) {
     for number in signals {
       signal(number, SIG_IGN)

@@ -16,6 +16,9 @@ enum ExitCode: Int32 {
 enum Taskrun {
   static func main() {
     ScriptHost.lineBufferStandardOutput()
+    // A reader that went away (`taskrun x.lua | head`) must not kill taskrun before it has
+    // stopped its children; writes then just fail. Children get the default back.
+    signal(SIGPIPE, SIG_IGN)
     do {
       // Everything after the first `--` belongs to the script (`arg`), not to taskrun.
       var arguments = Array(CommandLine.arguments.dropFirst())

@@ -37,7 +37,7 @@ import Testing
     }
   }
 
-  @Test(arguments: [SIGINT, SIGTERM])
+  @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
   func firstSignalCancelsEverythingAndExits130(_ signal: Int32) throws {
     let marker = "taskrun-marker-\(UUID().uuidString)"
     let started = try Binary.start(["-j8", "w.lua"], in: try workflow(marker))
