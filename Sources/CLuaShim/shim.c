@@ -224,16 +224,6 @@ void tl_interrupt(int on) {
 
 /* }====== */
 
-int tl_msghandler(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (msg == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  }
-  luaL_traceback(L, L, msg, 1);
-  return 1;
-}
-
 void tl_traceback(lua_State *L, lua_State *co, const char *msg) {
   luaL_traceback(L, co, msg, 0);
 }
@@ -247,8 +237,6 @@ int tl_resetthread(lua_State *co, lua_State *from) {
   (void)from; return lua_resetthread(co);
 #endif
 }
-
-void tl_where(lua_State *L, int level) { luaL_where(L, level); }
 
 static int tl_tostring_k(lua_State *L) {
   luaL_tolstring(L, 1, NULL);

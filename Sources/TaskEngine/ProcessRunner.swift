@@ -30,12 +30,6 @@ public final class ProcessRunner: @unchecked Sendable {
 
   public init(inbox: Inbox) { self.inbox = inbox }
 
-  /// Number of commands started and not yet reported finished.
-  public var running: Int {
-    lock.lock(); defer { lock.unlock() }
-    return children.count
-  }
-
   /// Starts `spec`; its completion arrives as `.processExited(token:…)`. A command that
   /// cannot start completes at once with status 127 and the reason on stderr.
   public func start(_ spec: CommandSpec, token: Int) {

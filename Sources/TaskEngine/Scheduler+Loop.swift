@@ -43,9 +43,6 @@ extension Scheduler {
     after(killGrace) { [weak self] in self?.processes.signal(token: token, SIGKILL) }
   }
 
-  /// Number of commands started and not yet reported.
-  public var commandsInFlight: Int { commandHandlers.count }
-
   // MARK: Waiting between operations (deadlock detection)
 
   /// Records that the body of `waiter` waits for `target`. Returns the cycle

@@ -69,16 +69,6 @@ public final class Scheduler {
 
   public func operation(named name: String) -> OperationNode? { byName[name] }
 
-  /// Moves a not-yet-started operation to another queue.
-  public func move(_ op: OperationNode, to queue: WorkQueue) throws {
-    guard op.state == .pending else {
-      throw EngineError(.alreadyStarted, "cannot change the queue of '\(op.name)': it is \(op.state.rawValue)")
-    }
-    op.queue.operations.removeAll { $0 === op }
-    op.queue = queue
-    queue.operations.append(op)
-  }
-
   /// `op` runs after `dependency`. Duplicates are ignored; an edge that closes a cycle, or a
   /// dependency added to an operation that already started, is an error.
   public func addDependency(_ op: OperationNode, on dependency: OperationNode) throws {

@@ -49,14 +49,10 @@ void tl_interrupt(int on);
 int tl_interrupted(void);
 double tl_monotonic(void);
 
-/* Message handler for lua_pcall: strings get a traceback. */
-int tl_msghandler(lua_State *L);
 /* After a failed lua_resume: push msg + traceback of `co` (its dead stack). */
 void tl_traceback(lua_State *L, lua_State *co, const char *msg);
 /* Close a dead or suspended coroutine's pending variables (5.4.x spelling differences). */
 int tl_resetthread(lua_State *co, lua_State *from);
-/* Tail-aware position "file:line:" of the Lua function `level` levels up, or "". */
-void tl_where(lua_State *L, int level);
 
 /* The host pointer kept in the main thread's extra space (copied into every new thread). */
 static inline void **tl_extraspace(lua_State *L) { return (void **)lua_getextraspace(L); }
@@ -65,13 +61,11 @@ static inline void **tl_extraspace(lua_State *L) { return (void **)lua_getextras
 static inline int tl_registryindex(void) { return LUA_REGISTRYINDEX; }
 static inline int tl_upvalueindex(int i) { return lua_upvalueindex(i); }
 static inline void tl_pop(lua_State *L, int n) { lua_settop(L, -(n)-1); }
-static inline void tl_newtable(lua_State *L) { lua_createtable(L, 0, 0); }
 static inline int tl_pcall(lua_State *L, int nargs, int nres, int msgh) {
   return lua_pcallk(L, nargs, nres, msgh, 0, NULL);
 }
 static inline void *tl_newuserdata(lua_State *L, size_t size) { return lua_newuserdatauv(L, size, 0); }
 static inline void tl_pushlightuserdata(lua_State *L, void *p) { lua_pushlightuserdata(L, p); }
-static inline int tl_isyieldable(lua_State *L) { return lua_isyieldable(L); }
 static inline const char *tl_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
 /* A protected tostring (runs __tostring/__name): pushes the string, returns 0, or an error. */
 int tl_safe_tostring(lua_State *L, int idx);
