@@ -26,6 +26,16 @@ public struct RunSummary: Sendable, Equatable {
   public var failures: [Failure] = []
   public var interrupted = false
   public var elapsed: Double = 0
+  /// The operations that took longest, longest first (at most five).
+  public var slowest: [Timing] = []
+  /// The chain of operations that decided the run's length: each waited for the one before.
+  public var criticalPath: [Timing] = []
+
+  /// An operation's name and how long it ran.
+  public struct Timing: Sendable, Equatable {
+    public var name: String
+    public var duration: Double
+  }
 
   /// One failed or cancelled operation, with its error and the tail of its output.
   public struct Failure: Sendable, Equatable {

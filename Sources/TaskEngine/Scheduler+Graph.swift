@@ -113,6 +113,20 @@ extension Scheduler {
     return order
   }
 
+  /// From the operation that finished last back through, at each step, the dependency that
+  /// finished last (the one it waited for): the path that set the run's length.
+  public func criticalPath() -> [OperationNode] {
+    let ran = operations.filter { $0.finishTime != nil && $0.startTime != nil }
+    guard var node = ran.max(by: { $0.finishTime! < $1.finishTime! }) else { return [] }
+    var path = [node]
+    while let blocker = node.dependencies.filter({ $0.finishTime != nil && $0.startTime != nil })
+      .max(by: { $0.finishTime! < $1.finishTime! }) {
+      path.append(blocker)
+      node = blocker
+    }
+    return path.reversed()
+  }
+
   /// A sentence saying what `op` is waiting for, or what became of it.
   public func explain(_ op: OperationNode) -> String {
     switch op.state {

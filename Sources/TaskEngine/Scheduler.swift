@@ -292,6 +292,10 @@ public final class Scheduler {
     var summary = RunSummary()
     summary.interrupted = interrupts > 0
     summary.elapsed = elapsed
+    let ran = operations.filter { $0.isFinished && $0.duration != nil }
+    summary.slowest = ran.sorted { $0.duration! != $1.duration! ? $0.duration! > $1.duration! : $0.id < $1.id }.prefix(5)
+      .map { .init(name: $0.name, duration: $0.duration!) }
+    summary.criticalPath = criticalPath().map { .init(name: $0.name, duration: $0.duration ?? 0) }
     for op in operations where op.isFinished {
       switch op.outcome! {
       case .succeeded: summary.succeeded += 1

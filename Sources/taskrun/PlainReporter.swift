@@ -101,6 +101,13 @@ final class PlainReporter: EventSink {
         + (notStarted.count > 8 ? ", …" : "")
       print("Cancelled: \(names)")
     }
+    if verbosity == .normal || verbosity == .verbose, summary.slowest.count > 1 {
+      let seconds = { (t: RunSummary.Timing) in String(format: "%.2f s", t.duration) }
+      print("Slowest: " + summary.slowest.prefix(3).map { "\($0.name) \(seconds($0))" }.joined(separator: ", "))
+      if summary.criticalPath.count > 1 {
+        print("Critical path: " + summary.criticalPath.map { "\($0.name) (\(seconds($0)))" }.joined(separator: " → "))
+      }
+    }
     var text = summary.counts + " in " + String(format: "%.2f s", summary.elapsed)
     if summary.interrupted { text += " (interrupted)" }
     print(summary.allSucceeded ? color.paint(text, "1;32") : color.paint(text, "1"))

@@ -31,16 +31,22 @@ enum Taskrun {
         argument.hasPrefix("-j") && argument.count > 2 && Int(argument.dropFirst(2)) != nil
           ? ["-j", String(argument.dropFirst(2))] : [argument]
       }
-      var command = try RunCommand.parseAsRoot(arguments)
-      try command.run()
+      if arguments.first == "graph" {
+        var command = try GraphCommand.parseAsRoot(Array(arguments.dropFirst()))
+        try command.run()
+      } else {
+        var command = try RunCommand.parseAsRoot(arguments)
+        try command.run()
+      }
     } catch let exit as Exit {
       leave(exit.code)
     } catch {
-      if RunCommand.exitCode(for: error) == .success {
-        print(RunCommand.fullMessage(for: error))
+      let command: any ParsableCommand.Type = CommandLine.arguments.dropFirst().first == "graph" ? GraphCommand.self : RunCommand.self
+      if command.exitCode(for: error) == .success {
+        print(command.fullMessage(for: error))
         leave(0)
       }
-      FileHandle.standardError.write(Data((RunCommand.fullMessage(for: error) + "\n").utf8))
+      FileHandle.standardError.write(Data((command.fullMessage(for: error) + "\n").utf8))
       leave(ExitCode.usage.rawValue)
     }
   }
@@ -95,6 +101,12 @@ struct RunCommand: ParsableCommand {
   @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR=1).")
   var noColor = false
 
+  @Option(help: ArgumentHelp("Write every event as a JSON line to FILE (- for standard error).", valueName: "file"))
+  var events: String?
+
+  @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto).", valueName: "file"))
+  var trace: String?
+
   @Argument(help: "The workflow script.")
   var script: String
 
@@ -116,6 +128,13 @@ struct RunCommand: ParsableCommand {
       verbosity: progress == .none ? .silent : quiet ? .quiet : verbose ? .verbose : .normal,
       color: ColorPolicy.decide(disabled: noColor, isTerminal: isatty(STDOUT_FILENO) != 0))
     scheduler.sinks.append(reporter)
+    do {
+      if let events { scheduler.sinks.append(try EventsReporter(path: events)) }
+      if let trace { scheduler.sinks.append(try TraceReporter(path: trace)) }
+    } catch {
+      reporter.error("\(error)")
+      throw Taskrun.Exit(.usage)
+    }
     let signals = SignalWatcher(inbox: scheduler.inbox) { _, count in
       ScriptHost.interruptLua(true)
       if count >= 3 { _exit(ExitCode.interrupted.rawValue) }  // a third Ctrl-C: out at once

@@ -116,3 +116,21 @@ import Testing
     #expect(summary.succeeded == 1 && summary.allSucceeded)
   }
 }
+
+@Suite struct SummaryTests {
+  @Test func summaryNamesTheSlowestOperationsAndTheCriticalPath() throws {
+    let (s, _) = makeScheduler(jobs: 4)
+    let log = Log()
+    let fetch = try s.op("fetch", 2, log: log)
+    let gen = try s.op("gen", 1, log: log)
+    let build = try s.op("build", 3, log: log, after: [fetch, gen])
+    _ = try s.op("docs", 4, log: log)
+    _ = try s.op("test", 1, log: log, after: [build])
+    try s.runAll()
+    let summary = s.summary
+    #expect(summary.criticalPath.map(\.name) == ["fetch", "build", "test"])
+    #expect(summary.slowest.map(\.name) == ["docs", "build", "fetch", "gen", "test"])
+    #expect(summary.slowest.first?.duration == 4)
+    #expect(summary.elapsed == 6)
+  }
+}

@@ -1,0 +1,59 @@
+// EventsReporter: --events FILE|-, one JSON object per line per event (the schema is in the README).
+import Foundation
+import TaskEngine
+
+/// Writes the run's events as NDJSON. Fields may be added, never renamed.
+final class EventsReporter: EventSink {
+  private let handle: FileHandle
+  private let closeAtEnd: Bool
+
+  /// `path` "-" means standard error.
+  init(path: String) throws {
+    if path == "-" {
+      handle = FileHandle.standardError
+      closeAtEnd = false
+    } else {
+      guard FileManager.default.createFile(atPath: path, contents: nil) else {
+        throw ReporterError("cannot write events to '\(path)'")
+      }
+      handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+      closeAtEnd = true
+    }
+  }
+
+  func receive(_ event: RunEvent) {
+    var fields: [(String, JSON)]
+    switch event {
+    case .runStart(let time):
+      fields = [("time", seconds(time)), ("event", .string("run_start"))]
+    case .operationStart(let time, let name, let attempt):
+      fields = [("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
+                ("attempt", .int(attempt))]
+    case .operationFinish(let time, let name, let outcome, let duration, let error, _, _):
+      fields = [("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
+                ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
+                ("error", error.map(JSON.string) ?? .null)]
+    case .output(let time, let name, let stream, let text):
+      fields = [("time", seconds(time)), ("event", .string("output")), ("operation", .string(name)),
+                ("stream", .string(stream.rawValue)), ("text", .string(text))]
+    case .runFinish(let time, let summary):
+      fields = [("time", seconds(time)), ("event", .string("run_finish")),
+                ("succeeded", .int(summary.succeeded)), ("failed", .int(summary.failed)),
+                ("cancelled", .int(summary.cancelled)), ("skipped", .int(summary.skipped)),
+                ("interrupted", .bool(summary.interrupted)),
+                ("critical_path", .array(summary.criticalPath.map { .string($0.name) }))]
+    }
+    var line = JSON.object(fields).text
+    line += "\n"
+    handle.write(Data(line.utf8))
+    if case .runFinish = event, closeAtEnd { try? handle.close() }
+  }
+}
+
+/// Seconds rounded to microseconds, so lines stay short.
+func seconds(_ value: Double) -> JSON { .number((value * 1e6).rounded() / 1e6) }
+
+struct ReporterError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,70 @@
+// Machine-readable reports: --events, --trace and taskrun graph.
+import Foundation
+import Testing
+
+@Suite struct ReportTests {
+  func temporaryFile(_ name: String) -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-\(UUID().uuidString)-\(name)")
+  }
+
+  func objects(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+  }
+
+  @Test func eventsAreOneJSONObjectPerLineWithTheDocumentedFields() throws {
+    let file = temporaryFile("events.ndjson")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let run = try Binary.run(["-k", "--events", file.path, "keep_going.lua"])
+    #expect(run.status == 1)
+    let events = try objects(try String(contentsOf: file, encoding: .utf8))
+    #expect(events.first?["event"] as? String == "run_start")
+    #expect(events.last?["event"] as? String == "run_finish")
+    #expect(events.allSatisfy { $0["time"] is Double || $0["time"] is Int })
+    let finishes = events.filter { $0["event"] as? String == "op_finish" }
+    let outcomes = Dictionary(uniqueKeysWithValues: finishes.map { ($0["operation"] as! String, $0["outcome"] as! String) })
+    #expect(outcomes == ["test": "failed", "package": "skipped", "docs": "succeeded"])
+    #expect(finishes.first { $0["operation"] as? String == "test" }?["error"] as? String == "exited with status 2: exit 2")
+    #expect(events.last?["failed"] as? Int == 1 && events.last?["skipped"] as? Int == 1)
+  }
+
+  @Test func outputEventsCarryTheStreamAndText() throws {
+    let run = Binary.finish(try Binary.start(["--events", "-", "verbose.lua"]))
+    let output = try objects(run.stderr).filter { $0["event"] as? String == "output" }
+    #expect(output.first?["operation"] as? String == "greet")
+    #expect(output.first?["stream"] as? String == "stdout")
+    #expect(output.map { $0["text"] as? String ?? "" }.joined() == "hello\nworld\n")
+  }
+
+  @Test func traceHasOneCompleteEventPerOperationOnLanesThatShowParallelism() throws {
+    let file = temporaryFile("trace.json")
+    defer { try? FileManager.default.removeItem(at: file) }
+    #expect(try Binary.run(["-j3", "--trace", file.path, "runaway.lua"]).status == 1)
+    let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+    let events = try #require(document["traceEvents"] as? [[String: Any]])
+    let complete = events.filter { $0["ph"] as? String == "X" }
+    #expect(Set(complete.map { $0["name"] as! String }) == ["spin", "ticker", "hang"])
+    #expect(Set(complete.map { $0["tid"] as! Int }).count == 3, "three operations ran at once")
+    #expect(events.contains { $0["ph"] as? String == "C" && $0["name"] as? String == "running" })
+  }
+
+  @Test func graphPrintsDotMermaidAndJSONWithoutRunning() throws {
+    let dot = try Binary.run(["graph", "dry_run.lua", "package"])
+    #expect(dot.status == 0)
+    #expect(dot.stdout.contains(#""fetch" -> "build";"#) && dot.stdout.contains(#""build" -> "package";"#))
+    #expect(!dot.stdout.contains("docs") && !dot.stdout.contains("packaging"))
+    let mermaid = try Binary.run(["graph", "--format", "mermaid", "dry_run.lua"])
+    #expect(mermaid.stdout.hasPrefix("flowchart LR\n") && mermaid.stdout.contains("n1 --> n2"))
+    let json = try Binary.run(["graph", "dry_run.lua", "--format", "json"])
+    let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let ops = try #require(document["operations"] as? [[String: Any]])
+    #expect(ops.map { $0["name"] as! String } == ["fetch", "build", "package", "docs"])
+    #expect(ops[1]["after"] as? [String] == ["fetch"])
+  }
+
+  @Test func graphOfABrokenScriptIsAScriptError() throws {
+    let run = try Binary.run(["graph", "cycle.lua"])
+    #expect(run.status == 2 && run.stderr.contains("dependency cycle"))
+  }
+}
