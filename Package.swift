@@ -27,11 +27,13 @@ let package = Package(
       dependencies: ["CSpawn", .product(name: "HeapModule", package: "swift-collections")]),
     // The Lua state, value conversion, coroutine driver and the Lua API.
     .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua"]),
+    // Terminal width and restoring the cursor on a crash, for the live view.
+    .target(name: "CTerminal"),
     // Command line and reporters.
     .executableTarget(
       name: "taskrun",
       dependencies: [
-        "TaskEngine", "LuaHost",
+        "TaskEngine", "LuaHost", "CTerminal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(name: "TaskEngineTests", dependencies: ["TaskEngine"]),

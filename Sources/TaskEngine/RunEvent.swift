@@ -12,7 +12,20 @@ public enum RunEvent: Sendable {
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
                        error: String?, traceback: String?, output: String)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
+  /// The whole run's progress, at most every `Scheduler.tickInterval` and once at the end.
+  case runProgress(time: Double, progress: RunProgress)
+  /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
+  case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
+}
+
+/// How far the run is: its overall fraction (operations composed by weight) and counts.
+public struct RunProgress: Sendable, Equatable {
+  public var fraction: Double = 0
+  public var done = 0, running = 0, pending = 0, failed = 0
+  /// Seconds left at the current pace, once there is a pace to go by.
+  public var eta: Double?
+  public init() {}
 }
 
 /// A consumer of run events (a reporter).

@@ -81,6 +81,7 @@ extension Scheduler {
   public func run(until done: () -> Bool, onStall: () -> Bool = { false }) -> Bool {
     while true {
       pump()
+      tickIfDue()
       if done() { return true }
       if fireDueTimers() || handleInbox() { continue }
       if done() { return true }
@@ -90,7 +91,8 @@ extension Scheduler {
         return done()
       }
       dropCancelledTimers()
-      clock.idle(until: timers.max?.deadline, inbox: inbox)
+      let deadlines = [timers.max?.deadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }
+      clock.idle(until: deadlines.min(), inbox: inbox)
     }
   }
 

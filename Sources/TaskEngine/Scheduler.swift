@@ -21,6 +21,12 @@ public final class Scheduler {
   /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
   public private(set) var stopReason: String?
   public private(set) var interrupts = 0
+  /// Seconds between `tick` and `runProgress` events (nil: none; the live view sets ~1/15 s).
+  public var tickInterval: Double?
+  /// Counts behind `runProgress`, kept as operations move.
+  var counts = RunProgress()
+  var scheduledWeight = 0.0, finishedWeight = 0.0
+  var nextTick: Double?
 
   var byName: [String: OperationNode] = [:]
   var timers = Heap<TimerEntry>()
@@ -122,6 +128,10 @@ public final class Scheduler {
       if op.isScheduled { continue }
       op.isScheduled = true
       newlyScheduled.append(op)
+      if !op.isFinished {
+        counts.pending += 1
+        scheduledWeight += op.weight
+      }
       stack.append(contentsOf: op.dependencies)
     }
     for op in newlyScheduled.sorted(by: { $0.id < $1.id })
@@ -172,6 +182,8 @@ public final class Scheduler {
     op.attempt += 1
     op.startTime = clock.now
     op.queue.running += 1
+    counts.pending -= 1
+    counts.running += 1
     emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
     if let timeout = op.timeout {
       let attempt = op.attempt
@@ -193,7 +205,16 @@ public final class Scheduler {
     guard !op.isFinished else { return }
     var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
     if op.timedOut && outcome == .cancelled { outcome = .failed }
-    if op.state == .executing { op.queue.running -= 1 }
+    if op.state == .executing {
+      op.queue.running -= 1
+      counts.running -= 1
+    } else if op.isScheduled {
+      counts.pending -= 1
+    }
+    if op.isScheduled {
+      if outcome == .failed || outcome == .cancelled { counts.failed += 1 } else { counts.done += 1 }
+      finishedWeight += op.weight
+    }
     op.state = .finished
     op.outcome = outcome
     op.error = error ?? op.error
@@ -309,8 +330,30 @@ public final class Scheduler {
     return summary
   }
 
-  /// Emits `run_finish` with the summary; call once, when the run is over.
+  /// The run's progress now: operations composed by weight (a running one counts for its
+  /// own progress once it reports any), with an ETA from the pace so far.
+  public var runProgress: RunProgress {
+    var progress = counts
+    progress.fraction = scheduledWeight > 0 ? min(1, finishedWeight / scheduledWeight) : 0
+    if progress.fraction > 0.02 && progress.fraction < 1 {
+      progress.eta = elapsed * (1 - progress.fraction) / progress.fraction
+    }
+    return progress
+  }
+
+  /// Emits `runProgress` and `tick` when the tick interval has passed.
+  func tickIfDue() {
+    guard let interval = tickInterval, runStartTime != nil else { return }
+    let now = clock.now
+    if let nextTick, now < nextTick { return }
+    nextTick = now + interval
+    emit(.runProgress(time: elapsed, progress: runProgress))
+    emit(.tick(time: elapsed))
+  }
+
+  /// Emits the final `runProgress` and `run_finish` with the summary; call once, at the end.
   public func finishRun() {
+    emit(.runProgress(time: elapsed, progress: runProgress))
     emit(.runFinish(time: elapsed, summary: summary))
   }
 

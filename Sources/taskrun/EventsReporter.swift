@@ -36,6 +36,16 @@ final class EventsReporter: EventSink {
     case .output(let time, let name, let stream, let text):
       fields = [("time", seconds(time)), ("event", .string("output")), ("operation", .string(name)),
                 ("stream", .string(stream.rawValue)), ("text", .string(text))]
+    case .runProgress(let time, let progress):
+      let finished = progress.done + progress.failed
+      fields = [("time", seconds(time)), ("event", .string("progress")),
+                ("completed", .int(finished)), ("total", .int(finished + progress.running + progress.pending)),
+                ("fraction", .number((progress.fraction * 1e4).rounded() / 1e4)),
+                ("description", .string("\(Int(progress.fraction * 100))% completed")),
+                ("running", .int(progress.running)), ("pending", .int(progress.pending)),
+                ("failed", .int(progress.failed)), ("eta", progress.eta.map(seconds) ?? .null)]
+    case .tick:
+      return
     case .runFinish(let time, let summary):
       fields = [("time", seconds(time)), ("event", .string("run_finish")),
                 ("succeeded", .int(summary.succeeded)), ("failed", .int(summary.failed)),

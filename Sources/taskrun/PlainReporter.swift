@@ -27,18 +27,21 @@ final class PlainReporter: EventSink {
   enum Verbosity { case silent, quiet, normal, verbose }
   let verbosity: Verbosity
   let color: ColorPolicy
+  /// A line per start (off under the live view, which shows what runs).
+  let showStarts: Bool
 
-  init(verbosity: Verbosity, color: ColorPolicy) {
+  init(verbosity: Verbosity, color: ColorPolicy, showStarts: Bool = true) {
     self.verbosity = verbosity
     self.color = color
+    self.showStarts = showStarts
   }
 
   func receive(_ event: RunEvent) {
     switch event {
-    case .runStart:
+    case .runStart, .runProgress, .tick:
       break
     case .operationStart(_, let name, let attempt):
-      guard verbosity == .normal || verbosity == .verbose else { return }
+      guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
       line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))
     case .output(_, let name, _, let text):
       guard verbosity == .verbose else { return }

@@ -54,6 +54,7 @@ enum Taskrun {
   /// Flushes output and ends the process at once: no atexit teardown while dispatch threads
   /// may still be reporting on children that were just killed.
   static func leave(_ code: Int32) -> Never {
+    RunCommand.liveView?.restore()
     fflush(nil)
     _exit(code)
   }
@@ -65,9 +66,9 @@ enum Taskrun {
   }
 }
 
-/// How progress is shown. `auto` is plain lines for now on every output.
+/// How progress is shown: `auto` is the live view on a terminal, plain lines elsewhere.
 enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
-  case auto, plain, none
+  case auto, tty, plain, none
 }
 
 struct RunCommand: ParsableCommand {
@@ -95,7 +96,7 @@ struct RunCommand: ParsableCommand {
   @Flag(name: .shortAndLong, help: "Stream command output, prefixed with the operation's name.")
   var verbose = false
 
-  @Option(help: "How to show progress: auto, plain or none.")
+  @Option(help: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.")
   var progress: ProgressMode = .auto
 
   @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR=1).")
@@ -113,6 +114,9 @@ struct RunCommand: ParsableCommand {
   @Argument(help: "Operations to run, with their dependencies.")
   var targets: [String] = []
 
+  /// The live view, so that every way out restores the terminal.
+  nonisolated(unsafe) static var liveView: LiveReporter?
+
   /// Arguments after `--`, for the script's `arg` table (split off before parsing).
   nonisolated(unsafe) static var scriptArguments: [String] = []
 
@@ -124,12 +128,25 @@ struct RunCommand: ParsableCommand {
   func run() throws {
     let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     scheduler.keepGoing = keepGoing
+    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let live = progress == .tty || (progress == .auto && isTerminal)
+    let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
     let reporter = PlainReporter(
       verbosity: progress == .none ? .silent : quiet ? .quiet : verbose ? .verbose : .normal,
-      color: ColorPolicy.decide(disabled: noColor, isTerminal: isatty(STDOUT_FILENO) != 0))
-    scheduler.sinks.append(reporter)
+      color: color, showStarts: !live)
+    if live && !quiet {
+      let view = LiveReporter(lines: reporter, color: color)
+      scheduler.sinks.append(view)
+      scheduler.tickInterval = 1.0 / 15
+      Self.liveView = view
+    } else {
+      scheduler.sinks.append(reporter)
+    }
     do {
-      if let events { scheduler.sinks.append(try EventsReporter(path: events)) }
+      if let events {
+        scheduler.sinks.append(try EventsReporter(path: events))
+        scheduler.tickInterval = 1.0 / 15
+      }
       if let trace { scheduler.sinks.append(try TraceReporter(path: trace)) }
     } catch {
       reporter.error("\(error)")

@@ -1,0 +1,103 @@
+// The live view, on a real terminal: tmux runs taskrun and we read its screen.
+import Foundation
+import Testing
+
+/// A tmux session running one command; `screen` is what a person would see.
+final class TerminalSession {
+  let name = "taskrun-\(UUID().uuidString.prefix(8))"
+
+  init(_ command: String, in directory: URL, width: Int = 100, height: Int = 30) throws {
+    try tmux(quiet: true, ["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
+              "cd \(directory.path) && \(command); echo EXIT=$?; sleep 60"])
+  }
+
+  deinit { _ = try? tmux(["kill-session", "-t", name]) }
+
+  var screen: String { (try? tmux(["capture-pane", "-p", "-t", name])) ?? "" }
+  var cursorVisible: Bool { (try? tmux(["display", "-p", "-t", name, "#{cursor_flag}"]))?.hasPrefix("1") ?? false }
+  func send(_ keys: String) throws { try tmux(["send-keys", "-t", name, keys]) }
+
+  /// Polls the screen until `condition` holds (or gives up after `timeout` seconds).
+  @discardableResult
+  func wait(timeout: Double = 15, until condition: (String) -> Bool) -> String {
+    let deadline = Date().addingTimeInterval(timeout)
+    var text = screen
+    while !condition(text) && Date() < deadline {
+      usleep(50_000)
+      text = screen
+    }
+    return text
+  }
+
+  @discardableResult
+  private func tmux(quiet: Bool = false, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["tmux"] + arguments
+    // A tmux server started by this call would inherit a pipe and hold it open forever.
+    let pipe = Pipe()
+    process.standardOutput = quiet ? FileHandle.nullDevice : pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = quiet ? Data() : pipe.fileHandleForReading.readDataToEndOfFile()
+    while process.isRunning { usleep(2_000) }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+@Suite(.serialized) struct TerminalTests {
+  static let hasTmux = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
+
+  func workflow(_ text: String) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-tty-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try text.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    return dir
+  }
+
+  @Test(.enabled(if: hasTmux)) func liveRegionShowsRunningOperationsAndGivesWayToTheSummary() throws {
+    let dir = try workflow("""
+      operation { name = "quick", sh = "sleep 0.2" }
+      operation { name = "slow-download", run = function() sleep(2.5) end }
+      operation { name = "compile", sh = "sleep 2" }
+      operation { name = "package", after = { "quick" }, sh = "sleep 1.5" }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) -j4 w.lua", in: dir)
+    let live = session.wait { $0.contains("ok        quick") && $0.contains("running") }
+    #expect(live.contains("ok        quick"), "finished operations scroll above: \(live)")
+    #expect(live.range(of: #"\[[█░]+\] +\d+%  \d done  \d running  \d pending  0:0\d elapsed"#, options: .regularExpression) != nil, "\(live)")
+    #expect(live.contains("slow-download") && live.contains("compile"), "\(live)")
+    #expect(!live.contains("start "), "no start lines under the live view")
+    #expect(!session.cursorVisible, "the cursor is hidden while the region is live")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("4 succeeded in"), "\(done)")
+    #expect(done.contains("EXIT=0"))
+    #expect(!done.contains("running"), "the live region is gone: \(done)")
+    #expect(session.cursorVisible)
+  }
+
+  @Test(.enabled(if: hasTmux)) func ctrlCRestoresTheTerminal() throws {
+    let dir = try workflow("""
+      operation { name = "forever", run = function() sleep(60) end }
+      operation { name = "spin", run = function() while true do end end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) -j2 w.lua", in: dir)
+    session.wait { $0.contains("forever") && $0.contains("spin") }
+    try session.send("C-c")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=130"), "\(done)")
+    #expect(done.contains("cancelled forever: interrupted"))
+    #expect(session.cursorVisible)
+  }
+
+  @Test(.enabled(if: hasTmux)) func narrowTerminalsDoNotWrapTheRegion() throws {
+    let dir = try workflow("""
+      operation { name = "an-operation-with-a-rather-long-name-that-would-wrap", sh = "sleep 1.5" }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir, width: 40)
+    let live = session.wait { $0.contains("an-operation") }
+    let lines = live.split(separator: "\n").filter { !$0.isEmpty }
+    #expect(lines.count == 2, "overall line and one operation line: \(live)")
+    #expect(lines.allSatisfy { $0.count < 40 })
+  }
+}
