@@ -125,7 +125,9 @@ public final class ProcessRunner: @unchecked Sendable {
       var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
       var owners: [(token: Int, child: Child, channel: OutputChannel?)] = [(0, Child(pid: 0, stdout: -1, stderr: -1, pidfd: -1), nil)]
       for (token, child) in snapshot {
-        for (channel, fd) in child.pipes {
+        // stdout before stderr: when both are ready their lines keep the order they were written in.
+        for channel in [OutputChannel.stdout, .stderr] {
+          guard let fd = child.pipes[channel] else { continue }
           fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
           owners.append((token, child, channel))
         }
