@@ -28,6 +28,9 @@ final class LuaCoroutine {
   /// What it is suspended on, so cancellation can undo it.
   var pending: Pending?
   var isDead = false
+  /// Implicit progress composition in this coroutine (progress.current(), become_current).
+  let progress = ProgressContext()
+  var progressPrimed = false
 
   enum Pending {
     case sleep(timer: Int)

@@ -5,12 +5,13 @@ import TaskEngine
 
 /// The kinds of engine object Lua holds handles to.
 enum HandleKind: CaseIterable {
-  case operation, queue
+  case operation, queue, progress
 
   var luaName: String {
     switch self {
     case .operation: "operation"
     case .queue: "queue"
+    case .progress: "progress"
     }
   }
 }
@@ -31,6 +32,10 @@ extension ScriptHost {
       s.newTable(hash: 5)
       s.push(kind.luaName)
       s.rawSet(-2, "__name")
+      // getmetatable(handle) gives this name, so Lua code cannot call the metamethods with
+      // something else: __index and __newindex may trust their first argument.
+      s.push(kind.luaName)
+      s.rawSet(-2, "__metatable")
       pushFunction { host, s in try host.index(kind, s) }
       s.rawSet(-2, "__index")
       pushFunction { host, s in try host.newIndex(kind, s) }
@@ -48,6 +53,7 @@ extension ScriptHost {
     switch kind {
     case .operation: operationMethods()
     case .queue: queueMethods()
+    case .progress: progressMethods()
     }
   }
 
@@ -92,7 +98,14 @@ extension ScriptHost {
     handleID(.queue, at: i, on: s).map { scheduler.queues[$0] }
   }
 
+  /// The id inside a handle reached through its own metamethod (trusted: see __metatable).
+  func trustedID(_ s: LuaStack) -> Int { lua_touserdata(s.L, 1)!.load(as: Int.self) }
+
   func index(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
+    if kind == .progress, let key = lua_tolstring(s.L, 2, nil), key == hotKeys.completed {
+      s.push(Int(progressNodes[trustedID(s)].completed))  // the hot path of p.completed + 1
+      return 1
+    }
     guard let key = s.string(2) else { s.pushNil(); return 1 }
     s.pushRef(methodTables[kind]!)
     if s.rawGet(-1, key) != LUA_TNIL { return 1 }
@@ -104,10 +117,18 @@ extension ScriptHost {
     case .queue:
       guard let queue = queue(at: 1, on: s) else { throw ScriptError("queue expected") }
       return try queueField(queue, key, s)
+    case .progress:
+      guard let node = progress(at: 1, on: s) else { throw ScriptError("progress expected") }
+      return try progressField(node, key, s)
     }
   }
 
   func newIndex(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
+    if kind == .progress, let key = lua_tolstring(s.L, 2, nil), key == hotKeys.completed,
+       let value = s.integer(3) {
+      progressNodes[trustedID(s)].completed = Int64(value)  // the hot path of progress updates
+      return 0
+    }
     guard let key = s.string(2) else { throw ScriptError("\(kind.luaName) fields are named by strings") }
     switch kind {
     case .operation:
@@ -115,6 +136,10 @@ extension ScriptHost {
     case .queue:
       guard let queue = queue(at: 1, on: s) else { throw ScriptError("queue expected") }
       try setQueueField(queue, key, s)
+      return 0
+    case .progress:
+      guard let node = progress(at: 1, on: s) else { throw ScriptError("progress expected") }
+      try setProgressField(node, key, value: 3, s)
       return 0
     }
   }
@@ -132,6 +157,11 @@ extension ScriptHost {
       let limit = queue.maxConcurrent < 0 ? "unlimited" : "max \(queue.maxConcurrent)"
       return "<queue \(queue.name): \(queue.count) operations, \(queue.running) running, \(limit)"
         + (queue.isSuspended ? ", suspended>" : ">")
+    case .progress:
+      guard let node = progress(at: 1, on: s) else { return "progress" }
+      var state = node.isCancelled ? ", cancelled" : node.isPaused ? ", paused" : ""
+      if node.isFinished { state += ", finished" }
+      return "<progress \(node.completed) of \(node.total): \(node.localizedDescription)\(state)>"
     }
   }
 }

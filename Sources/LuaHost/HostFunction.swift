@@ -23,6 +23,9 @@ let hostDispatch: @convention(c) (OpaquePointer?, Int32) -> Int32 = { L, index i
   guard let L, let raw = tl_extraspace(L).pointee else { return 0 }
   let host = Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue()
   let stack = LuaStack(L: L)
+  let outer = host.callState
+  host.callState = L
+  defer { host.callState = outer }
   do {
     return try host.functions[Int(index)](host, stack)
   } catch let error as ScriptError {

@@ -25,8 +25,8 @@ final class LuaReference {
 }
 
 extension ScriptHost {
-  static let operationFields = ["name", "run", "sh", "env", "cwd", "after", "queue", "priority",
-                                "when", "timeout", "weight"]
+  static let operationFields = ["name", "run", "sh", "env", "cwd", "progress", "after", "queue",
+                                "priority", "when", "timeout", "weight"]
 
   /// `operation { name =, run = | sh =, after =, queue =, priority =, when =, … }`
   func createOperation(_ s: LuaStack) throws -> Int32 {
@@ -48,11 +48,12 @@ extension ScriptHost {
     if s.rawGet(1, "sh") != LUA_TNIL {
       if hasRun { s.pop(); throw ScriptError("\(what): give either 'run' or 'sh', not both") }
       body = CommandBody(try commandSpec(s, s.top, options: 1, function: what, field: "sh"))
-    } else if s.rawGet(1, "env") != LUA_TNIL || s.rawGet(1, "cwd") != LUA_TNIL {
-      s.pop(3)
-      throw ScriptError("\(what): 'env' and 'cwd' apply to 'sh' commands only")
-    } else { s.pop(2) }
+    } else if s.rawGet(1, "env") != LUA_TNIL || s.rawGet(1, "cwd") != LUA_TNIL || s.rawGet(1, "progress") != LUA_TNIL {
+      s.pop(4)
+      throw ScriptError("\(what): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
+    } else { s.pop(3) }
     s.pop()
+    let progressPattern = try optionalString(s, 1, "progress", in: what)
 
     var queue: WorkQueue?
     if s.rawGet(1, "queue") != LUA_TNIL {
@@ -69,6 +70,7 @@ extension ScriptHost {
     } catch let error as EngineError {
       throw ScriptError(error.description)
     }
+    if let progressPattern { watchProgress(of: op, pattern: progressPattern) }
     do {
       try configure(op, from: s, what: what)
     } catch {
@@ -146,6 +148,35 @@ extension ScriptHost {
       }
   }
 
+  /// `progress = "(%d+)/(%d+)"` on a command: each output line that matches sets the
+  /// operation's progress (two captures: completed and total; one: a percentage).
+  func watchProgress(of op: OperationNode, pattern: String) {
+    op.outputObserver = { [unowned self, unowned op] text in
+      let s = stack
+      for line in text.split(separator: "\n") {
+        s.pushRef(stringMatch)
+        s.push(String(line))
+        s.push(pattern)
+        guard tl_pcall(L, 2, 2, 0) == LUA_OK else {
+          reportWarning("operation '\(op.name)': bad progress pattern: \(s.errorMessage(-1))")
+          s.pop()
+          op.outputObserver = nil
+          return
+        }
+        let first = s.stringOrNumber(-2).flatMap { Double($0) }
+        let second = s.stringOrNumber(-1).flatMap { Double($0) }
+        s.pop(2)
+        if let first, let second, second > 0 {
+          op.progress.total = Int64(second)
+          op.progress.completed = Int64(min(first, second))
+        } else if let first {
+          op.progress.total = 100
+          op.progress.completed = Int64(min(100, max(0, first)))
+        }
+      }
+    }
+  }
+
   /// Starts the coroutine of a Lua body; its end finishes the operation.
   func startBody(_ op: OperationNode, function: Int32) {
     let co = makeCoroutine(function: function, op: op) { [unowned self] end in
@@ -204,6 +235,7 @@ extension ScriptHost {
     case "weight": s.push(op.weight)
     case "timeout": op.timeout.map { s.push($0) } ?? s.pushNil()
     case "queue": pushHandle(.queue, id: op.queue.id, on: s)
+    case "progress": pushHandle(.progress, id: progressID(op.progress), on: s)
     case "dependencies":
       s.newTable(array: Int32(op.dependencies.count))
       for (i, dependency) in op.dependencies.enumerated() {
@@ -218,7 +250,7 @@ extension ScriptHost {
     return 1
   }
 
-  static let operationReadable = ["name", "state", "cancelled", "failed", "skipped", "succeeded",
+  static let operationReadable = ["progress", "name", "state", "cancelled", "failed", "skipped", "succeeded",
     "outcome", "error", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
     "timeout", "queue", "dependencies"]
 

@@ -33,6 +33,22 @@ public final class ScriptHost {
   /// Resumptions waiting for the loop (never nested inside another coroutine's run).
   var runnable: [() -> Void] = []
   var drainScheduled = false
+  /// Progress nodes Lua holds handles to (index = handle id), and what Lua attached to them.
+  var progressNodes: [ProgressNode] = []
+  var progressIDs: [ObjectIdentifier: Int] = [:]
+  var progressHandlers: [ObjectIdentifier: [String: Int32]] = [:]
+  var progressObservers: [ObjectIdentifier: [Int32]] = [:]
+  var observedDirty: Set<ObjectIdentifier> = []
+  var observerFlushScheduled = false
+  /// Implicit composition for Lua code that runs outside any coroutine (observers, handlers).
+  let scriptlessContext = ProgressContext()
+  /// The Lua thread whose call into the host is in progress (handlers run on its stack).
+  var callState: OpaquePointer?
+  /// Interned Lua strings of hot field names, compared by address (short strings are unique).
+  var hotKeys = HotKeys()
+  struct HotKeys { var completed: UnsafePointer<CChar>? }
+  /// `string.match`, for `progress = pattern` on commands.
+  var stringMatch: Int32 = LUA_NOREF
   /// Script arguments (`arg`).
   let arguments: [String]
   var scriptPath = "?"
@@ -82,6 +98,8 @@ public final class ScriptHost {
     }
     pushHandle(.queue, id: scheduler.mainQueue.id)
     s.rawSet(-2, "main_queue")
+    pushProgressGlobal()
+    s.rawSet(-2, "progress")
     let api = s.ref()
     guard tl_load(L, prelude, prelude.utf8.count, "=[taskrun]", "t") == LUA_OK else {
       fatalError("taskrun prelude: \(s.describe(-1))")
@@ -93,6 +111,14 @@ public final class ScriptHost {
     tl_pushwatchfns(L, watchdog)
     if tl_pcall(L, 6, 0, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
     s.unref(api)
+    lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
+    s.rawGet(-1, "string")
+    s.rawGet(-1, "match")
+    stringMatch = s.ref()
+    s.pop(2)
+    s.push("completed")
+    hotKeys.completed = lua_tolstring(L, -1, nil)
+    _ = s.ref()  // kept alive for the state's life, so the address stays valid
   }
 
   // MARK: Loading and running scripts

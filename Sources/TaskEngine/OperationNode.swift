@@ -66,6 +66,24 @@ public final class OperationNode {
   public internal(set) var timedOut = false
   /// Free-form attachment for the host (the Lua host keeps its result reference here).
   public var hostData: AnyObject?
+  /// Called with the operation's output as whole lines (the Lua host parses `progress = pattern`).
+  public var outputObserver: ((String) -> Void)?
+
+  /// The operation's own progress (total 1 until the body sets it). Created on first use:
+  /// most operations never report any. Its changes are reported, coalesced, as events.
+  public lazy var progress: ProgressNode = {
+    let node = ProgressNode(total: 1)
+    node.onChange = { [unowned self] _ in
+      guard !progressDirty else { return }
+      progressDirty = true
+      progressChanged?(self)
+    }
+    hasProgress = true
+    return node
+  }()
+  public private(set) var hasProgress = false
+  var progressDirty = false
+  var progressChanged: ((OperationNode) -> Void)?
 
   public internal(set) var state: OperationState = .pending
   public internal(set) var outcome: Outcome?

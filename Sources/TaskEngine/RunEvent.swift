@@ -12,11 +12,39 @@ public enum RunEvent: Sendable {
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
                        error: String?, traceback: String?, output: String)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
+  /// An operation's progress changed (coalesced to one event per tick), or it finished.
+  case operationProgress(time: Double, name: String, progress: ProgressSnapshot)
   /// The whole run's progress, at most every `Scheduler.tickInterval` and once at the end.
   case runProgress(time: Double, progress: RunProgress)
   /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
   case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
+}
+
+/// A progress node as it was at one moment.
+public struct ProgressSnapshot: Sendable, Equatable {
+  public var completed: Int64
+  public var total: Int64
+  public var fraction: Double
+  public var indeterminate: Bool
+  public var description: String
+  public var additionalDescription: String
+
+  /// The node's state; described by its only child when it has one and no description of
+  /// its own (an operation whose body made one progress: that progress says more).
+  public init(_ node: ProgressNode) {
+    var shown = node
+    while shown.description == nil, shown.additionalDescription == nil, shown.childCount == 1,
+          let child = shown.children.first {
+      shown = child
+    }
+    completed = node.completed
+    total = node.total
+    fraction = node.fraction
+    indeterminate = node.isIndeterminate
+    description = shown.localizedDescription
+    additionalDescription = shown.localizedAdditionalDescription
+  }
 }
 
 /// How far the run is: its overall fraction (operations composed by weight) and counts.

@@ -27,6 +27,9 @@ public final class Scheduler {
   var counts = RunProgress()
   var scheduledWeight = 0.0, finishedWeight = 0.0
   var nextTick: Double?
+  var executing: Set<OperationNode> = []
+  /// Operations whose progress changed since the last tick.
+  var progressDirty: [OperationNode] = []
 
   var byName: [String: OperationNode] = [:]
   var timers = Heap<TimerEntry>()
@@ -70,6 +73,7 @@ public final class Scheduler {
     operations.append(op)
     op.queue.operations.append(op)
     byName[finalName] = op
+    op.progressChanged = { [unowned self] op in progressDirty.append(op) }
     return op
   }
 
@@ -184,6 +188,7 @@ public final class Scheduler {
     op.queue.running += 1
     counts.pending -= 1
     counts.running += 1
+    executing.insert(op)
     emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
     if let timeout = op.timeout {
       let attempt = op.attempt
@@ -208,6 +213,7 @@ public final class Scheduler {
     if op.state == .executing {
       op.queue.running -= 1
       counts.running -= 1
+      executing.remove(op)
     } else if op.isScheduled {
       counts.pending -= 1
     }
@@ -221,6 +227,14 @@ public final class Scheduler {
     op.traceback = traceback
     op.finishTime = clock.now
     waits[op] = nil
+    if op.hasProgress {
+      // Finished means complete, whatever the body left it at; its final state is reported.
+      let progress = op.progress
+      if progress.total <= 0 { progress.total = 1 }
+      progress.completed = progress.total
+      op.progressDirty = false
+      emit(.operationProgress(time: elapsed, name: op.name, progress: ProgressSnapshot(progress)))
+    }
     emit(.operationFinish(time: elapsed, name: op.name, outcome: outcome,
                           duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
                           output: op.output))
@@ -302,6 +316,7 @@ public final class Scheduler {
   /// Adds output text to an operation's record and the event stream.
   public func record(output text: String, stream: OutputChannel, for op: OperationNode) {
     op.output += text
+    op.outputObserver?(text)
     emit(.output(time: elapsed, name: op.name, stream: stream, text: text))
   }
 
@@ -334,7 +349,9 @@ public final class Scheduler {
   /// own progress once it reports any), with an ETA from the pace so far.
   public var runProgress: RunProgress {
     var progress = counts
-    progress.fraction = scheduledWeight > 0 ? min(1, finishedWeight / scheduledWeight) : 0
+    var units = finishedWeight
+    for op in executing where op.hasProgress { units += op.weight * op.progress.fraction }
+    progress.fraction = scheduledWeight > 0 ? min(1, units / scheduledWeight) : 0
     if progress.fraction > 0.02 && progress.fraction < 1 {
       progress.eta = elapsed * (1 - progress.fraction) / progress.fraction
     }
@@ -347,6 +364,12 @@ public final class Scheduler {
     let now = clock.now
     if let nextTick, now < nextTick { return }
     nextTick = now + interval
+    let changed = progressDirty
+    progressDirty.removeAll(keepingCapacity: true)
+    for op in changed where op.progressDirty {
+      op.progressDirty = false
+      emit(.operationProgress(time: elapsed, name: op.name, progress: ProgressSnapshot(op.progress)))
+    }
     emit(.runProgress(time: elapsed, progress: runProgress))
     emit(.tick(time: elapsed))
   }

@@ -44,6 +44,13 @@ final class EventsReporter: EventSink {
                 ("description", .string("\(Int(progress.fraction * 100))% completed")),
                 ("running", .int(progress.running)), ("pending", .int(progress.pending)),
                 ("failed", .int(progress.failed)), ("eta", progress.eta.map(seconds) ?? .null)]
+    case .operationProgress(let time, let name, let p):
+      fields = [("time", seconds(time)), ("event", .string("progress")), ("operation", .string(name)),
+                ("completed", .int(Int(p.completed))), ("total", .int(Int(p.total))),
+                ("fraction", .number((p.fraction * 1e4).rounded() / 1e4)),
+                ("indeterminate", .bool(p.indeterminate)),
+                ("description", .string(p.description)),
+                ("additional_description", .string(p.additionalDescription))]
     case .tick:
       return
     case .runFinish(let time, let summary):

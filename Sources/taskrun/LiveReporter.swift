@@ -50,6 +50,13 @@ final class LiveReporter: EventSink {
       above { lines.receive(event) }
     case .output:
       above { lines.receive(event) }
+    case .operationProgress(let time, let name, let p):
+      now = time
+      if let index = running.firstIndex(where: { $0.name == name }) {
+        let text = p.additionalDescription.isEmpty ? p.description : p.additionalDescription
+        running[index].progress = OperationProgress(fraction: p.fraction, indeterminate: p.indeterminate,
+                                                    description: text)
+      }
     case .runProgress(let time, let value):
       now = time
       progress = value

@@ -38,7 +38,7 @@ final class PlainReporter: EventSink {
 
   func receive(_ event: RunEvent) {
     switch event {
-    case .runStart, .runProgress, .tick:
+    case .runStart, .runProgress, .operationProgress, .tick:
       break
     case .operationStart(_, let name, let attempt):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }

@@ -42,7 +42,7 @@ final class TraceReporter: EventSink {
       counter(time)
     case .runFinish:
       write()
-    case .runStart, .output, .runProgress, .tick:
+    case .runStart, .output, .runProgress, .operationProgress, .tick:
       break
     }
   }

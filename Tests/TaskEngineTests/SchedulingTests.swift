@@ -110,9 +110,11 @@ import Testing
       Issue.record("expected a finish event, got \(recorder.events)")
       return
     }
-    #expect(recorder.events.count == 4)
+    #expect(recorder.events.count == 5)
     #expect((time, name, outcome, duration) == (2, "a", .succeeded, 2))
-    guard case .runFinish(_, let summary) = recorder.events[3] else { Issue.record("no run_finish"); return }
+    guard case .runProgress(_, let progress) = recorder.events[3] else { Issue.record("no final progress"); return }
+    #expect(progress.fraction == 1 && progress.done == 1 && progress.running == 0)
+    guard case .runFinish(_, let summary) = recorder.events[4] else { Issue.record("no run_finish"); return }
     #expect(summary.succeeded == 1 && summary.allSucceeded)
   }
 }
