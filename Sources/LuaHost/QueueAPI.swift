@@ -94,6 +94,13 @@ extension ScriptHost {
     [
       ("operation", { host, s in try host.createOperation(s) }),
       ("queue", { host, s in try host.createQueue(s) }),
+      ("print", { host, s in
+        // Like Lua's print, but through the reporters, so a live view keeps its place.
+        var parts: [String] = []
+        for i in stride(from: 1, through: s.top, by: 1) { parts.append(s.describe(i)) }
+        host.scheduler.message(parts.joined(separator: "\t"), from: host.current?.op)
+        return 0
+      }),
       ("cancelled", { host, s in
         s.push(host.current?.op?.isCancelled ?? (tl_interrupted() != 0))
         return 1

@@ -228,10 +228,12 @@ public final class Scheduler {
     op.finishTime = clock.now
     waits[op] = nil
     if op.hasProgress {
-      // Finished means complete, whatever the body left it at; its final state is reported.
+      // Succeeding means complete, whatever the body left it at; its final state is reported.
       let progress = op.progress
-      if progress.total <= 0 { progress.total = 1 }
-      progress.completed = progress.total
+      if outcome == .succeeded || outcome == .skipped {
+        if progress.total <= 0 { progress.total = 1 }
+        progress.completed = progress.total
+      }
       op.progressDirty = false
       emit(.operationProgress(time: elapsed, name: op.name, progress: ProgressSnapshot(progress)))
     }
@@ -318,6 +320,15 @@ public final class Scheduler {
     op.output += text
     op.outputObserver?(text)
     emit(.output(time: elapsed, name: op.name, stream: stream, text: text))
+  }
+
+  /// A line the script printed: to the reporters, or to stdout when there are none.
+  public func message(_ text: String, from op: OperationNode?) {
+    if sinks.isEmpty {
+      print(text)
+    } else {
+      emit(.message(time: elapsed, operation: op?.name, text: text))
+    }
   }
 
   /// Seconds since the run started.

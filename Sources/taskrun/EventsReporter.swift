@@ -51,6 +51,9 @@ final class EventsReporter: EventSink {
                 ("indeterminate", .bool(p.indeterminate)),
                 ("description", .string(p.description)),
                 ("additional_description", .string(p.additionalDescription))]
+    case .message(let time, let operation, let text):
+      fields = [("time", seconds(time)), ("event", .string("print")),
+                ("operation", operation.map(JSON.string) ?? .null), ("text", .string(text))]
     case .tick:
       return
     case .runFinish(let time, let summary):

@@ -48,7 +48,7 @@ final class LiveReporter: EventSink {
       now = time
       running.removeAll { $0.name == name }
       above { lines.receive(event) }
-    case .output:
+    case .output, .message:
       above { lines.receive(event) }
     case .operationProgress(let time, let name, let p):
       now = time

@@ -40,6 +40,8 @@ final class PlainReporter: EventSink {
     switch event {
     case .runStart, .runProgress, .operationProgress, .tick:
       break
+    case .message(_, _, let text):
+      print(text)
     case .operationStart(_, let name, let attempt):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
       line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))

@@ -42,7 +42,7 @@ final class TraceReporter: EventSink {
       counter(time)
     case .runFinish:
       write()
-    case .runStart, .output, .runProgress, .operationProgress, .tick:
+    case .runStart, .output, .message, .runProgress, .operationProgress, .tick:
       break
     }
   }

@@ -29,6 +29,28 @@ import Testing
     #expect(events.last?["failed"] as? Int == 1 && events.last?["skipped"] as? Int == 1)
   }
 
+  @Test func progressAndPrintAreEvents() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-ev-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try """
+      operation { name = "steps", run = function()
+        local p = progress { total = 4 }
+        for i = 1, 4 do p.completed = i sleep(0.1) end
+        print("done stepping")
+      end }
+      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--events", "-", "w.lua"], in: dir))
+    let events = try objects(run.stderr)
+    let mine = events.filter { $0["event"] as? String == "progress" && $0["operation"] as? String == "steps" }
+    #expect(mine.count >= 2 && mine.count <= 8, "coalesced, not one per update")
+    #expect(mine.last?["fraction"] as? Double == 1 || mine.last?["fraction"] as? Int == 1, "the final state is always reported")
+    #expect(mine.contains { ($0["additional_description"] as? String)?.hasSuffix(" of 4") == true },
+            "an operation is described by the progress its body made")
+    let overall = events.filter { $0["event"] as? String == "progress" && $0["operation"] == nil }
+    #expect(overall.last?["completed"] as? Int == 1 && overall.last?["total"] as? Int == 1)
+    #expect(events.contains { $0["event"] as? String == "print" && $0["text"] as? String == "done stepping" && $0["operation"] as? String == "steps" })
+  }
+
   @Test func outputEventsCarryTheStreamAndText() throws {
     let run = Binary.finish(try Binary.start(["--events", "-", "verbose.lua"]))
     let output = try objects(run.stderr).filter { $0["event"] as? String == "output" }

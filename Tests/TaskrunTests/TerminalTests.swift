@@ -58,7 +58,7 @@ final class TerminalSession {
   @Test(.enabled(if: hasTmux)) func liveRegionShowsRunningOperationsAndGivesWayToTheSummary() throws {
     let dir = try workflow("""
       operation { name = "quick", sh = "sleep 0.2" }
-      operation { name = "slow-download", run = function() sleep(2.5) end }
+      operation { name = "slow-download", run = function() sleep(1) print("halfway there") sleep(1.5) end }
       operation { name = "compile", sh = "sleep 2" }
       operation { name = "package", after = { "quick" }, sh = "sleep 1.5" }
       """)
@@ -72,7 +72,8 @@ final class TerminalSession {
     let done = session.wait { $0.contains("EXIT=") }
     #expect(done.contains("4 succeeded in"), "\(done)")
     #expect(done.contains("EXIT=0"))
-    #expect(!done.contains("running"), "the live region is gone: \(done)")
+    #expect(!done.contains("running"), "the live region is gone, none left behind: \(done)")
+    #expect(done.contains("\nhalfway there\n"), "a script's print lands above the region: \(done)")
     #expect(session.cursorVisible)
   }
 
