@@ -26,7 +26,7 @@ final class LuaReference {
 
 extension ScriptHost {
   static let operationFields = ["name", "run", "sh", "env", "cwd", "progress", "after", "queue",
-                                "priority", "when", "timeout", "weight"]
+                                "priority", "when", "timeout", "observers", "weight"]
 
   /// `operation { name =, run = | sh =, after =, queue =, priority =, when =, … }`
   func createOperation(_ s: LuaStack) throws -> Int32 {
@@ -112,6 +112,10 @@ extension ScriptHost {
       guard timeout > 0 else { throw ScriptError("\(what): field 'timeout' must be a positive number of seconds") }
       op.timeout = timeout
     }
+    if s.rawGet(1, "observers") != LUA_TNIL {
+      defer { s.pop() }
+      try attachObservers(op, s, s.top, what: what)
+    } else { s.pop() }
     if s.rawGet(1, "after") != LUA_TNIL {
       defer { s.pop() }
       try addDependencies(op, s, s.top, what: what, field: "field 'after'")
@@ -234,6 +238,12 @@ extension ScriptHost {
     case "when": s.push(op.policy.rawValue)
     case "weight": s.push(op.weight)
     case "timeout": op.timeout.map { s.push($0) } ?? s.pushNil()
+    case "activities":
+      s.newTable(array: Int32(op.activities.count))
+      for (i, label) in op.activities.enumerated() {
+        s.push(label)
+        s.rawSet(-2, i + 1)
+      }
     case "queue": pushHandle(.queue, id: op.queue.id, on: s)
     case "progress": pushHandle(.progress, id: progressID(op.progress), on: s)
     case "dependencies":
@@ -252,7 +262,7 @@ extension ScriptHost {
 
   static let operationReadable = ["progress", "name", "state", "cancelled", "failed", "skipped", "succeeded",
     "outcome", "error", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
-    "timeout", "queue", "dependencies"]
+    "timeout", "activities", "queue", "dependencies"]
 
   /// The body's return value, or `{status, stdout, stderr}` for a command.
   func pushResult(of op: OperationNode, on s: LuaStack) {
@@ -289,6 +299,11 @@ extension ScriptHost {
         let op = try host.selfOperation(s, "cancel")
         let reason = s.isNil(2) ? "cancelled" : (s.string(2) ?? s.describe(2))
         host.scheduler.cancel(op, reason: reason)
+        return 0
+      }),
+      ("add_observer", { host, s in
+        let op = try host.selfOperation(s, "add_observer")
+        try host.attachObserver(op, s, 2, what: "operation '\(op.name)'")
         return 0
       }),
       ("why", { host, s in

@@ -47,6 +47,8 @@ public final class ScriptHost {
   /// Interned Lua strings of hot field names, compared by address (short strings are unique).
   var hotKeys = HotKeys()
   struct HotKeys { var completed: UnsafePointer<CChar>? }
+  /// The metatable of observer values (activity, timeout).
+  var observerMeta: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.
   var stringMatch: Int32 = LUA_NOREF
   /// Script arguments (`arg`).
@@ -91,8 +93,9 @@ public final class ScriptHost {
   func installAPI() {
     let s = stack
     installHandleKinds()
+    installObserverKind()
     s.newTable()  // api
-    for (name, function) in globalFunctions() {
+    for (name, function) in globalFunctions() + observerFunctions() {
       pushFunction(function)
       s.rawSet(-2, name)
     }

@@ -61,6 +61,8 @@ public final class OperationNode {
   public var priority: Priority = .normal
   public var policy: RunPolicy = .succeeded
   public var weight: Double = 1
+  /// Activity indicators it counts in while it executes (`activity "network"`).
+  public var activities: [String] = []
   /// Seconds it may execute before it is cancelled and fails with a timeout error.
   public var timeout: Double?
   public internal(set) var timedOut = false

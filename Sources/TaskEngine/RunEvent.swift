@@ -14,6 +14,8 @@ public enum RunEvent: Sendable {
   case output(time: Double, name: String, stream: OutputChannel, text: String)
   /// The script printed `text` (a whole line; `operation`: the body that printed it, if any).
   case message(time: Double, operation: String?, text: String)
+  /// How many operations with the activity indicator `label` execute now (it changed).
+  case activity(time: Double, label: String, count: Int)
   /// An operation's progress changed (coalesced to one event per tick), or it finished.
   case operationProgress(time: Double, name: String, progress: ProgressSnapshot)
   /// The whole run's progress, at most every `Scheduler.tickInterval` and once at the end.

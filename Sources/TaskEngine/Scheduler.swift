@@ -28,6 +28,8 @@ public final class Scheduler {
   var scheduledWeight = 0.0, finishedWeight = 0.0
   var nextTick: Double?
   var executing: Set<OperationNode> = []
+  /// Executing operations per activity label.
+  public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
   var progressDirty: [OperationNode] = []
 
@@ -190,6 +192,7 @@ public final class Scheduler {
     counts.running += 1
     executing.insert(op)
     emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
+    for label in op.activities { countActivity(label, by: 1) }
     if let timeout = op.timeout {
       let attempt = op.attempt
       after(timeout) { [weak self, weak op] in
@@ -214,6 +217,7 @@ public final class Scheduler {
       op.queue.running -= 1
       counts.running -= 1
       executing.remove(op)
+      for label in op.activities { countActivity(label, by: -1) }
     } else if op.isScheduled {
       counts.pending -= 1
     }
@@ -320,6 +324,12 @@ public final class Scheduler {
     op.output += text
     op.outputObserver?(text)
     emit(.output(time: elapsed, name: op.name, stream: stream, text: text))
+  }
+
+  func countActivity(_ label: String, by delta: Int) {
+    let count = (activityCounts[label] ?? 0) + delta
+    activityCounts[label] = count
+    emit(.activity(time: elapsed, label: label, count: count))
   }
 
   /// A line the script printed: to the reporters, or to stdout when there are none.

@@ -54,6 +54,9 @@ final class EventsReporter: EventSink {
     case .message(let time, let operation, let text):
       fields = [("time", seconds(time)), ("event", .string("print")),
                 ("operation", operation.map(JSON.string) ?? .null), ("text", .string(text))]
+    case .activity(let time, let label, let count):
+      fields = [("time", seconds(time)), ("event", .string("activity")), ("label", .string(label)),
+                ("count", .int(count))]
     case .tick:
       return
     case .runFinish(let time, let summary):

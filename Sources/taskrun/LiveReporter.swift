@@ -15,6 +15,8 @@ final class LiveReporter: EventSink {
   private let interval: Double
   private var running: [(name: String, start: Double, progress: OperationProgress?)] = []
   private var progress = RunProgress()
+  /// Activity indicators with at least one executing operation, in the order they appeared.
+  private var activities: [(label: String, count: Int)] = []
   private var now = 0.0
   private var lastDraw = -1.0
   private var regionHeight = 0
@@ -57,6 +59,14 @@ final class LiveReporter: EventSink {
         running[index].progress = OperationProgress(fraction: p.fraction, indeterminate: p.indeterminate,
                                                     description: text)
       }
+    case .activity(let time, let label, let count):
+      now = time
+      if count > 0 {
+        if let index = activities.firstIndex(where: { $0.label == label }) { activities[index].count = count }
+        else { activities.append((label, count)) }
+      } else {
+        activities.removeAll { $0.label == label }
+      }
     case .runProgress(let time, let value):
       now = time
       progress = value
@@ -98,6 +108,10 @@ final class LiveReporter: EventSink {
     frame += 1
     let width = max(20, Int(ct_columns(STDOUT_FILENO)))
     var region = [overallLine(width: width)]
+    for activity in activities {
+      let spin = String(Self.spinner[(frame + activity.label.count) % Self.spinner.count])
+      region.append("  \(color.paint(spin, "35")) \(activity.label) (\(activity.count))")
+    }
     let shown = running.prefix(max(1, 12))
     for op in shown { region.append(operationLine(op, width: width)) }
     if running.count > shown.count { region.append("  … and \(running.count - shown.count) more running") }

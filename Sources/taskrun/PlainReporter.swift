@@ -38,7 +38,7 @@ final class PlainReporter: EventSink {
 
   func receive(_ event: RunEvent) {
     switch event {
-    case .runStart, .runProgress, .operationProgress, .tick:
+    case .runStart, .runProgress, .operationProgress, .activity, .tick:
       break
     case .message(_, _, let text):
       print(text)

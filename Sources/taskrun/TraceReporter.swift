@@ -42,6 +42,9 @@ final class TraceReporter: EventSink {
       counter(time)
     case .runFinish:
       write()
+    case .activity(let time, let label, let count):
+      events.append(.object([("name", .string("activity: \(label)")), ("ph", .string("C")), ("ts", micro(time)),
+                             ("pid", .int(1)), ("args", .object([("count", .int(count))]))]))
     case .runStart, .output, .message, .runProgress, .operationProgress, .tick:
       break
     }

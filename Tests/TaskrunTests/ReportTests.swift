@@ -39,6 +39,12 @@ import Testing
         print("done stepping")
       end }
       """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    try """
+      operation { name = "net", observers = { activity "network" }, sh = "true" }
+      """.write(to: dir.appendingPathComponent("a.lua"), atomically: true, encoding: .utf8)
+    let activity = try objects(Binary.finish(try Binary.start(["--events", "-", "a.lua"], in: dir)).stderr)
+      .filter { $0["event"] as? String == "activity" }
+    #expect(activity.map { "\($0["label"] ?? "")=\($0["count"] ?? "")" } == ["network=1", "network=0"])
     let run = Binary.finish(try Binary.start(["--events", "-", "w.lua"], in: dir))
     let events = try objects(run.stderr)
     let mine = events.filter { $0["event"] as? String == "progress" && $0["operation"] as? String == "steps" }

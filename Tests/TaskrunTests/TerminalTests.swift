@@ -77,6 +77,19 @@ final class TerminalSession {
     #expect(session.cursorVisible)
   }
 
+  @Test(.enabled(if: hasTmux)) func activitiesShowAsSpinnersWithTheirCount() throws {
+    let dir = try workflow("""
+      for i = 1, 2 do
+        operation { name = "fetch" .. i, observers = { activity "network" }, run = function() sleep(1.5) end }
+      end
+      """)
+    let session = try TerminalSession("\(Binary.url.path) -j4 w.lua", in: dir)
+    let live = session.wait { $0.contains("network (2)") }
+    #expect(live.contains("network (2)"), "\(live)")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(!done.contains("network ("), "the indicator goes away with its operations: \(done)")
+  }
+
   @Test(.enabled(if: hasTmux)) func ctrlCRestoresTheTerminal() throws {
     let dir = try workflow("""
       operation { name = "forever", run = function() sleep(60) end }
