@@ -26,7 +26,7 @@ final class LuaReference {
 
 extension ScriptHost {
   static let operationFields = ["name", "run", "sh", "env", "cwd", "progress", "after", "queue",
-                                "priority", "when", "timeout", "observers", "weight"]
+                                "priority", "when", "timeout", "observers", "retries", "retry", "weight"]
 
   /// `operation { name =, run = | sh =, after =, queue =, priority =, when =, … }`
   func createOperation(_ s: LuaStack) throws -> Int32 {
@@ -112,6 +112,17 @@ extension ScriptHost {
       guard timeout > 0 else { throw ScriptError("\(what): field 'timeout' must be a positive number of seconds") }
       op.timeout = timeout
     }
+    if let retries = try optionalNumber(s, 1, "retries", in: what) {
+      guard retries >= 0, retries == retries.rounded() else {
+        throw ScriptError("\(what): field 'retries' must be a whole number ≥ 0 (got \(retries))")
+      }
+      op.retry = RetryPolicy(max: Int(retries))
+    }
+    if s.rawGet(1, "retry") != LUA_TNIL {
+      defer { s.pop() }
+      if op.retry != nil { throw ScriptError("\(what): give either 'retries' or 'retry', not both") }
+      op.retry = try retryPolicy(s, s.top, what: what)
+    } else { s.pop() }
     if s.rawGet(1, "observers") != LUA_TNIL {
       defer { s.pop() }
       try attachObservers(op, s, s.top, what: what)
@@ -120,6 +131,25 @@ extension ScriptHost {
       defer { s.pop() }
       try addDependencies(op, s, s.top, what: what, field: "field 'after'")
     } else { s.pop() }
+  }
+
+  /// `retry = { max = n, delay = seconds, backoff = "constant" | "exponential" }`
+  func retryPolicy(_ s: LuaStack, _ i: Int32, what: String) throws -> RetryPolicy {
+    guard s.type(i) == LUA_TTABLE else {
+      throw ScriptError("\(what): field 'retry' must be a table { max =, delay =, backoff = } (got \(s.typeName(i)))")
+    }
+    let place = "\(what) retry"
+    try checkFields(s, i, valid: ["max", "delay", "backoff"], in: place)
+    guard let max = try optionalNumber(s, i, "max", in: place), max >= 0, max == max.rounded() else {
+      throw ScriptError("\(place): 'max' must be a whole number ≥ 0")
+    }
+    let delay = try optionalNumber(s, i, "delay", in: place) ?? 0
+    guard delay >= 0 else { throw ScriptError("\(place): 'delay' must not be negative") }
+    let name = try optionalString(s, i, "backoff", in: place) ?? "constant"
+    guard let backoff = RetryPolicy.Backoff(rawValue: name) else {
+      throw ScriptError("\(place): 'backoff' must be constant or exponential (got '\(name)')")
+    }
+    return RetryPolicy(max: Int(max), delay: delay, backoff: backoff)
   }
 
   /// Adds the dependencies at `i`: a handle, a name, or a list of them.

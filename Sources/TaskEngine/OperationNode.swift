@@ -1,4 +1,5 @@
 // OperationNode: one unit of work in the graph, its dependencies, state and outcome.
+import Foundation
 
 /// Where an operation is in its life. Cancellation is an outcome, not a state.
 public enum OperationState: String, Sendable {
@@ -42,6 +43,26 @@ public enum Priority: Int, Sendable, CaseIterable, Comparable {
   public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
 }
 
+/// How a failed operation is tried again: up to `max` more times, waiting `delay` seconds
+/// (doubled each time when `exponential`).
+public struct RetryPolicy: Sendable, Equatable {
+  public enum Backoff: String, Sendable, CaseIterable { case constant, exponential }
+  public var max: Int
+  public var delay: Double
+  public var backoff: Backoff
+
+  public init(max: Int, delay: Double = 0, backoff: Backoff = .constant) {
+    self.max = max
+    self.delay = delay
+    self.backoff = backoff
+  }
+
+  /// Seconds to wait before attempt `attempt + 1`, after attempt `attempt` failed.
+  public func delay(after attempt: Int) -> Double {
+    backoff == .constant ? delay : delay * pow(2, Double(attempt - 1))
+  }
+}
+
 /// What an operation does when it starts. The scheduler calls `start` once and is told the
 /// outcome through `Scheduler.finish`; `interrupt` asks a running body to stop (cancellation).
 public protocol OperationBody: AnyObject {
@@ -61,6 +82,8 @@ public final class OperationNode {
   public var priority: Priority = .normal
   public var policy: RunPolicy = .succeeded
   public var weight: Double = 1
+  /// Tries again after a failure (not after a cancellation).
+  public var retry: RetryPolicy?
   /// Activity indicators it counts in while it executes (`activity "network"`).
   public var activities: [String] = []
   /// Seconds it may execute before it is cancelled and fails with a timeout error.

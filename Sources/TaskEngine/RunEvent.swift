@@ -12,6 +12,8 @@ public enum RunEvent: Sendable {
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
                        error: String?, traceback: String?, output: String)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
+  /// Attempt `attempt` failed with `error`; the next one starts in `delay` seconds.
+  case operationRetry(time: Double, name: String, attempt: Int, error: String, delay: Double)
   /// The script printed `text` (a whole line; `operation`: the body that printed it, if any).
   case message(time: Double, operation: String?, text: String)
   /// How many operations with the activity indicator `label` execute now (it changed).

@@ -211,6 +211,10 @@ public final class Scheduler {
   /// body returned normally still ends `cancelled`.
   public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil) {
     guard !op.isFinished else { return }
+    if outcome == .failed, op.state == .executing, !op.isCancelled, interrupts == 0,
+       let retry = op.retry, op.attempt <= retry.max {
+      return tryAgain(op, retry, error: error ?? op.error ?? "failed")
+    }
     var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
     if op.timedOut && outcome == .cancelled { outcome = .failed }
     if op.state == .executing {
@@ -253,6 +257,25 @@ public final class Scheduler {
     for dependent in op.dependents {
       dependent.unfinishedDependencies -= 1
       if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
+    }
+  }
+
+  /// Ends a failed attempt and starts the next one after the policy's delay. The queue slot
+  /// is given back meanwhile; cancelling during the wait finishes the operation `cancelled`.
+  func tryAgain(_ op: OperationNode, _ retry: RetryPolicy, error: String) {
+    let delay = retry.delay(after: op.attempt)
+    op.queue.running -= 1
+    counts.running -= 1
+    counts.pending += 1
+    executing.remove(op)
+    for label in op.activities { countActivity(label, by: -1) }
+    op.state = .pending
+    op.timedOut = false
+    emit(.operationRetry(time: elapsed, name: op.name, attempt: op.attempt, error: error, delay: delay))
+    after(delay) { [unowned self, unowned op] in
+      guard op.state == .pending, !op.isFinished, !op.isCancelled else { return }
+      op.state = .ready
+      op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
     }
   }
 

@@ -57,6 +57,9 @@ final class EventsReporter: EventSink {
     case .activity(let time, let label, let count):
       fields = [("time", seconds(time)), ("event", .string("activity")), ("label", .string(label)),
                 ("count", .int(count))]
+    case .operationRetry(let time, let name, let attempt, let error, let delay):
+      fields = [("time", seconds(time)), ("event", .string("op_retry")), ("operation", .string(name)),
+                ("attempt", .int(attempt)), ("error", .string(error)), ("delay", seconds(delay))]
     case .tick:
       return
     case .runFinish(let time, let summary):

@@ -52,6 +52,10 @@ final class LiveReporter: EventSink {
       above { lines.receive(event) }
     case .output, .message:
       above { lines.receive(event) }
+    case .operationRetry(let time, let name, _, _, _):
+      now = time
+      running.removeAll { $0.name == name }
+      above { lines.receive(event) }
     case .operationProgress(let time, let name, let p):
       now = time
       if let index = running.firstIndex(where: { $0.name == name }) {

@@ -42,6 +42,10 @@ final class PlainReporter: EventSink {
       break
     case .message(_, _, let text):
       print(text)
+    case .operationRetry(_, let name, let attempt, let error, let delay):
+      guard verbosity != .silent else { return }
+      line(label("retry", "33"), "\(name): attempt \(attempt) failed: \(error); "
+        + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
     case .operationStart(_, let name, let attempt):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
       line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))

@@ -32,22 +32,29 @@ final class TraceReporter: EventSink {
       open[name] = (lane, time)
       counter(time)
     case .operationFinish(let time, let name, let outcome, _, let error, _, _):
-      guard let (lane, start) = open.removeValue(forKey: name) else { return }  // never started
-      lanes[lane] = false
-      var args: [(String, JSON)] = [("outcome", .string(outcome.rawValue))]
-      if let error { args.append(("error", .string(error))) }
-      events.append(.object([("name", .string(name)), ("cat", .string(outcome.rawValue)), ("ph", .string("X")),
-                             ("ts", micro(start)), ("dur", micro(time - start)), ("pid", .int(1)),
-                             ("tid", .int(lane + 1)), ("args", .object(args))]))
-      counter(time)
-    case .runFinish:
-      write()
+      close(name, at: time, outcome: outcome.rawValue, error: error)
+    case .operationRetry(let time, let name, let attempt, let error, _):
+      close(name, at: time, outcome: "failed, retrying", error: error, title: "\(name) (attempt \(attempt))")
     case .activity(let time, let label, let count):
       events.append(.object([("name", .string("activity: \(label)")), ("ph", .string("C")), ("ts", micro(time)),
                              ("pid", .int(1)), ("args", .object([("count", .int(count))]))]))
+    case .runFinish:
+      write()
     case .runStart, .output, .message, .runProgress, .operationProgress, .tick:
       break
     }
+  }
+
+  /// Ends the complete event of an operation's current attempt.
+  private func close(_ name: String, at time: Double, outcome: String, error: String?, title: String? = nil) {
+    guard let (lane, start) = open.removeValue(forKey: name) else { return }  // never started
+    lanes[lane] = false
+    var args: [(String, JSON)] = [("outcome", .string(outcome))]
+    if let error { args.append(("error", .string(error))) }
+    events.append(.object([("name", .string(title ?? name)), ("cat", .string(outcome)), ("ph", .string("X")),
+                           ("ts", micro(start)), ("dur", micro(time - start)), ("pid", .int(1)),
+                           ("tid", .int(lane + 1)), ("args", .object(args))]))
+    counter(time)
   }
 
   private func write() {

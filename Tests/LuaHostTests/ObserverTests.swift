@@ -50,3 +50,46 @@ final class ActivityRecorder: EventSink {
       == "spec.lua:1: cannot add an observer to 'a': it already finished")
   }
 }
+
+@Suite struct RetryTests {
+  @Test func aFailedBodyIsTriedAgainUntilItSucceeds() throws {
+    let host = try runLua("""
+      tries = 0
+      flaky = operation { name = "flaky", retries = 2, run = function()
+        tries = tries + 1
+        if tries < 3 then error("try " .. tries .. " failed") end
+        return "ok on " .. tries
+      end }
+      """)
+    try host.check("assert(flaky.succeeded and flaky.result == 'ok on 3' and flaky.attempt == 3, flaky.error)")
+  }
+
+  @Test func retriesRunOutAndTheLastErrorStands() throws {
+    let host = try runLua("""
+      operation { name = "broken", retry = { max = 2, delay = 1, backoff = "exponential" }, sh = "exit 7" }
+      """, realTime: false)
+    let broken = host.op("broken")
+    #expect(broken.failed && broken.attempt == 3 && broken.error == "exited with status 7: exit 7")
+    #expect(host.scheduler.elapsed >= 3, "waited 1 s, then 2 s (exponential)")
+  }
+
+  @Test func cancellationStopsRetrying() throws {
+    let host = try runLua("""
+      tries = 0
+      victim = operation { name = "victim", retry = { max = 5, delay = 10 }, run = function()
+        tries = tries + 1
+        error("nope")
+      end }
+      operation { name = "canceller", run = function() sleep(2) victim:cancel("given up") end }
+      """)
+    try host.check("assert(tries == 1 and victim.cancelled and victim.error == 'given up', tries)")
+  }
+
+  @Test func retrySpecsAreChecked() {
+    #expect(loadError("operation { retry = { max = 2, backof = 'x' } }")
+      == "spec.lua:1: operation retry: unknown field 'backof'; did you mean 'backoff'? (valid fields: max, delay, backoff)")
+    #expect(loadError("operation { retries = 1, retry = { max = 1 } }")
+      == "spec.lua:1: operation: give either 'retries' or 'retry', not both")
+    #expect(loadError("operation { retries = -1 }") == "spec.lua:1: operation: field 'retries' must be a whole number ≥ 0 (got -1.0)")
+  }
+}
