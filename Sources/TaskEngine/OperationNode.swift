@@ -84,6 +84,15 @@ public final class OperationNode {
   public var weight: Double = 1
   /// Tries again after a failure (not after a cancellation).
   public var retry: RetryPolicy?
+  /// Evaluated in order after its dependencies finish; the first that does not hold decides.
+  public internal(set) var conditions: [any OperationCondition] = []
+  /// Resource categories it takes one unit of while it executes (mutex, resource).
+  public internal(set) var resources: [String] = []
+  /// Dependencies its conditions produced, and which condition produced each.
+  var producedBy: [OperationNode: String] = [:]
+  var conditionsProduced = false
+  var conditionsHeld = false
+  public internal(set) var evaluatingConditions = false
   /// Activity indicators it counts in while it executes (`activity "network"`).
   public var activities: [String] = []
   /// Seconds it may execute before it is cancelled and fails with a timeout error.

@@ -142,6 +142,14 @@ extension Scheduler {
       }
       return "'\(op.name)' is executing"
     case .ready:
+      if parked.contains(op) {
+        let busy = op.resources.filter { (resourceHolders[$0]?.count ?? 0) >= (resourceCapacity[$0] ?? 1) }
+        return "'\(op.name)' is ready, but waits for " + busy.map { name in
+          let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
+          let holders = (resourceHolders[name] ?? []).map { "'\($0.name)'" }.joined(separator: ", ")
+          return "\(kind) '\(name)' (held by \(holders))"
+        }.joined(separator: " and ")
+      }
       let queue = op.queue
       if queue.isSuspended { return "'\(op.name)' is ready, but queue '\(queue.name)' is suspended" }
       let running = queue.operations.filter { $0.state == .executing }.map { "'\($0.name)'" }
@@ -152,6 +160,9 @@ extension Scheduler {
         return "'\(op.name)' waits for the run to start to resolve " + op.unresolvedNames.map { "'\($0)'" }.joined(separator: ", ")
       }
       if !op.isScheduled { return "'\(op.name)' is not scheduled: nothing has asked to run it yet" }
+      if op.evaluatingConditions {
+        return "'\(op.name)' is evaluating its conditions: " + op.conditions.map { "'\($0.name)'" }.joined(separator: ", ")
+      }
       let unfinished = op.dependencies.filter { !$0.isFinished }
       if !unfinished.isEmpty {
         let list = unfinished.map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")

@@ -28,6 +28,11 @@ public final class Scheduler {
   var scheduledWeight = 0.0, finishedWeight = 0.0
   var nextTick: Double?
   var executing: Set<OperationNode> = []
+  /// Units of each resource category (mutex: 1), and who holds them now.
+  public private(set) var resourceCapacity: [String: Int] = [:]
+  var resourceHolders: [String: [OperationNode]] = [:]
+  /// Ready operations waiting for resources, first come first served.
+  var parked: [OperationNode] = []
   /// Executing operations per activity label.
   public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
@@ -150,37 +155,141 @@ public final class Scheduler {
   func evaluate(_ op: OperationNode) {
     guard op.state == .pending, !op.isFinished else { return }
     if interrupts > 0, let stopReason { return finish(op, .cancelled, error: stopReason) }
+    let dependencies = op.producedBy.isEmpty ? op.dependencies : op.dependencies.filter { op.producedBy[$0] == nil }
     switch op.policy {
     case .succeeded:
-      let unsuccessful = op.dependencies.filter { $0.outcome != .succeeded }
+      let unsuccessful = dependencies.filter { $0.outcome != .succeeded }
       if let bad = unsuccessful.first(where: { $0.outcome == .failed }) ?? unsuccessful.first {
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
       }
       if let stopReason { return finish(op, .cancelled, error: stopReason) }
     case .failed:
-      if !op.dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled }) {
+      if !dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled }) {
         return finish(op, .skipped, error: "no dependency failed")
       }
+      if let stopReason, interrupts > 0 { return finish(op, .cancelled, error: stopReason) }
     case .finished:
       break
     }
+    if !op.conditions.isEmpty && !op.conditionsHeld { return checkConditions(op) }
+    makeReady(op)
+  }
+
+  func makeReady(_ op: OperationNode) {
     op.state = .ready
     op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+  }
+
+  /// Conditions: first their produced dependencies run (the operation waits for them again),
+  /// then each condition is evaluated in order; the first that does not hold decides.
+  func checkConditions(_ op: OperationNode) {
+    if !op.conditionsProduced {
+      op.conditionsProduced = true
+      for condition in op.conditions {
+        guard let dependency = condition.dependency(for: op, scheduler: self) else { continue }
+        op.producedBy[dependency] = condition.name
+        do {
+          try addDependency(op, on: dependency)
+        } catch {
+          return finish(op, .failed, error: "condition '\(condition.name)': \(error)")
+        }
+        schedule([dependency])
+      }
+      if op.unfinishedDependencies > 0 { return }  // evaluated again when they finish
+    }
+    for (dependency, condition) in op.producedBy where dependency.outcome != .succeeded {
+      return finish(op, .failed, error: "condition '\(condition)': its dependency '\(dependency.name)' "
+        + (dependency.outcome?.rawValue ?? "did not succeed"))
+    }
+    op.evaluatingConditions = true
+    evaluateCondition(op, 0)
+  }
+
+  func evaluateCondition(_ op: OperationNode, _ index: Int) {
+    guard op.state == .pending, !op.isFinished else { return }  // cancelled meanwhile
+    guard index < op.conditions.count else {
+      op.evaluatingConditions = false
+      op.conditionsHeld = true
+      return evaluate(op)
+    }
+    let condition = op.conditions[index]
+    var answered = false
+    condition.evaluate(for: op, scheduler: self) { [unowned self] result in
+      guard !answered else { return }
+      answered = true
+      guard op.state == .pending, !op.isFinished else { return }
+      switch result {
+      case .satisfied: evaluateCondition(op, index + 1)
+      case .failed(let message):
+        op.evaluatingConditions = false
+        finish(op, .failed, error: "condition '\(condition.name)' failed: \(message)")
+      case .skipped(let message):
+        op.evaluatingConditions = false
+        finish(op, .skipped, error: "condition '\(condition.name)': \(message)")
+      }
+    }
   }
 
   /// Starts ready operations while their queues have room. Returns whether any started.
   @discardableResult
   public func pump() -> Bool {
     var started = false
+    if !parked.isEmpty {
+      // Waiting for resources: first come, first served.
+      var still: [OperationNode] = []
+      for op in parked where op.state == .ready {
+        if op.queue.hasCapacity && acquire(op) { start(op); started = true } else { still.append(op) }
+      }
+      parked = still
+    }
     for queue in queues {
       while queue.hasCapacity, let entry = queue.ready.popMax() {
         let op = entry.operation
         guard op.state == .ready else { continue }
+        guard acquire(op) else {
+          parked.append(op)
+          continue
+        }
         start(op)
         started = true
       }
     }
     return started
+  }
+
+  /// Takes one unit of each of the operation's resources, all at once or none.
+  func acquire(_ op: OperationNode) -> Bool {
+    guard !op.resources.isEmpty else { return true }
+    for name in op.resources where (resourceHolders[name]?.count ?? 0) >= (resourceCapacity[name] ?? 1) {
+      return false
+    }
+    for name in op.resources { resourceHolders[name, default: []].append(op) }
+    return true
+  }
+
+  func release(_ op: OperationNode) {
+    for name in op.resources { resourceHolders[name]?.removeAll { $0 === op } }
+  }
+
+  /// `op` executes only after every condition holds (evaluated in the order added).
+  public func addCondition(_ condition: any OperationCondition, to op: OperationNode) throws {
+    guard op.state == .pending, !op.evaluatingConditions, !op.conditionsHeld else {
+      throw EngineError(.alreadyStarted, "cannot add a condition to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
+    }
+    op.conditions.append(condition)
+  }
+
+  /// `op` takes one unit of resource `name` while it executes; at most `capacity` operations
+  /// hold it at once (a mutex is capacity 1). A category keeps the capacity it was first given.
+  public func require(resource name: String, capacity: Int, for op: OperationNode) throws {
+    if let known = resourceCapacity[name], known != capacity {
+      throw EngineError(.invalid, "resource '\(name)' already has capacity \(known), not \(capacity)")
+    }
+    guard op.state == .pending || op.state == .ready, !op.hasStarted else {
+      throw EngineError(.alreadyStarted, "cannot add a resource to '\(op.name)': it already started")
+    }
+    resourceCapacity[name] = capacity
+    if !op.resources.contains(name) { op.resources.append(name) }
   }
 
   func start(_ op: OperationNode) {
@@ -222,6 +331,7 @@ public final class Scheduler {
       counts.running -= 1
       executing.remove(op)
       for label in op.activities { countActivity(label, by: -1) }
+      release(op)
     } else if op.isScheduled {
       counts.pending -= 1
     }
@@ -269,10 +379,11 @@ public final class Scheduler {
     counts.pending += 1
     executing.remove(op)
     for label in op.activities { countActivity(label, by: -1) }
+    release(op)
     op.state = .pending
     op.timedOut = false
     emit(.operationRetry(time: elapsed, name: op.name, attempt: op.attempt, error: error, delay: delay))
-    after(delay) { [unowned self, unowned op] in
+    after(delay) { [unowned op] in
       guard op.state == .pending, !op.isFinished, !op.isCancelled else { return }
       op.state = .ready
       op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
