@@ -26,7 +26,8 @@ final class LuaReference {
 
 extension ScriptHost {
   static let operationFields = ["name", "run", "sh", "env", "cwd", "progress", "after", "queue",
-                                "priority", "when", "timeout", "observers", "retries", "retry", "weight"]
+                                "priority", "when", "conditions", "timeout", "observers", "retries", "retry",
+                                "weight"]
 
   /// `operation { name =, run = | sh =, after =, queue =, priority =, when =, … }`
   func createOperation(_ s: LuaStack) throws -> Int32 {
@@ -122,6 +123,10 @@ extension ScriptHost {
       defer { s.pop() }
       if op.retry != nil { throw ScriptError("\(what): give either 'retries' or 'retry', not both") }
       op.retry = try retryPolicy(s, s.top, what: what)
+    } else { s.pop() }
+    if s.rawGet(1, "conditions") != LUA_TNIL {
+      defer { s.pop() }
+      try attachConditions(op, s, s.top, what: what)
     } else { s.pop() }
     if s.rawGet(1, "observers") != LUA_TNIL {
       defer { s.pop() }
@@ -329,6 +334,11 @@ extension ScriptHost {
         let op = try host.selfOperation(s, "cancel")
         let reason = s.isNil(2) ? "cancelled" : (s.string(2) ?? s.describe(2))
         host.scheduler.cancel(op, reason: reason)
+        return 0
+      }),
+      ("add_condition", { host, s in
+        let op = try host.selfOperation(s, "add_condition")
+        try host.attachCondition(op, s, 2, what: "operation '\(op.name)'")
         return 0
       }),
       ("add_observer", { host, s in

@@ -47,6 +47,9 @@ public final class ScriptHost {
   /// Interned Lua strings of hot field names, compared by address (short strings are unique).
   var hotKeys = HotKeys()
   struct HotKeys { var completed: UnsafePointer<CChar>? }
+  /// The metatable of condition values and what each stands for (by its `id`).
+  var conditionMeta: Int32 = LUA_NOREF
+  var conditionValues: [LuaCondition] = []
   /// The metatable of observer values (activity, timeout).
   var observerMeta: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.
@@ -94,8 +97,9 @@ public final class ScriptHost {
     let s = stack
     installHandleKinds()
     installObserverKind()
+    installConditionKind()
     s.newTable()  // api
-    for (name, function) in globalFunctions() + observerFunctions() {
+    for (name, function) in globalFunctions() + observerFunctions() + conditionFunctions() {
       pushFunction(function)
       s.rawSet(-2, name)
     }

@@ -1,0 +1,205 @@
+// The condition API: condition{...}, mutex, resource, exists, negate, silent, all, any.
+import CLua
+import CLuaShim
+import TaskEngine
+
+extension ScriptHost {
+  /// What a condition value stands for: an engine condition, or a resource to hold.
+  enum LuaCondition {
+    case condition(any OperationCondition)
+    case resource(String, Int)
+
+    var name: String {
+      switch self {
+      case .condition(let c): c.name
+      case .resource(let name, let n): n == 1 ? "mutex \(name)" : "resource \(name) (\(n))"
+      }
+    }
+  }
+
+  func installConditionKind() {
+    let s = stack
+    s.newTable()
+    s.push("condition")
+    s.rawSet(-2, "__name")
+    s.push("condition")
+    s.rawSet(-2, "__metatable")
+    pushFunction { host, s in
+      s.push(host.condition(at: 1, on: s).map { "<condition \($0.name)>" } ?? "condition")
+      return 1
+    }
+    s.rawSet(-2, "__tostring")
+    conditionMeta = s.ref()
+  }
+
+  /// A condition value: a table holding the index of what it stands for.
+  func pushCondition(_ condition: LuaCondition, on s: LuaStack) {
+    conditionValues.append(condition)
+    s.newTable(hash: 2)
+    s.push(conditionValues.count - 1)
+    s.rawSet(-2, "id")
+    s.push(condition.name)
+    s.rawSet(-2, "name")
+    pushRef(conditionMeta, on: s)
+    lua_setmetatable(s.L, -2)
+  }
+
+  func condition(at i: Int32, on s: LuaStack) -> LuaCondition? {
+    guard s.type(i) == LUA_TTABLE, lua_getmetatable(s.L, i) != 0 else { return nil }
+    pushRef(conditionMeta, on: s)
+    let same = lua_rawequal(s.L, -1, -2) != 0
+    s.pop(2)
+    guard same else { return nil }
+    s.rawGet(i, "id")
+    defer { s.pop() }
+    return s.integer(-1).flatMap { $0 < conditionValues.count ? conditionValues[$0] : nil }
+  }
+
+  /// The engine condition at argument `i` (a resource cannot be negated or combined).
+  func engineCondition(at i: Int32, on s: LuaStack, _ function: String) throws -> any OperationCondition {
+    switch condition(at: i, on: s) {
+    case .condition(let c)?: return c
+    case .resource?: throw ScriptError("\(function): a mutex or resource cannot be combined; list it in conditions directly")
+    case nil: throw s.badArgument(i, function, "condition")
+    }
+  }
+
+  func conditionFunctions() -> [(String, HostFunction)] {
+    [
+      ("condition", { host, s in try host.createCondition(s) }),
+      ("mutex", { host, s in
+        guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "mutex", "non-empty string") }
+        host.pushCondition(.resource(name, 1), on: s)
+        return 1
+      }),
+      ("resource", { host, s in
+        guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "resource", "non-empty string") }
+        guard let n = s.integer(2), n >= 1 else { throw s.badArgument(2, "resource", "positive integer") }
+        host.pushCondition(.resource(name, n), on: s)
+        return 1
+      }),
+      ("exists", { host, s in
+        guard let path = s.string(1) else { throw s.badArgument(1, "exists", "string") }
+        host.pushCondition(.condition(BlockCondition.exists(path)), on: s)
+        return 1
+      }),
+      ("negate", { host, s in
+        host.pushCondition(.condition(NegatedCondition(try host.engineCondition(at: 1, on: s, "negate"))), on: s)
+        return 1
+      }),
+      ("silent", { host, s in
+        host.pushCondition(.condition(SilentCondition(try host.engineCondition(at: 1, on: s, "silent"))), on: s)
+        return 1
+      }),
+      ("all", { host, s in
+        let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "all") }
+        host.pushCondition(.condition(CompoundCondition(.all, parts)), on: s)
+        return 1
+      }),
+      ("any", { host, s in
+        let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "any") }
+        host.pushCondition(.condition(CompoundCondition(.any, parts)), on: s)
+        return 1
+      }),
+    ]
+  }
+
+  /// `condition { name =, evaluate = function(op) return ok, message end, dependency = function(op) … end }`
+  func createCondition(_ s: LuaStack) throws -> Int32 {
+    guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "condition", "table") }
+    let name = try optionalString(s, 1, "name", in: "condition") ?? "condition"
+    let what = "condition '\(name)'"
+    try checkFields(s, 1, valid: ["name", "evaluate", "dependency"], in: what)
+    func function(_ field: String) throws -> Int32? {
+      if s.rawGet(1, field) == LUA_TNIL { s.pop(); return nil }
+      guard s.type(-1) == LUA_TFUNCTION else {
+        defer { s.pop() }
+        throw ScriptError("\(what): field '\(field)' must be a function (got \(s.typeName(-1)))")
+      }
+      if s.L != L { lua_xmove(s.L, L, 1) }
+      return stack.ref()
+    }
+    let evaluate = try function("evaluate")
+    let dependency = try function("dependency")
+    let condition = BlockCondition(
+      name: name,
+      dependency: dependency.map { ref in { [unowned self] op, _ in produceDependency(ref, for: op, condition: name) } },
+      evaluate: { [unowned self] op, _, done in
+        guard let evaluate else { return done(.satisfied) }
+        evaluateCondition(evaluate, for: op, done: done)
+      })
+    pushCondition(.condition(condition), on: s)
+    return 1
+  }
+
+  /// Calls a condition's `dependency(op)`; it must return an operation (or nil: none).
+  func produceDependency(_ ref: Int32, for op: OperationNode, condition: String) -> OperationNode? {
+    let s = LuaStack(L: callState ?? L)
+    _ = lua_checkstack(s.L, 4)
+    let base = s.top
+    pushRef(ref, on: s)
+    pushHandle(.operation, id: op.id, on: s)
+    defer { s.setTop(base) }
+    guard tl_pcall(s.L, 1, 1, 0) == LUA_OK else {
+      reportWarning("condition '\(condition)': dependency failed: \(s.errorMessage(-1))")
+      return nil
+    }
+    return operation(at: -1, on: s)
+  }
+
+  /// Runs `evaluate(op)` as a coroutine (it may call sh, sleep, wait) and maps its answer:
+  /// true → satisfied; false, msg → failed; nil, msg → skipped; an error → failed.
+  func evaluateCondition(_ ref: Int32, for op: OperationNode, done: @escaping (ConditionResult) -> Void) {
+    let co = makeCoroutine(function: ref, op: nil) { end in
+      switch end {
+      case .returned(let co, let count):
+        let s = LuaStack(L: co.thread)
+        let base = s.top - count + 1
+        let message = count >= 2 ? s.stringOrNumber(base + 1) ?? "" : ""
+        if count >= 1 && s.boolean(base) {
+          done(.satisfied)
+        } else if count >= 1 && s.type(base) == LUA_TBOOLEAN {
+          done(.failed(message.isEmpty ? "not satisfied" : message))
+        } else {
+          done(.skipped(message.isEmpty ? "not satisfied" : message))
+        }
+        s.setTop(0)
+      case .failed(let failure):
+        done(.failed(failure.message))
+      }
+    }
+    resumeSoon(co) { [unowned self] in
+      pushHandle(.operation, id: op.id, on: LuaStack(L: co.thread))
+      return 1
+    }
+  }
+
+  /// Attaches the condition at `i` to `op` (before its conditions are evaluated).
+  func attachCondition(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
+    guard let value = condition(at: i, on: s) else {
+      throw ScriptError("\(what): conditions are made by condition{}, mutex, resource, exists, negate, silent, all or any (got \(s.typeName(i)))")
+    }
+    do {
+      switch value {
+      case .condition(let c): try scheduler.addCondition(c, to: op)
+      case .resource(let name, let n): try scheduler.require(resource: name, capacity: n, for: op)
+      }
+    } catch let error as EngineError {
+      throw ScriptError(error.description)
+    }
+  }
+
+  /// `conditions = { c, ... }` in operation{}.
+  func attachConditions(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
+    let i = s.absolute(i)
+    if condition(at: i, on: s) != nil { return try attachCondition(op, s, i, what: what) }
+    guard s.type(i) == LUA_TTABLE else {
+      throw ScriptError("\(what): field 'conditions' must be a list of conditions (got \(s.typeName(i)))")
+    }
+    for k in 0..<s.rawLength(i) {
+      s.rawGet(i, k + 1)
+      defer { s.pop() }
+      try attachCondition(op, s, s.top, what: what)
+    }
+  }
+}

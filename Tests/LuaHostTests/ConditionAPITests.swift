@@ -1,0 +1,85 @@
+// Conditions from Lua: the WWDC vocabulary as scripts use it.
+import Testing
+import LuaHost
+import TaskEngine
+
+@Suite struct ConditionAPITests {
+  @Test func evaluateDecidesRunFailOrSkip() throws {
+    let host = try runLua("""
+      yes = condition { name = "yes", evaluate = function(op) return true end }
+      no = condition { name = "token", evaluate = function() return false, "no token" end }
+      later = condition { name = "weekday", evaluate = function() return nil, "it is Sunday" end }
+      boom = condition { name = "boom", evaluate = function() error("broken check") end }
+      slow = condition { name = "slow", evaluate = function(op) sleep(1) return op.name == "waits" end }
+      operation { name = "runs", conditions = { yes } }
+      operation { name = "fails", conditions = { yes, no } }
+      operation { name = "skips", conditions = { later } }
+      operation { name = "errs", conditions = { boom } }
+      operation { name = "waits", conditions = { slow } }
+      """)
+    #expect(host.op("runs").succeeded && host.op("waits").succeeded)
+    #expect(host.op("fails").error == "condition 'token' failed: no token")
+    #expect(host.op("skips").skipped && host.op("skips").error == "condition 'weekday': it is Sunday")
+    #expect(host.op("errs").error == "condition 'boom' failed: spec.lua:4: broken check")
+    #expect(host.op("waits").startTime == 1)
+  }
+
+  @Test func theLoginPattern() throws {
+    let host = try runLua("""
+      logged_in = false
+      auth = condition { name = "logged-in",
+        dependency = function() return operation { name = "login", run = function() sleep(1) logged_in = true end } end,
+        evaluate = function() return logged_in, "not logged in" end }
+      save = operation { name = "save favorites", conditions = { auth } }
+      """)
+    #expect(host.op("login").succeeded)
+    #expect(host.op("save favorites").succeeded && host.op("save favorites").startTime == 1)
+    try host.check("assert(#save.dependencies == 1 and save.dependencies[1].name == 'login')")
+  }
+
+  @Test func silentSkipsTheDependencyAndCompoundsCombine() throws {
+    let host = try runLua("""
+      produced = 0
+      auth = condition { name = "auth", dependency = function() produced = produced + 1 return operation {} end,
+                         evaluate = function() return produced > 0, "never asked" end }
+      operation { name = "quiet", conditions = { silent(auth) } }
+      operation { name = "neither", conditions = { any(negate(exists "/"), exists "/no/such") } }
+      operation { name = "both", conditions = { all(exists "/", negate(exists "/no/such")) } }
+      """)
+    #expect(host.op("quiet").error == "condition 'auth' failed: never asked")
+    #expect(host.op("neither").failed)
+    #expect(host.op("both").succeeded)
+  }
+
+  @Test func aMutexKeepsOperationsApartAndWhyNamesTheHolder() throws {
+    let host = try runLua("""
+      local migrations = {}
+      for i = 1, 3 do
+        migrations[i] = operation { name = "migrate" .. i, conditions = { mutex "db" }, run = function() sleep(1) end }
+      end
+      operation { name = "watcher", run = function() sleep(0.5) why = migrations[2]:why() end }
+      """, jobs: 8)
+    #expect(host.op("migrate3").startTime == 2 && host.scheduler.elapsed == 3)
+    try host.check("assert(why == \"'migrate2' is ready, but waits for mutex 'db' (held by 'migrate1')\", why)")
+  }
+
+  @Test func resourceAllowsNAtATime() throws {
+    let host = try runLua("""
+      for i = 1, 4 do
+        operation { name = "job" .. i, conditions = { resource("gpu", 2) }, run = function() sleep(1) end }
+      end
+      """, jobs: 8)
+    #expect(host.scheduler.elapsed == 2)
+  }
+
+  @Test func conditionErrorsAreScriptErrors() {
+    #expect(loadError("operation { conditions = { 'db' } }")
+      == "spec.lua:1: operation: conditions are made by condition{}, mutex, resource, exists, negate, silent, all or any (got string)")
+    #expect(loadError("condition { name = 'x', evaluat = function() end }")
+      == "spec.lua:1: condition 'x': unknown field 'evaluat'; did you mean 'evaluate'? (valid fields: name, evaluate, dependency)")
+    #expect(loadError("negate(mutex 'db')")
+      == "spec.lua:1: negate: a mutex or resource cannot be combined; list it in conditions directly")
+    #expect(loadError("operation { conditions = { resource('r', 2) } } operation { conditions = { resource('r', 3) } }")
+      == "spec.lua:1: resource 'r' already has capacity 2, not 3")
+  }
+}
