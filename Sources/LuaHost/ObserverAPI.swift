@@ -9,6 +9,7 @@ extension ScriptHost {
   enum Observer {
     case activity(String)
     case timeout(Double)
+    case lua(LuaObserver)
   }
 
   /// The metatable that marks observer values (a plain table with `kind` and a setting).
@@ -23,6 +24,7 @@ extension ScriptHost {
       switch host.observer(at: 1, on: s) {
       case .activity(let label)?: s.push("<observer activity \(label)>")
       case .timeout(let seconds)?: s.push("<observer timeout \(formatSeconds(seconds))>")
+      case .lua?: s.push("<observer>")
       case nil: s.push("observer")
       }
       return 1
@@ -33,6 +35,7 @@ extension ScriptHost {
 
   func observerFunctions() -> [(String, HostFunction)] {
     [
+      ("observer", { host, s in try host.createObserver(s) }),
       ("activity", { host, s in
         guard let label = s.string(1), !label.isEmpty else { throw s.badArgument(1, "activity", "non-empty string") }
         host.pushObserver(kind: "activity", key: "label", on: s) { s.push(label) }
@@ -74,6 +77,9 @@ extension ScriptHost {
     case "timeout":
       s.rawGet(i, "seconds")
       return s.number(-1).map(Observer.timeout)
+    case "observer":
+      s.rawGet(i, "id")
+      return s.integer(-1).flatMap { $0 < luaObservers.count ? Observer.lua(luaObservers[$0]) : nil }
     default:
       s.pushNil()
       return nil
@@ -83,7 +89,7 @@ extension ScriptHost {
   /// Attaches the observer at `i` to `op` (before it starts).
   func attachObserver(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
     guard let observer = observer(at: i, on: s) else {
-      throw ScriptError("\(what): observers are made by activity(label) or timeout(seconds) (got \(s.typeName(i)))")
+      throw ScriptError("\(what): observers are made by observer{}, activity(label) or timeout(seconds) (got \(s.typeName(i)))")
     }
     guard op.state == .pending else {
       throw ScriptError("cannot add an observer to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
@@ -91,6 +97,7 @@ extension ScriptHost {
     switch observer {
     case .activity(let label): if !op.activities.contains(label) { op.activities.append(label) }
     case .timeout(let seconds): op.timeout = min(op.timeout ?? seconds, seconds)
+    case .lua(let observer): op.observers.append(observer)
     }
   }
 
@@ -105,6 +112,76 @@ extension ScriptHost {
       s.rawGet(i, k + 1)
       defer { s.pop() }
       try attachObserver(op, s, s.top, what: what)
+    }
+  }
+}
+
+/// `observer { on_start = fn(op), on_produce = fn(op, new), on_finish = fn(op, err) }`:
+/// calls the Lua functions it was given (errors are reported, never raised into the run).
+final class LuaObserver: OperationObserver {
+  unowned let host: ScriptHost
+  let refs: [String: Int32]
+
+  init(host: ScriptHost, refs: [String: Int32]) {
+    self.host = host
+    self.refs = refs
+  }
+
+  func operationDidStart(_ op: OperationNode) { call("on_start", op, nil) }
+  func operation(_ op: OperationNode, didProduce produced: OperationNode) { call("on_produce", op, produced) }
+  func operationDidFinish(_ op: OperationNode) { call("on_finish", op, op) }
+
+  private func call(_ key: String, _ op: OperationNode, _ second: OperationNode?) {
+    guard let ref = refs[key] else { return }
+    host.callObserver(ref, op, second, key: key)
+  }
+}
+
+extension ScriptHost {
+  static let observerFields = ["on_start", "on_produce", "on_finish"]
+
+  /// `observer { ... }` value: a Lua observer kept in the host, marked like the built-ins.
+  func createObserver(_ s: LuaStack) throws -> Int32 {
+    guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "observer", "table") }
+    try checkFields(s, 1, valid: Self.observerFields, in: "observer")
+    var refs: [String: Int32] = [:]
+    for key in Self.observerFields {
+      if s.rawGet(1, key) == LUA_TNIL { s.pop(); continue }
+      guard s.type(-1) == LUA_TFUNCTION else {
+        defer { s.pop() }
+        throw ScriptError("observer: field '\(key)' must be a function (got \(s.typeName(-1)))")
+      }
+      if s.L != L { lua_xmove(s.L, L, 1) }
+      refs[key] = stack.ref()
+    }
+    luaObservers.append(LuaObserver(host: self, refs: refs))
+    s.newTable(hash: 2)
+    s.push("observer")
+    s.rawSet(-2, "kind")
+    s.push(luaObservers.count - 1)
+    s.rawSet(-2, "id")
+    pushRef(observerMeta, on: s)
+    lua_setmetatable(s.L, -2)
+    return 1
+  }
+
+  /// Calls an observer function with the operation and, for on_produce, the new operation,
+  /// for on_finish, the operation's error (nil when it succeeded).
+  func callObserver(_ ref: Int32, _ op: OperationNode, _ second: OperationNode?, key: String) {
+    let s = LuaStack(L: callState ?? L)
+    _ = lua_checkstack(s.L, 4)
+    pushRef(ref, on: s)
+    pushHandle(.operation, id: op.id, on: s)
+    if key == "on_finish" {
+      if op.succeeded { s.pushNil() } else { s.push(op.error ?? op.outcome?.rawValue ?? "failed") }
+    } else if let second {
+      pushHandle(.operation, id: second.id, on: s)
+    } else {
+      s.pushNil()
+    }
+    if tl_pcall(s.L, 2, 0, 0) != LUA_OK {
+      reportWarning("observer \(key) of '\(op.name)' failed: \(s.errorMessage(-1))")
+      s.pop()
     }
   }
 }

@@ -78,8 +78,9 @@ extension ScriptHost {
       scheduler.discard(op)
       throw error
     }
-    if current?.op != nil {
+    if let producer = current?.op {
       // Created by a running body: it joins the running graph at once.
+      defer { scheduler.produced(op, by: producer) }
       do {
         try scheduler.resolveNames([op])
       } catch let error as EngineError {

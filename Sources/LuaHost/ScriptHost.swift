@@ -50,6 +50,8 @@ public final class ScriptHost {
   /// The metatable of condition values and what each stands for (by its `id`).
   var conditionMeta: Int32 = LUA_NOREF
   var conditionValues: [LuaCondition] = []
+  /// Observers made by observer{} (by the `id` in their value).
+  var luaObservers: [LuaObserver] = []
   /// The metatable of observer values (activity, timeout).
   var observerMeta: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.

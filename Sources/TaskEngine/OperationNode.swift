@@ -63,6 +63,14 @@ public struct RetryPolicy: Sendable, Equatable {
   }
 }
 
+/// Told about an operation's life, on the scheduler's thread, once per event, in order:
+/// each start (one per attempt), each operation it produces, and its finish.
+public protocol OperationObserver: AnyObject {
+  func operationDidStart(_ op: OperationNode)
+  func operation(_ op: OperationNode, didProduce produced: OperationNode)
+  func operationDidFinish(_ op: OperationNode)
+}
+
 /// What an operation does when it starts. The scheduler calls `start` once and is told the
 /// outcome through `Scheduler.finish`; `interrupt` asks a running body to stop (cancellation).
 public protocol OperationBody: AnyObject {
@@ -93,6 +101,8 @@ public final class OperationNode {
   var conditionsProduced = false
   var conditionsHeld = false
   public internal(set) var evaluatingConditions = false
+  /// Told when it starts, produces an operation and finishes.
+  public var observers: [any OperationObserver] = []
   /// Activity indicators it counts in while it executes (`activity "network"`).
   public var activities: [String] = []
   /// Seconds it may execute before it is cancelled and fails with a timeout error.

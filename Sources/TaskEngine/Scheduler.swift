@@ -302,6 +302,7 @@ public final class Scheduler {
     executing.insert(op)
     emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
     for label in op.activities { countActivity(label, by: 1) }
+    for observer in op.observers { observer.operationDidStart(op) }
     if let timeout = op.timeout {
       let attempt = op.attempt
       after(timeout) { [weak self, weak op] in
@@ -358,6 +359,7 @@ public final class Scheduler {
     emit(.operationFinish(time: elapsed, name: op.name, outcome: outcome,
                           duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
                           output: op.output))
+    for observer in op.observers { observer.operationDidFinish(op) }
     let handlers = op.finishHandlers
     op.finishHandlers = []
     for handler in handlers { handler(op) }
@@ -464,6 +466,11 @@ public final class Scheduler {
     let count = (activityCounts[label] ?? 0) + delta
     activityCounts[label] = count
     emit(.activity(time: elapsed, label: label, count: count))
+  }
+
+  /// `producer`'s body created `produced` (NSOperation's produceOperation): its observers hear it.
+  public func produced(_ produced: OperationNode, by producer: OperationNode) {
+    for observer in producer.observers { observer.operation(producer, didProduce: produced) }
   }
 
   /// A line the script printed: to the reporters, or to stdout when there are none.

@@ -42,7 +42,7 @@ final class ActivityRecorder: EventSink {
 
   @Test func observersAreCheckedWhereTheyAreGiven() {
     #expect(loadError("operation { name = 'x', observers = { 'network' } }")
-      == "spec.lua:1: operation 'x': observers are made by activity(label) or timeout(seconds) (got string)")
+      == "spec.lua:1: operation 'x': observers are made by observer{}, activity(label) or timeout(seconds) (got string)")
     #expect(loadError("operation { observers = 3 }")
       == "spec.lua:1: operation: field 'observers' must be a list of observers (got number)")
     #expect(loadError("activity ''") == "spec.lua:1: bad argument #1 to 'activity' (non-empty string expected, got string)")
@@ -91,5 +91,34 @@ final class ActivityRecorder: EventSink {
     #expect(loadError("operation { retries = 1, retry = { max = 1 } }")
       == "spec.lua:1: operation: give either 'retries' or 'retry', not both")
     #expect(loadError("operation { retries = -1 }") == "spec.lua:1: operation: field 'retries' must be a whole number ≥ 0 (got -1.0)")
+  }
+}
+
+@Suite struct LuaObserverTests {
+  @Test func observersHearStartProduceAndFinishOnceEachInOrder() throws {
+    let host = try runLua("""
+      log = {}
+      local watch = observer {
+        on_start = function(op) log[#log + 1] = "start " .. op.name end,
+        on_produce = function(op, new) log[#log + 1] = op.name .. " produced " .. new.name end,
+        on_finish = function(op, err) log[#log + 1] = "finish " .. op.name .. " " .. tostring(err) end }
+      operation { name = "parent", observers = { watch }, run = function()
+        operation { name = "child", run = function() end }
+        sleep(1)
+      end }
+      bad = operation { name = "bad", run = function() error("boom") end }
+      bad:add_observer(watch)
+      """, jobs: 1)
+    try host.check("""
+      local text = table.concat(log, "; ")
+      assert(text == "start parent; parent produced child; finish parent nil; start bad; finish bad spec.lua:10: boom", text)
+      """)
+  }
+
+  @Test func anObserverThatFailsDoesNotBreakTheRun() throws {
+    let host = try runLua("""
+      operation { name = "x", observers = { observer { on_start = function() error("oops") end } } }
+      """)
+    #expect(host.op("x").succeeded)
   }
 }
