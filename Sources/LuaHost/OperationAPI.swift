@@ -79,17 +79,78 @@ extension ScriptHost {
       throw error
     }
     if let producer = current?.op {
-      // Created by a running body: it joins the running graph at once.
+      // Created by a running body: it joins the running graph at once, in the producer's group.
       defer { scheduler.produced(op, by: producer) }
       do {
         try scheduler.resolveNames([op])
+        if let group = producer.group { try scheduler.add(op, to: group) }
       } catch let error as EngineError {
         throw ScriptError(error.description)
       }
-      scheduler.schedule([op])
+      if op.group == nil { scheduler.schedule([op]) }
     }
     pushHandle(.operation, id: op.id, on: s)
     return 1
+  }
+
+  static let groupFields = ["name", "after", "queue", "priority", "when", "conditions", "timeout",
+                            "observers", "weight"]
+
+  /// `group { name = "import", a, b, c, after = …, conditions = … }`
+  func createGroup(_ s: LuaStack) throws -> Int32 {
+    guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "group", "table") }
+    let name = try optionalString(s, 1, "name", in: "group")
+    let what = name.map { "group '\($0)'" } ?? "group"
+    let count = s.rawLength(1)
+    for key in s.keys(1) {
+      if case .index(let i) = key, i >= 1 && i <= count { continue }
+      if case .name(let field) = key, Self.groupFields.contains(field) { continue }
+      let text: String
+      switch key {
+      case .name(let field):
+        let hint = suggestion(for: field, among: Self.groupFields)
+        text = "unknown field '\(field)'" + (hint.isEmpty ? "" : "; \(hint)")
+      default: text = "unexpected key"
+      }
+      throw ScriptError("\(what): \(text) (valid fields: \(Self.groupFields.joined(separator: ", ")), and the children as a list)")
+    }
+    var queue: WorkQueue?
+    if s.rawGet(1, "queue") != LUA_TNIL {
+      queue = self.queue(at: -1, on: s)
+      if queue == nil { defer { s.pop() }; throw ScriptError("\(what): field 'queue' must be a queue (got \(s.typeName(-1)))") }
+    }
+    s.pop()
+    let group: OperationNode
+    do { group = try scheduler.makeGroup(name: name, queue: queue) } catch let error as EngineError {
+      throw ScriptError(error.description)
+    }
+    do {
+      try configure(group, from: s, what: what)
+      for k in 0..<count {
+        s.rawGet(1, k + 1)
+        defer { s.pop() }
+        try addToGroup(group, s, s.top, what: what)
+      }
+    } catch {
+      scheduler.discard(group)
+      throw error
+    }
+    if let producer = current?.op {
+      if let enclosing = producer.group { try? scheduler.add(group, to: enclosing) }
+      if group.group == nil { scheduler.schedule([group]) }
+      scheduler.produced(group, by: producer)
+    }
+    pushHandle(.operation, id: group.id, on: s)
+    return 1
+  }
+
+  func addToGroup(_ group: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
+    guard let child = operation(at: i, on: s) else {
+      throw ScriptError("\(what): children must be operations (got \(s.typeName(i)))")
+    }
+    do { try scheduler.add(child, to: group) } catch let error as EngineError {
+      throw ScriptError(error.description)
+    }
   }
 
   private func configure(_ op: OperationNode, from s: LuaStack, what: String) throws {
@@ -281,6 +342,13 @@ extension ScriptHost {
         s.rawSet(-2, i + 1)
       }
     case "queue": pushHandle(.queue, id: op.queue.id, on: s)
+    case "group": if let group = op.group { pushHandle(.operation, id: group.id, on: s) } else { s.pushNil() }
+    case "children":
+      s.newTable(array: Int32(op.children.count))
+      for (i, child) in op.children.enumerated() {
+        pushHandle(.operation, id: child.id, on: s)
+        s.rawSet(-2, i + 1)
+      }
     case "progress": pushHandle(.progress, id: progressID(op.progress), on: s)
     case "dependencies":
       s.newTable(array: Int32(op.dependencies.count))
@@ -296,7 +364,7 @@ extension ScriptHost {
     return 1
   }
 
-  static let operationReadable = ["progress", "name", "state", "cancelled", "failed", "skipped", "succeeded",
+  static let operationReadable = ["group", "children", "progress", "name", "state", "cancelled", "failed", "skipped", "succeeded",
     "outcome", "error", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
     "timeout", "activities", "queue", "dependencies"]
 
@@ -336,6 +404,15 @@ extension ScriptHost {
         let reason = s.isNil(2) ? "cancelled" : (s.string(2) ?? s.describe(2))
         host.scheduler.cancel(op, reason: reason)
         return 0
+      }),
+      ("add", { host, s in
+        let group = try host.selfOperation(s, "add")
+        guard group.isGroup else { throw ScriptError("add: '\(group.name)' is not a group") }
+        for i in stride(from: 2, through: s.top, by: 1) {
+          try host.addToGroup(group, s, i, what: "group '\(group.name)'")
+        }
+        s.setTop(1)
+        return 1
       }),
       ("add_condition", { host, s in
         let op = try host.selfOperation(s, "add_condition")

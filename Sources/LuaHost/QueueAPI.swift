@@ -94,6 +94,7 @@ extension ScriptHost {
     [
       ("operation", { host, s in try host.createOperation(s) }),
       ("queue", { host, s in try host.createQueue(s) }),
+      ("group", { host, s in try host.createGroup(s) }),
       ("print", { host, s in
         // Like Lua's print, but through the reporters, so a live view keeps its place.
         var parts: [String] = []

@@ -101,6 +101,10 @@ public final class OperationNode {
   var conditionsProduced = false
   var conditionsHeld = false
   public internal(set) var evaluatingConditions = false
+  /// The group it runs in, if any, and (for a group) its children.
+  public internal(set) weak var group: OperationNode?
+  public internal(set) var children: [OperationNode] = []
+  public internal(set) var isGroup = false
   /// Told when it starts, produces an operation and finishes.
   public var observers: [any OperationObserver] = []
   /// Activity indicators it counts in while it executes (`activity "network"`).

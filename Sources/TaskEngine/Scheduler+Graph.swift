@@ -93,9 +93,14 @@ extension Scheduler {
     while let op = stack.popLast() {
       guard wanted.insert(op).inserted else { continue }
       stack.append(contentsOf: op.dependencies)
+      stack.append(contentsOf: op.children)
+      if let group = op.group { stack.append(group) }
     }
+    // A child comes after its group has started (an implicit edge).
+    func before(_ op: OperationNode) -> [OperationNode] { op.dependencies + (op.group.map { [$0] } ?? []) }
+    func after(_ op: OperationNode) -> [OperationNode] { op.dependents + op.children }
     var remaining: [OperationNode: Int] = [:]
-    for op in wanted { remaining[op] = op.dependencies.filter { wanted.contains($0) }.count }
+    for op in wanted { remaining[op] = before(op).filter { wanted.contains($0) }.count }
     var ready = Heap<ReadyEntry>()
     for op in wanted where remaining[op] == 0 {
       ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
@@ -103,7 +108,7 @@ extension Scheduler {
     var order: [OperationNode] = []
     while let entry = ready.popMax() {
       order.append(entry.operation)
-      for dependent in entry.operation.dependents where wanted.contains(dependent) {
+      for dependent in after(entry.operation) where wanted.contains(dependent) {
         remaining[dependent]! -= 1
         if remaining[dependent] == 0 {
           ready.insert(ReadyEntry(priority: dependent.priority.rawValue, id: dependent.id, operation: dependent))
@@ -158,6 +163,9 @@ extension Scheduler {
     case .pending:
       if !op.unresolvedNames.isEmpty {
         return "'\(op.name)' waits for the run to start to resolve " + op.unresolvedNames.map { "'\($0)'" }.joined(separator: ", ")
+      }
+      if let group = op.group, !group.hasStarted {
+        return "'\(op.name)' waits for its group '\(group.name)' to start"
       }
       if !op.isScheduled { return "'\(op.name)' is not scheduled: nothing has asked to run it yet" }
       if op.evaluatingConditions {

@@ -129,21 +129,27 @@ public final class Scheduler {
   /// Makes `ops` and everything they depend on part of the run; they start when they can.
   /// Names in `after` must be resolved first (`resolveNames`).
   public func schedule(_ ops: [OperationNode]) {
+    schedule(ops, asChild: false)
+  }
+
+  /// `asChild`: a group is starting them; otherwise an operation inside a group that has not
+  /// started stands for that group (a child runs only inside its group).
+  func schedule(_ ops: [OperationNode], asChild: Bool) {
     if runStartTime == nil {
       runStartTime = clock.now
       emit(.runStart(time: 0))
     }
-    var stack = ops
+    var stack = asChild ? ops : ops.map(entryPoint)
     var newlyScheduled: [OperationNode] = []
     while let op = stack.popLast() {
       if op.isScheduled { continue }
       op.isScheduled = true
       newlyScheduled.append(op)
-      if !op.isFinished {
+      if !op.isFinished && !op.isGroup {
         counts.pending += 1
         scheduledWeight += op.weight
       }
-      stack.append(contentsOf: op.dependencies)
+      stack.append(contentsOf: op.dependencies.map(entryPoint))
     }
     for op in newlyScheduled.sorted(by: { $0.id < $1.id })
     where op.unfinishedDependencies == 0 && op.state == .pending {
@@ -260,11 +266,22 @@ public final class Scheduler {
   /// Takes one unit of each of the operation's resources, all at once or none.
   func acquire(_ op: OperationNode) -> Bool {
     guard !op.resources.isEmpty else { return true }
-    for name in op.resources where (resourceHolders[name]?.count ?? 0) >= (resourceCapacity[name] ?? 1) {
+    let needed = op.resources.filter { !heldByEnclosingGroup(op, $0) }
+    for name in needed where (resourceHolders[name]?.count ?? 0) >= (resourceCapacity[name] ?? 1) {
       return false
     }
-    for name in op.resources { resourceHolders[name, default: []].append(op) }
+    for name in needed { resourceHolders[name, default: []].append(op) }
     return true
+  }
+
+  /// A group holding a category lets its children use it (no group/child deadlock).
+  func heldByEnclosingGroup(_ op: OperationNode, _ name: String) -> Bool {
+    var group = op.group
+    while let g = group {
+      if resourceHolders[name]?.contains(where: { $0 === g }) == true { return true }
+      group = g.group
+    }
+    return false
   }
 
   func release(_ op: OperationNode) {
@@ -296,9 +313,11 @@ public final class Scheduler {
     op.state = .executing
     op.attempt += 1
     op.startTime = clock.now
-    op.queue.running += 1
-    counts.pending -= 1
-    counts.running += 1
+    if !op.isGroup {
+      op.queue.running += 1
+      counts.pending -= 1
+      counts.running += 1
+    }
     executing.insert(op)
     emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
     for label in op.activities { countActivity(label, by: 1) }
@@ -328,15 +347,17 @@ public final class Scheduler {
     var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
     if op.timedOut && outcome == .cancelled { outcome = .failed }
     if op.state == .executing {
-      op.queue.running -= 1
-      counts.running -= 1
+      if !op.isGroup {
+        op.queue.running -= 1
+        counts.running -= 1
+      }
       executing.remove(op)
       for label in op.activities { countActivity(label, by: -1) }
       release(op)
-    } else if op.isScheduled {
+    } else if op.isScheduled && !op.isGroup {
       counts.pending -= 1
     }
-    if op.isScheduled {
+    if op.isScheduled && !op.isGroup {
       if outcome == .failed || outcome == .cancelled { counts.failed += 1 } else { counts.done += 1 }
       finishedWeight += op.weight
     }
@@ -360,6 +381,15 @@ public final class Scheduler {
                           duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
                           output: op.output))
     for observer in op.observers { observer.operationDidFinish(op) }
+    if op.isGroup && outcome != .succeeded {
+      // Children that never got to run end as their group did.
+      for child in op.children where !child.isFinished && !child.hasStarted && child.state != .executing {
+        child.isScheduled = true
+        counts.pending += 1
+        scheduledWeight += child.weight
+        finish(child, outcome == .skipped ? .skipped : .cancelled, error: "group '\(op.name)' \(outcome.rawValue)")
+      }
+    }
     let handlers = op.finishHandlers
     op.finishHandlers = []
     for handler in handlers { handler(op) }

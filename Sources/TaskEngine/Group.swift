@@ -1,0 +1,91 @@
+// Groups: an operation whose children run inside it (GroupOperation in Advanced NSOperations).
+import Foundation
+
+/// A group's body: when the group starts (after its dependencies and conditions), its
+/// children are scheduled; it finishes when all of them have, failed if any failed.
+/// Cancelling the group cancels its children. A group takes no slot of its queue.
+public final class GroupBody: OperationBody {
+  public init() {}
+
+  public var summary: String { "group" }
+
+  public func start(_ group: OperationNode, scheduler: Scheduler) {
+    // Its progress composes the children by weight.
+    let children = group.children
+    group.progress.total = Int64(children.reduce(0) { $0 + max(0, $1.weight) } * 100)
+    for child in children { watch(child, in: group, scheduler: scheduler) }
+    scheduler.scheduleChildren(of: group)
+    settle(group, scheduler: scheduler)
+  }
+
+  public func interrupt(_ group: OperationNode, scheduler: Scheduler, reason: String) {
+    for child in group.children where !child.isFinished { scheduler.cancel(child, reason: reason) }
+    settle(group, scheduler: scheduler)
+  }
+
+  /// Follows a child (also one added while the group runs) until it finishes.
+  func watch(_ child: OperationNode, in group: OperationNode, scheduler: Scheduler) {
+    group.progress.addChild(child.progress, pending: Int64(max(0, child.weight) * 100))
+    scheduler.onFinish(child) { [unowned group] _ in self.settle(group, scheduler: scheduler) }
+  }
+
+  func settle(_ group: OperationNode, scheduler: Scheduler) {
+    guard group.state == .executing, group.children.allSatisfy(\.isFinished) else { return }
+    if let bad = group.children.first(where: { $0.outcome == .failed }) {
+      scheduler.finish(group, .failed, error: "'\(bad.name)' failed" + (bad.error.map { ": \($0)" } ?? ""))
+    } else if group.isCancelled || group.children.contains(where: { $0.outcome == .cancelled }) {
+      scheduler.finish(group, .cancelled)
+    } else {
+      scheduler.finish(group, .succeeded)
+    }
+  }
+}
+
+extension Scheduler {
+  /// A new group (an operation with a GroupBody).
+  public func makeGroup(name: String? = nil, queue: WorkQueue? = nil) throws -> OperationNode {
+    let group = try makeOperation(name: name, queue: queue, body: GroupBody())
+    group.isGroup = true
+    return group
+  }
+
+  /// Puts `child` in `group`: it runs when the group runs (at once if the group is running).
+  public func add(_ child: OperationNode, to group: OperationNode) throws {
+    guard group.isGroup else { throw EngineError(.invalid, "'\(group.name)' is not a group") }
+    guard child !== group else { throw EngineError(.invalid, "a group cannot contain itself") }
+    if let other = child.group {
+      if other === group { return }
+      throw EngineError(.invalid, "'\(child.name)' is already in group '\(other.name)'")
+    }
+    var ancestor: OperationNode? = group
+    while let a = ancestor {
+      if a === child { throw EngineError(.cycle, "group cycle: '\(child.name)' contains '\(group.name)'") }
+      ancestor = a.group
+    }
+    guard child.state == .pending, !child.isScheduled else {
+      throw EngineError(.alreadyStarted, "cannot put '\(child.name)' in group '\(group.name)': it is already part of the run")
+    }
+    guard !group.isFinished else {
+      throw EngineError(.alreadyStarted, "cannot add to group '\(group.name)': it already finished")
+    }
+    child.group = group
+    group.children.append(child)
+    if group.state == .executing, let body = group.body as? GroupBody {
+      body.watch(child, in: group, scheduler: self)
+      schedule([child], asChild: true)
+    }
+  }
+
+  /// Called by a group's body when it starts.
+  func scheduleChildren(of group: OperationNode) {
+    schedule(group.children, asChild: true)
+  }
+
+  /// The outermost group that has not started yet, if `op` sits in one: scheduling `op`
+  /// means scheduling that group.
+  func entryPoint(for op: OperationNode) -> OperationNode {
+    var entry = op
+    while let group = entry.group, !group.hasStarted { entry = group }
+    return entry
+  }
+}
