@@ -9,6 +9,7 @@ extension ScriptHost {
   enum Observer {
     case activity(String)
     case timeout(Double)
+    case background(Double)
     case lua(LuaObserver)
   }
 
@@ -25,6 +26,7 @@ extension ScriptHost {
       case .activity(let label)?: s.push("<observer activity \(label)>")
       case .timeout(let seconds)?: s.push("<observer timeout \(formatSeconds(seconds))>")
       case .lua?: s.push("<observer>")
+      case .background(let grace)?: s.push("<observer background \(formatSeconds(grace))>")
       case nil: s.push("observer")
       }
       return 1
@@ -39,6 +41,13 @@ extension ScriptHost {
       ("activity", { host, s in
         guard let label = s.string(1), !label.isEmpty else { throw s.badArgument(1, "activity", "non-empty string") }
         host.pushObserver(kind: "activity", key: "label", on: s) { s.push(label) }
+        return 1
+      }),
+      ("background", { host, s in
+        guard let grace = s.number(1), grace >= 0, grace.isFinite else {
+          throw s.badArgument(1, "background", "number of seconds ≥ 0")
+        }
+        host.pushObserver(kind: "background", key: "seconds", on: s) { s.push(grace) }
         return 1
       }),
       ("timeout", { host, s in
@@ -77,6 +86,9 @@ extension ScriptHost {
     case "timeout":
       s.rawGet(i, "seconds")
       return s.number(-1).map(Observer.timeout)
+    case "background":
+      s.rawGet(i, "seconds")
+      return s.number(-1).map(Observer.background)
     case "observer":
       s.rawGet(i, "id")
       return s.integer(-1).flatMap { $0 < luaObservers.count ? Observer.lua(luaObservers[$0]) : nil }
@@ -89,7 +101,7 @@ extension ScriptHost {
   /// Attaches the observer at `i` to `op` (before it starts).
   func attachObserver(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
     guard let observer = observer(at: i, on: s) else {
-      throw ScriptError("\(what): observers are made by observer{}, activity(label) or timeout(seconds) (got \(s.typeName(i)))")
+      throw ScriptError("\(what): observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got \(s.typeName(i)))")
     }
     guard op.state == .pending else {
       throw ScriptError("cannot add an observer to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
@@ -98,6 +110,7 @@ extension ScriptHost {
     case .activity(let label): if !op.activities.contains(label) { op.activities.append(label) }
     case .timeout(let seconds): op.timeout = min(op.timeout ?? seconds, seconds)
     case .lua(let observer): op.observers.append(observer)
+    case .background(let grace): op.backgroundGrace = grace
     }
   }
 

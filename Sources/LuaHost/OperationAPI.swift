@@ -305,6 +305,7 @@ extension ScriptHost {
       }
     }
     if let timeout = op.timeout { co.control.pointee.deadline = tl_monotonic() + timeout }
+    if op.backgroundGrace != nil { co.control.pointee.shielded = 1 }  // the first Ctrl-C spares it
     bodies[op] = co
     pushHandle(.operation, id: op.id, on: LuaStack(L: co.thread))
     resume(co, arguments: 1)

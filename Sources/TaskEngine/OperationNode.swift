@@ -105,6 +105,9 @@ public final class OperationNode {
   public internal(set) weak var group: OperationNode?
   public internal(set) var children: [OperationNode] = []
   public internal(set) var isGroup = false
+  /// On the first interrupt, a running operation with a grace keeps running up to that many
+  /// seconds (`background(grace)`); a second interrupt stops it.
+  public var backgroundGrace: Double?
   /// Told when it starts, produces an operation and finishes.
   public var observers: [any OperationObserver] = []
   /// Activity indicators it counts in while it executes (`activity "network"`).

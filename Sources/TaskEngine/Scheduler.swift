@@ -474,8 +474,18 @@ public final class Scheduler {
     if interrupts == 1 {
       stopReason = "interrupted"
       stop(because: "interrupted")
-      for op in operations where op.state == .executing { cancel(op, reason: "interrupted") }
+      for op in operations where op.state == .executing {
+        guard let grace = op.backgroundGrace else {
+          cancel(op, reason: "interrupted")
+          continue
+        }
+        message("taskrun: waiting up to \(formatSeconds(grace)) for '\(op.name)' to finish (Ctrl-C again to stop it)", from: nil)
+        after(grace) { [unowned self, unowned op] in
+          cancel(op, reason: "interrupted: its background grace of \(formatSeconds(grace)) ran out")
+        }
+      }
     } else {
+      for op in operations where op.state == .executing { cancel(op, reason: "interrupted") }
       processes.signalAll(SIGKILL)
     }
   }

@@ -42,7 +42,7 @@ final class ActivityRecorder: EventSink {
 
   @Test func observersAreCheckedWhereTheyAreGiven() {
     #expect(loadError("operation { name = 'x', observers = { 'network' } }")
-      == "spec.lua:1: operation 'x': observers are made by observer{}, activity(label) or timeout(seconds) (got string)")
+      == "spec.lua:1: operation 'x': observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got string)")
     #expect(loadError("operation { observers = 3 }")
       == "spec.lua:1: operation: field 'observers' must be a list of observers (got number)")
     #expect(loadError("activity ''") == "spec.lua:1: bad argument #1 to 'activity' (non-empty string expected, got string)")

@@ -118,3 +118,31 @@ import Testing
     #expect(op.succeeded && op.error == nil)
   }
 }
+
+@Suite struct BackgroundTests {
+  @Test func theFirstInterruptSparesBackgroundOperationsForTheirGrace() throws {
+    let (s, _) = makeScheduler(jobs: 4)
+    let log = Log()
+    let upload = try s.op("upload", 3, log: log)
+    upload.backgroundGrace = 5
+    let short = try s.op("short-grace", 3, log: log)
+    short.backgroundGrace = 1
+    let other = try s.op("other", 10, log: log)
+    s.after(1) { s.interrupt() }
+    try s.runAll()
+    #expect(upload.succeeded && upload.finishTime == 3)
+    #expect(short.outcome == .cancelled && short.finishTime == 2)
+    #expect(short.error == "interrupted: its background grace of 1 s ran out")
+    #expect(other.outcome == .cancelled && other.finishTime == 1)
+  }
+
+  @Test func aSecondInterruptStopsThemToo() throws {
+    let (s, _) = makeScheduler(jobs: 4)
+    let upload = try s.op("upload", 10, log: Log())
+    upload.backgroundGrace = 30
+    s.after(1) { s.interrupt() }
+    s.after(2) { s.interrupt() }
+    try s.runAll()
+    #expect(upload.outcome == .cancelled && upload.finishTime == 2)
+  }
+}

@@ -28,11 +28,11 @@ import Testing
   }
 
   /// Waits until the run has started everything (its output says so).
-  func waitForStart(_ out: URL) {
+  func waitForStart(_ out: URL, count: Int = 4) {
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
       let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-      if text.components(separatedBy: "start ").count > 4 { return }
+      if text.components(separatedBy: "start ").count > count { return }
       usleep(20_000)
     }
   }
@@ -49,6 +49,25 @@ import Testing
     #expect(run.stdout.contains("cancelled later: interrupted"))
     #expect(run.stdout.contains("(interrupted)"))
     #expect(!leftovers(marker), "a child process outlived taskrun")
+  }
+
+  @Test func backgroundOperationsFinishAfterTheFirstCtrlC() throws {
+    let dir = try workflow("unused")
+    try """
+      operation { name = "upload", observers = { background(5) }, run = function()
+        sleep(0.8)
+        print("upload finished")
+      end }
+      operation { name = "spin", run = function() while true do end end }
+      """.write(to: dir.appendingPathComponent("bg.lua"), atomically: true, encoding: .utf8)
+    let started = try Binary.start(["-j4", "bg.lua"], in: dir)
+    waitForStart(started.1, count: 2)
+    kill(started.0.processIdentifier, SIGINT)
+    let run = Binary.finish(started, timeout: 20)
+    #expect(run.status == 130)
+    #expect(run.stdout.contains("taskrun: waiting up to 5 s for 'upload' to finish (Ctrl-C again to stop it)"))
+    #expect(run.stdout.contains("upload finished") && run.stdout.contains("ok        upload"), "\(run.stdout)")
+    #expect(run.stdout.contains("cancelled spin: interrupted"))
   }
 
   @Test func ctrlCStopsARunawayLoopAtTheTopLevelOfTheScript() throws {
