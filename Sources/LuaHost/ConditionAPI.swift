@@ -83,6 +83,19 @@ extension ScriptHost {
         host.pushCondition(.condition(BlockCondition.exists(path)), on: s)
         return 1
       }),
+      ("reachable", { host, s in
+        guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "reachable", "host name") }
+        guard let port = s.integer(2), (1...65535).contains(port) else { throw s.badArgument(2, "reachable", "port number") }
+        let timeout = s.isNil(3) ? 5 : (s.number(3) ?? -1)
+        guard timeout > 0 else { throw s.badArgument(3, "reachable", "positive number of seconds") }
+        host.pushCondition(.condition(BlockCondition.reachable(host: name, port: port, timeout: timeout)), on: s)
+        return 1
+      }),
+      ("confirm", { host, s in
+        guard let prompt = s.string(1), !prompt.isEmpty else { throw s.badArgument(1, "confirm", "prompt string") }
+        host.pushCondition(.condition(BlockCondition.confirm(prompt, assumeYes: host.assumeYes, ask: host.ask)), on: s)
+        return 1
+      }),
       ("negate", { host, s in
         host.pushCondition(.condition(NegatedCondition(try host.engineCondition(at: 1, on: s, "negate"))), on: s)
         return 1

@@ -56,6 +56,9 @@ public final class ScriptHost {
   var observerMeta: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.
   var stringMatch: Int32 = LUA_NOREF
+  /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
+  public var assumeYes = false
+  public var ask: (@Sendable (String) -> Bool?)?
   /// Script arguments (`arg`).
   let arguments: [String]
   var scriptPath = "?"

@@ -6,6 +6,8 @@ public enum InboxItem: Sendable {
   case processOutput(token: Int, stream: OutputChannel, text: String)
   case processExited(token: Int, status: Int32, stdout: String, stderr: String)
   case signal(Int32)
+  /// Work done off the scheduler's thread finished with this answer (nil: no error).
+  case completion(token: Int, answer: String?)
   case wake
 }
 

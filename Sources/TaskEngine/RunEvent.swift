@@ -16,6 +16,9 @@ public enum RunEvent: Sendable {
   case operationRetry(time: Double, name: String, attempt: Int, error: String, delay: Double)
   /// The script printed `text` (a whole line; `operation`: the body that printed it, if any).
   case message(time: Double, operation: String?, text: String)
+  /// A question is being asked on the terminal (`text`), or the answer came (nil): a live
+  /// view steps aside meanwhile.
+  case prompt(time: Double, text: String?)
   /// How many operations with the activity indicator `label` execute now (it changed).
   case activity(time: Double, label: String, count: Int)
   /// An operation's progress changed (coalesced to one event per tick), or it finished.

@@ -1,4 +1,5 @@
 // The event loop: timers, command completions, signals and stall detection.
+import Dispatch
 import Foundation
 import HeapModule
 
@@ -43,6 +44,17 @@ extension Scheduler {
     after(killGrace) { [weak self] in self?.processes.signal(token: token, SIGKILL) }
   }
 
+  /// Runs blocking `work` off the scheduler's thread (on `queue`: a serial one serializes,
+  /// as prompts must be); `then` gets its answer on the scheduler's thread.
+  public func perform(on queue: DispatchQueue = .global(), _ work: @escaping @Sendable () -> String?,
+                      then: @escaping (String?) -> Void) {
+    nextToken += 1
+    let token = nextToken
+    completionHandlers[token] = then
+    let inbox = self.inbox
+    queue.async { inbox.post(.completion(token: token, answer: work())) }
+  }
+
   // MARK: Waiting between operations (deadlock detection)
 
   /// Records that the body of `waiter` waits for `target`. Returns the cycle
@@ -85,7 +97,7 @@ extension Scheduler {
       if done() { return true }
       if fireDueTimers() || handleInbox() { continue }
       if done() { return true }
-      let idle = commandHandlers.isEmpty && timerActions.isEmpty && inbox.isEmpty
+      let idle = commandHandlers.isEmpty && timerActions.isEmpty && completionHandlers.isEmpty && inbox.isEmpty
       if idle {
         if cancelUnstartable() || onStall() { continue }
         return done()
@@ -126,6 +138,8 @@ extension Scheduler {
         }
       case .signal:
         interrupt()
+      case .completion(let token, let answer):
+        completionHandlers.removeValue(forKey: token)?(answer)
       case .wake:
         break
       }

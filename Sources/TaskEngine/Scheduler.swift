@@ -44,6 +44,9 @@ public final class Scheduler {
   var nextToken = 0
   var commandHandlers: [Int: (CommandResult) -> Void] = [:]
   var commandOwners: [Int: OperationNode] = [:]
+  var completionHandlers: [Int: (String?) -> Void] = [:]
+  var exclusiveBusy = false
+  var exclusiveWaiters: [() -> Void] = []
   /// Executing operations by the operations they wait on (for deadlock detection).
   var waits: [OperationNode: Set<OperationNode>] = [:]
 
@@ -582,7 +585,7 @@ public final class Scheduler {
     emit(.runFinish(time: elapsed, summary: summary))
   }
 
-  func emit(_ event: RunEvent) {
+  public func emit(_ event: RunEvent) {
     for sink in sinks { sink.receive(event) }
   }
 }

@@ -60,6 +60,8 @@ final class EventsReporter: EventSink {
     case .operationRetry(let time, let name, let attempt, let error, let delay):
       fields = [("time", seconds(time)), ("event", .string("op_retry")), ("operation", .string(name)),
                 ("attempt", .int(attempt)), ("error", .string(error)), ("delay", seconds(delay))]
+    case .prompt(let time, let text):
+      fields = [("time", seconds(time)), ("event", .string("prompt")), ("text", text.map(JSON.string) ?? .null)]
     case .tick:
       return
     case .runFinish(let time, let summary):

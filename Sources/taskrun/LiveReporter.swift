@@ -22,6 +22,7 @@ final class LiveReporter: EventSink {
   private var regionHeight = 0
   private var frame = 0
   private var active = false
+  private var prompting = false
 
   /// An operation's own progress, as the last progress event said.
   struct OperationProgress {
@@ -77,6 +78,17 @@ final class LiveReporter: EventSink {
     case .tick(let time):
       now = time
       draw(force: false)
+    case .prompt(let time, let text):
+      now = time
+      if text != nil {
+        clear()                      // the question is asked below the scrolled lines
+        write(Self.showCursor)
+        prompting = true
+      } else {
+        prompting = false
+        write(Self.hideCursor)
+        draw(force: true)
+      }
     case .runFinish:
       clear()
       active = false
@@ -107,7 +119,7 @@ final class LiveReporter: EventSink {
   }
 
   private func draw(force: Bool) {
-    guard active, force || now - lastDraw >= interval else { return }
+    guard active, !prompting, force || now - lastDraw >= interval else { return }
     lastDraw = now
     frame += 1
     let width = max(20, Int(ct_columns(STDOUT_FILENO)))

@@ -38,7 +38,7 @@ final class PlainReporter: EventSink {
 
   func receive(_ event: RunEvent) {
     switch event {
-    case .runStart, .runProgress, .operationProgress, .activity, .tick:
+    case .runStart, .runProgress, .operationProgress, .activity, .prompt, .tick:
       break
     case .message(_, _, let text):
       print(text)

@@ -99,6 +99,9 @@ struct RunCommand: ParsableCommand {
   @Option(help: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.")
   var progress: ProgressMode = .auto
 
+  @Flag(help: "Answer yes to every confirm(prompt) (needed when not on a terminal).")
+  var yes = false
+
   @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR=1).")
   var noColor = false
 
@@ -158,6 +161,8 @@ struct RunCommand: ParsableCommand {
     }
     defer { withExtendedLifetime(signals) {} }
     let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments)
+    host.assumeYes = yes
+    if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
     do {
       try host.load(path: script)

@@ -40,7 +40,7 @@ final class TraceReporter: EventSink {
                              ("pid", .int(1)), ("args", .object([("count", .int(count))]))]))
     case .runFinish:
       write()
-    case .runStart, .output, .message, .runProgress, .operationProgress, .tick:
+    case .runStart, .output, .message, .runProgress, .operationProgress, .prompt, .tick:
       break
     }
   }

@@ -1,4 +1,5 @@
 // Conditions from Lua: the WWDC vocabulary as scripts use it.
+import Foundation
 import Testing
 import LuaHost
 import TaskEngine
@@ -81,5 +82,78 @@ import TaskEngine
       == "spec.lua:1: negate: a mutex or resource cannot be combined; list it in conditions directly")
     #expect(loadError("operation { conditions = { resource('r', 2) } } operation { conditions = { resource('r', 3) } }")
       == "spec.lua:1: resource 'r' already has capacity 2, not 3")
+  }
+}
+
+/// A TCP listener on 127.0.0.1 for reachable() to find.
+final class Listener {
+  let fd: Int32
+  let port: Int
+  init() throws {
+    let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) } }
+    listen(socketFD, 4)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
+    fd = socketFD
+    port = Int(UInt16(bigEndian: address.sin_port))
+  }
+  deinit { close(fd) }
+}
+
+final class Asked: @unchecked Sendable {
+  let lock = NSLock()
+  var inside = 0, most = 0, prompts: [String] = []
+}
+
+@Suite struct NetworkAndPromptTests {
+  @Test func reachableConnectsForReal() throws {
+    let listener = try Listener()
+    let closedPort = try Listener().port  // closed again at once: nothing listens there
+    let host = try runLua("""
+      operation { name = "up", conditions = { reachable("127.0.0.1", \(listener.port)) } }
+      operation { name = "down", conditions = { reachable("127.0.0.1", \(closedPort), 1) } }
+      """, realTime: true)
+    #expect(host.op("up").succeeded)
+    #expect(host.op("down").error == "condition 'reachable 127.0.0.1:\(closedPort)' failed: cannot connect to 127.0.0.1:\(closedPort): Connection refused")
+  }
+
+  func runConfirm(assumeYes: Bool, ask: (@Sendable (String) -> Bool?)?) throws -> ScriptHost {
+    let scheduler = Scheduler(clock: MonotonicClock(), jobs: 4)
+    scheduler.keepGoing = true
+    let host = ScriptHost(scheduler: scheduler)
+    host.assumeYes = assumeYes
+    host.ask = ask
+    try host.execute(source: """
+      operation { name = "deploy", conditions = { confirm "Deploy to production?" } }
+      operation { name = "wipe", conditions = { confirm "Wipe the cache?" } }
+      """, name: "@spec.lua")
+    _ = host.run(try host.select(targets: []))
+    return host
+  }
+
+  @Test func confirmAsksOneAtATimeAndHonoursTheAnswer() throws {
+    let asked = Asked()
+    let host = try runConfirm(assumeYes: false) { prompt in
+      asked.lock.lock(); asked.inside += 1; asked.most = max(asked.most, asked.inside); asked.prompts.append(prompt); asked.lock.unlock()
+      usleep(100_000)
+      asked.lock.lock(); asked.inside -= 1; asked.lock.unlock()
+      return prompt.hasPrefix("Deploy")
+    }
+    #expect(host.op("deploy").succeeded)
+    #expect(host.op("wipe").error == "condition 'confirm' failed: \"Wipe the cache?\": declined")
+    #expect(asked.most == 1 && asked.prompts.count == 2, "prompts are serialized like alerts")
+  }
+
+  @Test func withoutATerminalConfirmFailsUnlessYes() throws {
+    let refused = try runConfirm(assumeYes: false, ask: nil)
+    #expect(refused.op("deploy").error
+      == "condition 'confirm' failed: cannot ask \"Deploy to production?\": not running on a terminal (--yes answers yes)")
+    let yes = try runConfirm(assumeYes: true, ask: nil)
+    #expect(yes.op("deploy").succeeded && yes.op("wipe").succeeded)
   }
 }

@@ -90,6 +90,29 @@ final class TerminalSession {
     #expect(!done.contains("network ("), "the indicator goes away with its operations: \(done)")
   }
 
+  @Test(.enabled(if: hasTmux)) func confirmAsksOnTheTerminalWhileTheLiveViewStepsAside() throws {
+    let dir = try workflow("""
+      operation { name = "busy", run = function() sleep(1.5) end }
+      operation { name = "deploy", conditions = { confirm "Deploy to production?" }, sh = "true" }
+      operation { name = "wipe", conditions = { confirm "Wipe the cache?" }, sh = "true" }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) -k -j4 w.lua", in: dir)
+    let first = session.wait { $0.contains("[y/N]") }
+    #expect(first.contains("?"), "\(first)")
+    let deployFirst = first.contains("Deploy to production? [y/N]")
+    try session.send(deployFirst ? "y" : "n")
+    try session.send("Enter")
+    let second = session.wait { $0.components(separatedBy: "[y/N]").count > 2 }
+    #expect(second.contains(deployFirst ? "Wipe the cache? [y/N]" : "Deploy to production? [y/N]"),
+            "the second question is visible, not drawn over: \(second)")
+    try session.send(deployFirst ? "n" : "y")
+    try session.send("Enter")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("ok        deploy"), "\(done)")
+    #expect(done.contains("FAILED    wipe") && done.contains("\"Wipe the cache?\": declined"), "\(done)")
+    #expect(done.contains("EXIT=1"))
+  }
+
   @Test(.enabled(if: hasTmux)) func ctrlCRestoresTheTerminal() throws {
     let dir = try workflow("""
       operation { name = "forever", run = function() sleep(60) end }

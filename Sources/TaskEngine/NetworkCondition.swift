@@ -1,0 +1,89 @@
+// reachable(host, port) and confirm(prompt): conditions answered off the scheduler's thread.
+import Dispatch
+import Foundation
+
+extension BlockCondition {
+  /// Satisfied when `host:port` accepts a TCP connection within `timeout` seconds. The
+  /// connect happens off the scheduler's thread.
+  public static func reachable(host: String, port: Int, timeout: Double = 5) -> BlockCondition {
+    BlockCondition(name: "reachable \(host):\(port)") { _, scheduler, done in
+      scheduler.perform({ tcpConnect(host: host, port: port, timeout: timeout) }) { error in
+        done(error.map { .failed($0) } ?? .satisfied)
+      }
+    }
+  }
+}
+
+extension BlockCondition {
+  /// Asks the user (`confirm(prompt)`): yes → satisfied, no → failed. With `assumeYes` it
+  /// holds at once; without a terminal it fails clearly. Prompts are asked one at a time.
+  public static func confirm(_ prompt: String, assumeYes: Bool,
+                             ask: (@Sendable (String) -> Bool?)?) -> BlockCondition {
+    BlockCondition(name: "confirm") { _, scheduler, done in
+      if assumeYes { return done(.satisfied) }
+      guard let ask else {
+        return done(.failed("cannot ask \"\(prompt)\": not running on a terminal (--yes answers yes)"))
+      }
+      scheduler.oneAtATime { finished in
+        scheduler.emit(.prompt(time: scheduler.elapsed, text: prompt))
+        scheduler.perform({ ask(prompt).map { $0 ? nil : "declined" } ?? "no answer" }) { answer in
+          scheduler.emit(.prompt(time: scheduler.elapsed, text: nil))
+          finished()
+          done(answer.map { .failed("\"\(prompt)\": \($0)") } ?? .satisfied)
+        }
+      }
+    }
+  }
+}
+
+extension Scheduler {
+  /// Runs `body` when no other `oneAtATime` body is between its start and its `finished()`
+  /// (prompts wait for each other, like alerts), first come first served.
+  public func oneAtATime(_ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
+    let run = { [unowned self] in
+      exclusiveBusy = true
+      body { [unowned self] in
+        exclusiveBusy = false
+        if !exclusiveWaiters.isEmpty { exclusiveWaiters.removeFirst()() }
+      }
+    }
+    if exclusiveBusy { exclusiveWaiters.append(run) } else { run() }
+  }
+}
+
+/// Opens and closes a TCP connection; nil on success, else why it failed.
+func tcpConnect(host: String, port: Int, timeout: Double) -> String? {
+  var hints = addrinfo()
+  hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+  var list: UnsafeMutablePointer<addrinfo>?
+  let rc = getaddrinfo(host, String(port), &hints, &list)
+  guard rc == 0, let first = list else {
+    return "cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))"
+  }
+  defer { freeaddrinfo(list) }
+  var reason = "cannot connect to \(host):\(port)"
+  var entry: UnsafeMutablePointer<addrinfo>? = first
+  while let info = entry {
+    entry = info.pointee.ai_next
+    let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+    guard fd >= 0 else { continue }
+    defer { close(fd) }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return nil }
+    guard errno == EINPROGRESS else {
+      reason = "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"
+      continue
+    }
+    var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+    guard poll(&pfd, 1, Int32(timeout * 1000)) == 1 else {
+      reason = "no answer from \(host):\(port) within \(formatSeconds(timeout))"
+      continue
+    }
+    var error: Int32 = 0
+    var length = socklen_t(MemoryLayout<Int32>.size)
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+    if error == 0 { return nil }
+    reason = "cannot connect to \(host):\(port): \(String(cString: strerror(error)))"
+  }
+  return reason
+}
