@@ -171,6 +171,7 @@ public final class Scheduler {
       if let bad = unsuccessful.first(where: { $0.outcome == .failed }) ?? unsuccessful.first {
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
       }
+      if failConditionDependency(op) { return }
       if let stopReason { return finish(op, .cancelled, error: stopReason) }
     case .failed:
       if !dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled }) {
@@ -206,12 +207,19 @@ public final class Scheduler {
       }
       if op.unfinishedDependencies > 0 { return }  // evaluated again when they finish
     }
-    for (dependency, condition) in op.producedBy where dependency.outcome != .succeeded {
-      return finish(op, .failed, error: "condition '\(condition)': its dependency '\(dependency.name)' "
-        + (dependency.outcome?.rawValue ?? "did not succeed"))
-    }
+    if failConditionDependency(op) { return }
     op.evaluatingConditions = true
     evaluateCondition(op, 0)
+  }
+
+  /// A condition whose produced dependency did not succeed fails the operation. Returns
+  /// whether it did.
+  func failConditionDependency(_ op: OperationNode) -> Bool {
+    guard let (dependency, condition) = op.producedBy.first(where: { $0.key.isFinished && $0.key.outcome != .succeeded })
+    else { return false }
+    finish(op, .failed, error: "condition '\(condition)': its dependency '\(dependency.name)' "
+      + (dependency.outcome?.rawValue ?? "did not succeed"))
+    return true
   }
 
   func evaluateCondition(_ op: OperationNode, _ index: Int) {

@@ -134,3 +134,42 @@ final class TimedCondition: OperationCondition {
     #expect(good.succeeded && good.startTime == 1)
   }
 }
+
+@Suite struct ConditionFailFastTests {
+  @Test func withoutKeepGoingAFailedProducedDependencyStillFailsTheConditionNotCancels() throws {
+    let (s, _) = makeScheduler(jobs: 2)
+    let log = Log()
+    let save = try s.op("save", log: log)
+    let login = TimedCondition("logged-in", .satisfied)
+    login.produce = { _, s in try? s.op("login", 1, .failed, log: log) }
+    try s.addCondition(login, to: save)
+    try s.runAll()
+    #expect(save.failed && save.error == "condition 'logged-in': its dependency 'login' failed")
+  }
+
+  @Test func aTimeoutAtTheMomentOfFinishingFinishesOnce() throws {
+    let (s, _) = makeScheduler()
+    let recorder = EventRecorder()
+    s.sinks.append(recorder)
+    let op = try s.op("edge", 3, log: Log())
+    op.timeout = 3
+    try s.runAll()
+    let finishes = recorder.events.filter { if case .operationFinish = $0 { true } else { false } }
+    #expect(finishes.count == 1)
+    #expect(op.failed && op.error == "timed out after 3 s", "the timeout's timer was armed first")
+  }
+
+  @Test func cancellingAGroupWhileItsChildrenFinishFinishesEverythingOnce() throws {
+    let (s, _) = makeScheduler(jobs: 4)
+    let recorder = EventRecorder()
+    s.sinks.append(recorder)
+    let log = Log()
+    let group = try s.makeGroup(name: "g")
+    for name in ["a", "b"] { try s.add(try s.op(name, 1, log: log), to: group) }
+    s.after(1) { s.cancel(group, reason: "stop") }   // the same instant the children finish
+    try s.runAll()
+    let finished = recorder.events.compactMap { if case .operationFinish(_, let name, _, _, _, _, _) = $0 { name } else { nil } }
+    #expect(finished.sorted() == ["a", "b", "g"])
+    #expect(group.isFinished && group.children.allSatisfy(\.isFinished))
+  }
+}
