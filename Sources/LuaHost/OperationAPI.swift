@@ -328,6 +328,7 @@ extension ScriptHost {
     case "succeeded": s.push(op.succeeded)
     case "outcome": op.outcome.map { s.push($0.rawValue) } ?? s.pushNil()
     case "error": op.error.map { s.push($0) } ?? s.pushNil()
+    case "error_kind": op.errorKind.map { s.push($0.rawValue) } ?? s.pushNil()
     case "traceback": op.traceback.map { s.push($0) } ?? s.pushNil()
     case "result": pushResult(of: op, on: s)
     case "duration": op.duration.map { s.push($0) } ?? s.pushNil()
@@ -366,7 +367,7 @@ extension ScriptHost {
   }
 
   static let operationReadable = ["group", "children", "progress", "name", "state", "cancelled", "failed", "skipped", "succeeded",
-    "outcome", "error", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
+    "outcome", "error", "error_kind", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
     "timeout", "activities", "queue", "dependencies"]
 
   /// The body's return value, or `{status, stdout, stderr}` for a command.

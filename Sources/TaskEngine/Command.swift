@@ -98,7 +98,8 @@ public final class CommandBody: OperationBody {
       } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
       } else {
-        scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display)
+        scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display,
+                         kind: .command)
       }
     }
   }

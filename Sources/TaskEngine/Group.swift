@@ -32,7 +32,8 @@ public final class GroupBody: OperationBody {
   func settle(_ group: OperationNode, scheduler: Scheduler) {
     guard group.state == .executing, group.children.allSatisfy(\.isFinished) else { return }
     if let bad = group.children.first(where: { $0.outcome == .failed }) {
-      scheduler.finish(group, .failed, error: "'\(bad.name)' failed" + (bad.error.map { ": \($0)" } ?? ""))
+      scheduler.finish(group, .failed, error: "'\(bad.name)' failed" + (bad.error.map { ": \($0)" } ?? ""),
+                       kind: .child)
     } else if group.isCancelled || group.children.contains(where: { $0.outcome == .cancelled }) {
       scheduler.finish(group, .cancelled)
     } else {

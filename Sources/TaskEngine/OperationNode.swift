@@ -11,6 +11,21 @@ public enum Outcome: String, Sendable {
   case succeeded, failed, cancelled, skipped
 }
 
+/// Why an operation did not succeed, for scripts and tools that must tell the cases apart.
+public enum FailureKind: String, Sendable {
+  /// A command exited non-zero or could not start.
+  case command
+  /// A Lua body raised an error.
+  case script
+  /// A condition failed, skipped it, or its produced dependency did not succeed.
+  case condition
+  /// Skipped because its dependencies' outcomes did not meet its `when`.
+  case dependency
+  /// A group's child failed.
+  case child
+  case timeout, cancelled, interrupted
+}
+
 /// Which dependency outcomes let an operation run (`when = …` in Lua).
 public enum RunPolicy: String, Sendable, CaseIterable {
   /// Every dependency succeeded (the default).
@@ -140,6 +155,7 @@ public final class OperationNode {
   public internal(set) var outcome: Outcome?
   public internal(set) var isCancelled = false
   public internal(set) var error: String?
+  public internal(set) var errorKind: FailureKind?
   public internal(set) var traceback: String?
   /// Combined output of its commands, kept for the failure report.
   public internal(set) var output = ""

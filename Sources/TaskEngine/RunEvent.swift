@@ -10,7 +10,7 @@ public enum RunEvent: Sendable {
   case runStart(time: Double)
   case operationStart(time: Double, name: String, attempt: Int)
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
-                       error: String?, traceback: String?, output: String)
+                       error: String?, traceback: String?, output: String, errorKind: FailureKind?)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
   /// Attempt `attempt` failed with `error`; the next one starts in `delay` seconds.
   case operationRetry(time: Double, name: String, attempt: Int, error: String, delay: Double)

@@ -201,7 +201,7 @@ public final class Scheduler {
         do {
           try addDependency(op, on: dependency)
         } catch {
-          return finish(op, .failed, error: "condition '\(condition.name)': \(error)")
+          return finish(op, .failed, error: "condition '\(condition.name)': \(error)", kind: .condition)
         }
         schedule([dependency])
       }
@@ -218,7 +218,7 @@ public final class Scheduler {
     guard let (dependency, condition) = op.producedBy.first(where: { $0.key.isFinished && $0.key.outcome != .succeeded })
     else { return false }
     finish(op, .failed, error: "condition '\(condition)': its dependency '\(dependency.name)' "
-      + (dependency.outcome?.rawValue ?? "did not succeed"))
+      + (dependency.outcome?.rawValue ?? "did not succeed"), kind: .condition)
     return true
   }
 
@@ -239,10 +239,10 @@ public final class Scheduler {
       case .satisfied: evaluateCondition(op, index + 1)
       case .failed(let message):
         op.evaluatingConditions = false
-        finish(op, .failed, error: "condition '\(condition.name)' failed: \(message)")
+        finish(op, .failed, error: "condition '\(condition.name)' failed: \(message)", kind: .condition)
       case .skipped(let message):
         op.evaluatingConditions = false
-        finish(op, .skipped, error: "condition '\(condition.name)': \(message)")
+        finish(op, .skipped, error: "condition '\(condition.name)': \(message)", kind: .condition)
       }
     }
   }
@@ -349,7 +349,8 @@ public final class Scheduler {
 
   /// Ends an operation exactly once; later calls are ignored. A cancelled operation whose
   /// body returned normally still ends `cancelled`.
-  public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil) {
+  public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil,
+                     kind: FailureKind? = nil) {
     guard !op.isFinished else { return }
     if outcome == .failed, op.state == .executing, !op.isCancelled, interrupts == 0,
        let retry = op.retry, op.attempt <= retry.max {
@@ -375,6 +376,12 @@ public final class Scheduler {
     op.state = .finished
     op.outcome = outcome
     op.error = error ?? op.error
+    switch outcome {
+    case .succeeded: op.errorKind = nil
+    case .failed: op.errorKind = op.timedOut ? .timeout : kind ?? .script
+    case .cancelled: op.errorKind = interrupts > 0 ? .interrupted : .cancelled
+    case .skipped: op.errorKind = kind ?? .dependency
+    }
     op.traceback = traceback
     op.finishTime = clock.now
     waits[op] = nil
@@ -390,7 +397,7 @@ public final class Scheduler {
     }
     emit(.operationFinish(time: elapsed, name: op.name, outcome: outcome,
                           duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
-                          output: op.output))
+                          output: op.output, errorKind: op.errorKind))
     for observer in op.observers { observer.operationDidFinish(op) }
     if op.isGroup && outcome != .succeeded {
       // Children that never got to run end as their group did.

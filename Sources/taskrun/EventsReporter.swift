@@ -29,10 +29,10 @@ final class EventsReporter: EventSink {
     case .operationStart(let time, let name, let attempt):
       fields = [("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
                 ("attempt", .int(attempt))]
-    case .operationFinish(let time, let name, let outcome, let duration, let error, _, _):
+    case .operationFinish(let time, let name, let outcome, let duration, let error, _, _, let kind):
       fields = [("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
                 ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
-                ("error", error.map(JSON.string) ?? .null)]
+                ("error", error.map(JSON.string) ?? .null), ("error_kind", kind.map { .string($0.rawValue) } ?? .null)]
     case .output(let time, let name, let stream, let text):
       fields = [("time", seconds(time)), ("event", .string("output")), ("operation", .string(name)),
                 ("stream", .string(stream.rawValue)), ("text", .string(text))]

@@ -47,7 +47,7 @@ final class LiveReporter: EventSink {
       now = time
       running.append((name, time, nil))
       draw(force: false)
-    case .operationFinish(let time, let name, _, _, _, _, _):
+    case .operationFinish(let time, let name, _, _, _, _, _, _):
       now = time
       running.removeAll { $0.name == name }
       above { lines.receive(event) }

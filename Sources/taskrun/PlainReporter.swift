@@ -54,7 +54,7 @@ final class PlainReporter: EventSink {
       for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
         print("[\(name)] \(part)")
       }
-    case .operationFinish(_, let name, let outcome, let duration, let error, let traceback, let output):
+    case .operationFinish(_, let name, let outcome, let duration, let error, let traceback, let output, _):
       finished(name, outcome, duration, error, output)
       if outcome == .failed, verbosity != .silent, let traceback, !traceback.isEmpty {
         for line in traceback.split(separator: "\n") { print("    \(line.trimmingCharacters(in: .whitespaces))") }

@@ -31,7 +31,7 @@ final class TraceReporter: EventSink {
       lanes[lane] = true
       open[name] = (lane, time)
       counter(time)
-    case .operationFinish(let time, let name, let outcome, _, let error, _, _):
+    case .operationFinish(let time, let name, let outcome, _, let error, _, _, _):
       close(name, at: time, outcome: outcome.rawValue, error: error)
     case .operationRetry(let time, let name, let attempt, let error, _):
       close(name, at: time, outcome: "failed, retrying", error: error, title: "\(name) (attempt \(attempt))")

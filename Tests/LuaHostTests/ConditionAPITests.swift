@@ -157,3 +157,25 @@ final class Asked: @unchecked Sendable {
     #expect(yes.op("deploy").succeeded && yes.op("wipe").succeeded)
   }
 }
+
+@Suite struct ErrorKindTests {
+  @Test func eachWayOfNotSucceedingHasItsKind() throws {
+    let host = try runLua("""
+      cmd = operation { name = "cmd", sh = "exit 3" }
+      lua = operation { name = "lua", run = function() error("x") end }
+      cond = operation { name = "cond", conditions = { condition { evaluate = function() return false, "no" end } } }
+      dep = operation { name = "dep", after = { cmd } }
+      slow = operation { name = "slow", timeout = 1, run = function() sleep(5) end }
+      victim = operation { name = "victim", run = function() sleep(5) end }
+      operation { name = "canceller", run = function() sleep(0.5) victim:cancel() end }
+      g = group { name = "g", operation { name = "inner", sh = "exit 1" } }
+      fine = operation { name = "fine" }
+      """)
+    try host.check("""
+      local kinds = {}
+      for _, op in ipairs { cmd, lua, cond, dep, slow, victim, g, fine } do kinds[#kinds + 1] = op.name .. "=" .. tostring(op.error_kind) end
+      local text = table.concat(kinds, " ")
+      assert(text == "cmd=command lua=script cond=condition dep=dependency slow=timeout victim=cancelled g=child fine=nil", text)
+      """)
+  }
+}

@@ -106,7 +106,7 @@ import Testing
     _ = try s.op("a", 2, log: Log())
     try s.runAll()
     s.finishRun()
-    guard case .operationFinish(let time, let name, let outcome, let duration, _, _, _) = recorder.events[2] else {
+    guard case .operationFinish(let time, let name, let outcome, let duration, _, _, _, _) = recorder.events[2] else {
       Issue.record("expected a finish event, got \(recorder.events)")
       return
     }

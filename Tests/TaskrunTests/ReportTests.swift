@@ -26,6 +26,8 @@ import Testing
     let outcomes = Dictionary(uniqueKeysWithValues: finishes.map { ($0["operation"] as! String, $0["outcome"] as! String) })
     #expect(outcomes == ["test": "failed", "package": "skipped", "docs": "succeeded"])
     #expect(finishes.first { $0["operation"] as? String == "test" }?["error"] as? String == "exited with status 2: exit 2")
+    #expect(finishes.first { $0["operation"] as? String == "test" }?["error_kind"] as? String == "command")
+    #expect(finishes.first { $0["operation"] as? String == "package" }?["error_kind"] as? String == "dependency")
     #expect(events.last?["failed"] as? Int == 1 && events.last?["skipped"] as? Int == 1)
   }
 
