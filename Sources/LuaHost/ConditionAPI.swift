@@ -163,12 +163,20 @@ extension ScriptHost {
   /// Runs `evaluate(op)` as a coroutine (it may call sh, sleep, wait) and maps its answer:
   /// true → satisfied; false, msg → failed; nil, msg → skipped; an error → failed.
   func evaluateCondition(_ ref: Int32, for op: OperationNode, done: @escaping (ConditionResult) -> Void) {
-    let co = makeCoroutine(function: ref, op: nil) { end in
+    let co = makeCoroutine(function: ref, op: nil) { [unowned self] end in
       switch end {
       case .returned(let co, let count):
         let s = LuaStack(L: co.thread)
         let base = s.top - count + 1
         let message = count >= 2 ? s.stringOrNumber(base + 1) ?? "" : ""
+        if count >= 1, case .condition(let inner)? = self.condition(at: base, on: s) {
+          // evaluate returned a condition (`return ci or exists(".token")`): it decides.
+          s.setTop(0)
+          return inner.evaluate(for: op, scheduler: self.scheduler) { result in
+            if case .failed(let why) = result, !message.isEmpty { return done(.failed("\(message) (\(why))")) }
+            done(result)
+          }
+        }
         if count >= 1 && s.boolean(base) {
           done(.satisfied)
         } else if count >= 1 && s.type(base) == LUA_TBOOLEAN {

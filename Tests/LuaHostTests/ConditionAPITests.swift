@@ -179,3 +179,16 @@ final class Asked: @unchecked Sendable {
       """)
   }
 }
+
+@Suite struct ConditionReturnTests {
+  @Test func evaluateMayReturnAConditionWhichThenDecides() throws {
+    let host = try runLua("""
+      token = condition { name = "logged-in", evaluate = function() return os.getenv("NO_SUCH_VARIABLE") ~= nil or exists("/no/such/token"), "no token" end }
+      here = condition { name = "here", evaluate = function() return false or exists("/") end }
+      operation { name = "upload", conditions = { token } }
+      operation { name = "local", conditions = { here } }
+      """)
+    #expect(host.op("upload").error == "condition 'logged-in' failed: no token ('/no/such/token' does not exist)")
+    #expect(host.op("local").succeeded)
+  }
+}
