@@ -45,11 +45,7 @@ extension ScriptHost {
   }
 
   func condition(at i: Int32, on s: LuaStack) -> LuaCondition? {
-    guard s.type(i) == LUA_TTABLE, lua_getmetatable(s.L, i) != 0 else { return nil }
-    pushRef(conditionMeta, on: s)
-    let same = lua_rawequal(s.L, -1, -2) != 0
-    s.pop(2)
-    guard same else { return nil }
+    guard s.type(i) == LUA_TTABLE, hasMetatable(conditionMeta, at: i, on: s) else { return nil }
     s.rawGet(i, "id")
     defer { s.pop() }
     return s.integer(-1).flatMap { $0 < conditionValues.count ? conditionValues[$0] : nil }

@@ -80,14 +80,28 @@ extension ScriptHost {
     if s.L != L { lua_xmove(L, s.L, 1) }
   }
 
+  /// Whether the value at `i` has the metatable anchored at `ref` (marks our handles and values).
+  func hasMetatable(_ ref: Int32, at i: Int32, on s: LuaStack) -> Bool {
+    guard lua_getmetatable(s.L, i) != 0 else { return false }
+    pushRef(ref, on: s)
+    defer { s.pop(2) }
+    return lua_rawequal(s.L, -1, -2) != 0
+  }
+
+  /// Pushes a list of operation handles.
+  func pushOperations(_ ops: [OperationNode], on s: LuaStack) {
+    s.newTable(array: Int32(ops.count))
+    for (i, op) in ops.enumerated() {
+      pushHandle(.operation, id: op.id, on: s)
+      s.rawSet(-2, i + 1)
+    }
+  }
+
   /// The id inside the handle at `i` if it is a handle of `kind`.
   func handleID(_ kind: HandleKind, at i: Int32, on s: LuaStack) -> Int? {
-    guard s.type(i) == LUA_TUSERDATA, let box = lua_touserdata(s.L, i) else { return nil }
-    guard lua_getmetatable(s.L, i) != 0 else { return nil }
-    s.pushRef(metatables[kind]!)
-    let same = lua_rawequal(s.L, -1, -2) != 0
-    s.pop(2)
-    return same ? box.load(as: Int.self) : nil
+    guard s.type(i) == LUA_TUSERDATA, let box = lua_touserdata(s.L, i),
+          hasMetatable(metatables[kind]!, at: i, on: s) else { return nil }
+    return box.load(as: Int.self)
   }
 
   func operation(at i: Int32, on s: LuaStack) -> OperationNode? {

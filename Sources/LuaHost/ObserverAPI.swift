@@ -72,11 +72,7 @@ extension ScriptHost {
 
   /// The observer at `i`, if it is one.
   func observer(at i: Int32, on s: LuaStack) -> Observer? {
-    guard s.type(i) == LUA_TTABLE, lua_getmetatable(s.L, i) != 0 else { return nil }
-    pushRef(observerMeta, on: s)
-    let same = lua_rawequal(s.L, -1, -2) != 0
-    s.pop(2)
-    guard same else { return nil }
+    guard s.type(i) == LUA_TTABLE, hasMetatable(observerMeta, at: i, on: s) else { return nil }
     defer { s.pop(2) }
     s.rawGet(i, "kind")
     switch s.string(-1) {

@@ -345,19 +345,9 @@ extension ScriptHost {
       }
     case "queue": pushHandle(.queue, id: op.queue.id, on: s)
     case "group": if let group = op.group { pushHandle(.operation, id: group.id, on: s) } else { s.pushNil() }
-    case "children":
-      s.newTable(array: Int32(op.children.count))
-      for (i, child) in op.children.enumerated() {
-        pushHandle(.operation, id: child.id, on: s)
-        s.rawSet(-2, i + 1)
-      }
+    case "children": pushOperations(op.children, on: s)
     case "progress": pushHandle(.progress, id: progressID(op.progress), on: s)
-    case "dependencies":
-      s.newTable(array: Int32(op.dependencies.count))
-      for (i, dependency) in op.dependencies.enumerated() {
-        pushHandle(.operation, id: dependency.id, on: s)
-        s.rawSet(-2, i + 1)
-      }
+    case "dependencies": pushOperations(op.dependencies, on: s)
     default:
       let known = Self.operationReadable + operationMethods().map(\.0) + ["wait"]
       let hint = suggestion(for: key, among: known)

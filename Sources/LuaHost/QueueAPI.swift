@@ -38,12 +38,7 @@ extension ScriptHost {
     case "suspended": s.push(queue.isSuspended)
     case "count": s.push(queue.count)
     case "running": s.push(queue.running)
-    case "operations":
-      s.newTable(array: Int32(queue.operations.count))
-      for (i, op) in queue.operations.enumerated() {
-        pushHandle(.operation, id: op.id, on: s)
-        s.rawSet(-2, i + 1)
-      }
+    case "operations": pushOperations(queue.operations, on: s)
     default:
       let known = ["name", "max_concurrent", "suspended", "count", "running", "operations", "wait"]
         + queueMethods().map(\.0)

@@ -65,6 +65,8 @@ final class TraceReporter: EventSink {
                           ("tid", .int(lane + 1)), ("args", .object([("name", .string("lane \(lane + 1)"))]))]))
     }
     let document = JSON.object([("traceEvents", .array(all + events)), ("displayTimeUnit", .string("ms"))])
-    FileManager.default.createFile(atPath: path, contents: Data(document.text.utf8))
+    if !FileManager.default.createFile(atPath: path, contents: Data(document.text.utf8)) {
+      FileHandle.standardError.write(Data("taskrun: cannot write the trace to '\(path)'\n".utf8))
+    }
   }
 }
