@@ -54,6 +54,8 @@ public final class ScriptHost {
   var luaObservers: [LuaObserver] = []
   /// The metatable of observer values (activity, timeout).
   var observerMeta: Int32 = LUA_NOREF
+  /// The prelude's value formatter (the REPL's way of showing results).
+  var formatter: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.
   var stringMatch: Int32 = LUA_NOREF
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
@@ -121,7 +123,8 @@ public final class ScriptHost {
     s.pushRef(methodTables[.operation]!)
     s.pushRef(methodTables[.queue]!)
     tl_pushwatchfns(L, watchdog)
-    if tl_pcall(L, 6, 0, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
+    if tl_pcall(L, 6, 1, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
+    formatter = s.ref()
     s.unref(api)
     lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
     s.rawGet(-1, "string")
@@ -152,7 +155,10 @@ public final class ScriptHost {
     try execute(chunk: Data(source.utf8), name: name)
   }
 
-  func execute(chunk: Data, name: String) throws {
+  /// Runs a chunk like `execute`; returns its results as the REPL shows them (tab-separated),
+  /// or nil when it returned nothing.
+  @discardableResult
+  func execute(chunk: Data, name: String, format: Bool = false) throws -> String? {
     let s = stack
     let status = chunk.withUnsafeBytes { bytes in
       tl_load(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, name, "t")
@@ -172,8 +178,21 @@ public final class ScriptHost {
     resume(co, arguments: 0)
     scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
     switch outcome {
-    case .returned(let co, _)?:
-      LuaStack(L: co.thread).setTop(0)
+    case .returned(let co, let count)?:
+      let results = LuaStack(L: co.thread)
+      defer { results.setTop(0) }
+      guard format, count > 0 else { return nil }
+      let base = results.top - count + 1
+      _ = lua_checkstack(L, count + 2)
+      s.pushRef(formatter)
+      for i in 0..<count { results.pushValue(base + i) }
+      lua_xmove(co.thread, L, count)
+      guard tl_pcall(L, count, 1, 0) == LUA_OK else {
+        defer { s.pop() }
+        return "(cannot show the result: \(s.errorMessage(-1)))"
+      }
+      defer { s.pop() }
+      return s.string(-1)
     case .failed(let failure)?:
       // At the top level a single frame repeats the message's file:line; deeper ones help.
       let frames = failure.traceback.split(separator: "\n").count - 1

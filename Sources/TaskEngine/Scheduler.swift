@@ -486,6 +486,13 @@ public final class Scheduler {
     if interrupts == 0 { stopReason = nil }
   }
 
+  /// An interactive session survives Ctrl-C: once everything interrupted has finished, new
+  /// work may start again.
+  public func endInterrupt() {
+    interrupts = 0
+    stopReason = nil
+  }
+
   /// Ctrl-C / SIGTERM: the first cancels everything; later ones also kill every command.
   public func interrupt() {
     interrupts += 1

@@ -34,6 +34,9 @@ enum Taskrun {
       if arguments.first == "graph" {
         var command = try GraphCommand.parseAsRoot(Array(arguments.dropFirst()))
         try command.run()
+      } else if arguments.first == "repl" || (arguments.isEmpty && isatty(STDIN_FILENO) != 0) {
+        var command = try ReplCommand.parseAsRoot(Array(arguments.dropFirst()))
+        try command.run()
       } else {
         var command = try RunCommand.parseAsRoot(arguments)
         try command.run()
@@ -41,7 +44,9 @@ enum Taskrun {
     } catch let exit as Exit {
       leave(exit.code)
     } catch {
-      let command: any ParsableCommand.Type = CommandLine.arguments.dropFirst().first == "graph" ? GraphCommand.self : RunCommand.self
+      let first = CommandLine.arguments.dropFirst().first
+      let command: any ParsableCommand.Type = first == "graph" ? GraphCommand.self
+        : first == "repl" ? ReplCommand.self : RunCommand.self
       if command.exitCode(for: error) == .success {
         print(command.fullMessage(for: error))
         leave(0)

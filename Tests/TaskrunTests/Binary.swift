@@ -25,7 +25,7 @@ enum Binary {
 
   /// Starts taskrun with `arguments` in `directory`; output goes to files so pipes never fill.
   static func start(_ arguments: [String], in directory: URL = workflows,
-                    environment: [String: String] = [:]) throws -> (Process, URL, URL) {
+                    environment: [String: String] = [:], input: String? = nil) throws -> (Process, URL, URL) {
     let process = Process()
     process.executableURL = url
     process.arguments = arguments
@@ -40,7 +40,13 @@ enum Binary {
     FileManager.default.createFile(atPath: err.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: err)
-    process.standardInput = FileHandle.nullDevice
+    if let input {
+      let file = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-in-\(UUID().uuidString)")
+      try input.write(to: file, atomically: true, encoding: .utf8)
+      process.standardInput = try FileHandle(forReadingFrom: file)
+    } else {
+      process.standardInput = FileHandle.nullDevice
+    }
     try process.run()
     return (process, out, err)
   }

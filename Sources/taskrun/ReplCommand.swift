@@ -1,0 +1,123 @@
+// taskrun repl: an interactive Lua prompt on the same host, to declare, run and inspect.
+import ArgumentParser
+import Foundation
+import LuaHost
+import TaskEngine
+
+struct ReplCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "taskrun repl",
+    abstract: "An interactive prompt: declare operations, run them, inspect results.",
+    usage: "taskrun repl [SCRIPT] [-j N]",
+    discussion: "A SCRIPT's declarations are loaded without running them. Type :help at the prompt.")
+
+  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Operations of the main queue that run at once.")
+  var jobs: Int?
+
+  @Flag(help: "Answer yes to every confirm(prompt).")
+  var yes = false
+
+  @Argument(help: "A workflow script whose declarations to load.")
+  var script: String?
+
+  static let help = """
+    Lua 5.4 with the taskrun API. An expression shows its value (1 + 41 shows 42);
+    an unfinished statement continues on the next line. run() runs what you declared.
+      :help         this text
+      :ops          the operations and their states
+      :graph        the graph as text (each operation after its dependencies)
+      :why NAME     what an operation waits for, or how it ended
+      :load FILE    run a script's declarations
+      :quit         leave (so does Ctrl-D)
+    """
+
+  func run() throws {
+    let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    scheduler.keepGoing = true
+    let color = ColorPolicy.decide(disabled: false, isTerminal: isatty(STDOUT_FILENO) != 0)
+    scheduler.sinks.append(PlainReporter(verbosity: .normal, color: color))
+    let signals = SignalWatcher(inbox: scheduler.inbox) { _, _ in ScriptHost.interruptLua(true) }
+    defer { withExtendedLifetime(signals) {} }
+    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    host.assumeYes = yes
+    if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
+    if let script { load(script, into: host) }
+    Repl(host: host, reader: PlainLineReader()).loop()
+    throw Taskrun.Exit(.success)
+  }
+
+  func load(_ path: String, into host: ScriptHost) {
+    do {
+      try host.load(path: path)
+      let count = host.scheduler.operations.count
+      print("loaded \(path): \(count) operation\(count == 1 ? "" : "s") declared (run() runs them)")
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      host.endInterrupt()
+    }
+  }
+}
+
+/// The read-evaluate-print loop itself.
+struct Repl {
+  let host: ScriptHost
+  let reader: any LineReader
+
+  func loop() {
+    var buffer = ""
+    while let line = reader.read(prompt: buffer.isEmpty ? "> " : ">> ") {
+      if buffer.isEmpty, line.hasPrefix(":") {
+        if !meta(line) { return }
+        continue
+      }
+      buffer += buffer.isEmpty ? line : "\n" + line
+      if buffer.trimmingCharacters(in: .whitespaces).isEmpty { buffer = ""; continue }
+      do {
+        switch try host.evaluate(line: buffer) {
+        case .incomplete: continue
+        case .ran(let shown): if let shown { print(shown) }
+        }
+      } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+      }
+      reader.remember(buffer)
+      buffer = ""
+      host.endInterrupt()
+    }
+  }
+
+  /// Runs a meta-command; false means leave.
+  func meta(_ line: String) -> Bool {
+    let words = line.dropFirst().split(separator: " ", maxSplits: 1).map(String.init)
+    let scheduler = host.scheduler
+    switch words.first ?? "" {
+    case "help", "h": print(ReplCommand.help)
+    case "quit", "q", "exit": return false
+    case "ops":
+      if scheduler.operations.isEmpty { print("no operations yet") }
+      for op in scheduler.operations {
+        let outcome = op.outcome.map { ", \($0.rawValue)" } ?? ""
+        let duration = op.duration.map { String(format: ", %.2f s", $0) } ?? ""
+        print("  \(op.name): \(op.state.rawValue)\(outcome)\(duration)")
+      }
+    case "graph":
+      for op in scheduler.plan(for: scheduler.operations) {
+        let after = op.dependencies.map(\.name)
+        print("  \(op.name)" + (after.isEmpty ? "" : " <- " + after.joined(separator: ", ")))
+      }
+    case "why":
+      guard words.count == 2, let op = scheduler.operation(named: words[1]) else {
+        let hint = words.count == 2 ? suggestion(for: words[1], among: scheduler.operations.map(\.name)) : ""
+        print(words.count == 2 ? "no operation named '\(words[1])'" + (hint.isEmpty ? "" : "; \(hint)") : "usage: :why NAME")
+        return true
+      }
+      print(scheduler.explain(op))
+    case "load":
+      guard words.count == 2 else { print("usage: :load FILE"); return true }
+      ReplCommand().load(words[1], into: host)
+    default:
+      print("unknown command '\(line)'; :help lists them")
+    }
+    return true
+  }
+}

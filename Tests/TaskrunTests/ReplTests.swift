@@ -1,0 +1,94 @@
+// taskrun repl, driven through a pipe (no prompts) and on a real terminal (tmux).
+import Foundation
+import Testing
+
+@Suite struct ReplTests {
+  func repl(_ input: String, _ arguments: [String] = []) throws -> Run {
+    Binary.finish(try Binary.start(["repl"] + arguments, input: input))
+  }
+
+  @Test func expressionsShowTheirValuesAndStatementsContinueAcrossLines() throws {
+    let run = try repl("""
+      1 + 41
+      "text", 2, nil
+      { 1, 2, name = "x", nested = { deep = { deeper = { deepest = 1 } } } }
+      function twice(x)
+        return 2 * x
+      end
+      twice(21)
+      =twice(4)
+      """)
+    #expect(run.status == 0)
+    #expect(run.stdout == """
+      42
+      text\t2\tnil
+      { 1, 2, name = "x", nested = { deep = { deeper = {…} } } }
+      42
+      8
+
+      """)
+  }
+
+  @Test func operationsAreDeclaredRunAndInspected() throws {
+    let run = try repl("""
+      x = operation { name = "hello", run = function() return { greeting = "hi" } end }
+      x
+      run(x)
+      x.result
+      x
+      :ops
+      :why hello
+      :why helo
+      :graph
+      """)
+    #expect(run.stdout.contains("<operation hello: pending>\n"))
+    #expect(run.stdout.contains("ok        hello ("))
+    #expect(run.stdout.contains("true\n{ greeting = \"hi\" }\n<operation hello: finished, succeeded,"))
+    #expect(run.stdout.contains("  hello: finished, succeeded,"))
+    #expect(run.stdout.contains("'hello' succeeded\nno operation named 'helo'; did you mean 'hello'?\n  hello\n"))
+  }
+
+  @Test func errorsArePrintedAndTheSessionGoesOn() throws {
+    let run = try repl("""
+      error("boom")
+      operation { nme = "x" }
+      return 1 +
+      2
+      :nonsense
+      "still here"
+      :quit
+      "not reached"
+      """)
+    #expect(run.status == 0)
+    #expect(run.stderr.contains("stdin:1: boom"))
+    #expect(run.stderr.contains("unknown field 'nme'; did you mean 'name'?"))
+    #expect(run.stdout.contains("3\nunknown command ':nonsense'; :help lists them\nstill here\n"))
+    #expect(!run.stdout.contains("not reached"))
+  }
+
+  @Test func aScriptsDeclarationsLoadWithoutRunning() throws {
+    let run = try repl("""
+      :ops
+      run()
+      :ops
+      """, ["dry_run.lua"])
+    #expect(run.stdout.hasPrefix("loaded dry_run.lua: 4 operations declared (run() runs them)\n  fetch: pending"))
+    #expect(run.stdout.contains("FAILED    fetch"), "run() ran them (curl of example.org fails offline or succeeds: it started)")
+  }
+
+  @Test(.enabled(if: TerminalTests.hasTmux)) func onATerminalItPromptsAndContinues() throws {
+    let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
+    session.wait { $0.hasPrefix(">") }
+    try session.send("for i = 1, 2 do")
+    try session.send("Enter")
+    let continued = session.wait { $0.contains("\n>>") }
+    #expect(continued.contains("\n>>"), "the continuation prompt: \(continued)")
+    try session.send("print(i * 10) end")
+    try session.send("Enter")
+    let done = session.wait { $0.contains("20\n") }
+    #expect(done.contains("10\n20\n"), "\(done)")
+    try session.send("C-d")
+    let closed = session.wait { $0.contains("EXIT=") }
+    #expect(closed.contains("EXIT=0"))
+  }
+}
