@@ -45,6 +45,7 @@ extension ScriptHost {
   /// After an interrupted evaluation the REPL goes on: the interrupt is over.
   public func endInterrupt() {
     setInterrupt(false)
+    scheduler.inbox.discardSignals()  // a Ctrl-C at the prompt is not for the next evaluation
     scheduler.endInterrupt()
   }
 }

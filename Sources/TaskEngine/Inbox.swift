@@ -40,6 +40,14 @@ public final class Inbox: @unchecked Sendable {
     return taken
   }
 
+  /// Drops signals posted so far (an interactive session starts a new evaluation), keeping
+  /// everything else in order.
+  public func discardSignals() {
+    condition.lock()
+    defer { condition.unlock() }
+    items.removeAll { if case .signal = $0 { true } else { false } }
+  }
+
   /// Blocks until something is posted or `timeout` seconds pass (nil: no limit).
   public func waitForItems(timeout: Double?) {
     condition.lock()

@@ -72,6 +72,7 @@ struct Repl {
       }
       buffer += buffer.isEmpty ? line : "\n" + line
       if buffer.trimmingCharacters(in: .whitespaces).isEmpty { buffer = ""; continue }
+      host.endInterrupt()
       do {
         switch try host.evaluate(line: buffer) {
         case .incomplete: continue

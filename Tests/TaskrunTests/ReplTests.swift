@@ -76,6 +76,28 @@ import Testing
     #expect(run.stdout.contains("FAILED    fetch"), "run() ran them (curl of example.org fails offline or succeeds: it started)")
   }
 
+  @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCCancelsTheRunningGraphAndTheReplSurvives() throws {
+    let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
+    session.wait { $0.hasPrefix(">") }
+    try session.send(#"slow = operation { name = "slow", run = function() sleep(60) end }"#)
+    try session.send("Enter")
+    try session.send("run(slow)")
+    try session.send("Enter")
+    session.wait { $0.contains("start     slow") }
+    try session.send("C-c")
+    let back = session.wait { $0.contains("false") }
+    #expect(back.contains("cancelled slow: interrupted"), "\(back)")
+    try session.send("C-c")                      // at the prompt: must not reach the next evaluation
+    try session.send(#"quick = operation { name = "quick", run = function() return 7 end }"#)
+    try session.send("Enter")
+    try session.send("run(quick), quick.result")
+    try session.send("Enter")
+    let shown = #"\ntrue\s+7\n"#
+    let after = session.wait { $0.range(of: shown, options: .regularExpression) != nil }
+    #expect(after.range(of: shown, options: .regularExpression) != nil, "the REPL survived and runs again: \(after)")
+    #expect(!after.contains("cancelled quick"), "the Ctrl-C at the prompt did not leak into the next run")
+  }
+
   @Test(.enabled(if: TerminalTests.hasTmux)) func onATerminalItPromptsAndContinues() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
     session.wait { $0.hasPrefix(">") }
