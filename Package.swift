@@ -27,13 +27,17 @@ let package = Package(
       dependencies: ["CSpawn", .product(name: "HeapModule", package: "swift-collections")]),
     // The Lua state, value conversion, coroutine driver and the Lua API.
     .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua"]),
+    // Line editing, history and completion for the REPL (BSD-licensed; Debian libedit-dev).
+    .systemLibrary(
+      name: "CEditLine", pkgConfig: "libedit",
+      providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
     // Terminal width and restoring the cursor on a crash, for the live view.
     .target(name: "CTerminal"),
     // Command line and reporters.
     .executableTarget(
       name: "taskrun",
       dependencies: [
-        "TaskEngine", "LuaHost", "CTerminal",
+        "TaskEngine", "LuaHost", "CTerminal", "CEditLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(name: "TaskEngineTests", dependencies: ["TaskEngine"]),

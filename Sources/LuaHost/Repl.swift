@@ -49,3 +49,41 @@ extension ScriptHost {
     scheduler.endInterrupt()
   }
 }
+
+extension ScriptHost {
+  /// Tab completion: globals, or after `expr.` / `expr:` the fields and methods of the
+  /// value of `expr` (an operation, queue, progress node or table).
+  public func completions(for text: String) -> [String] {
+    let s = stack
+    let top = s.top
+    defer { s.setTop(top) }
+    guard let separator = text.lastIndex(where: { $0 == "." || $0 == ":" }) else {
+      lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
+      return names(in: -1).filter { $0.hasPrefix(text) }.sorted()
+    }
+    let base = String(text[..<separator])
+    let partial = String(text[text.index(after: separator)...])
+    let isMethod = text[separator] == ":"
+    let source = "return " + base
+    guard !base.isEmpty, tl_load(L, source, source.utf8.count, "=completion", "t") == LUA_OK,
+          tl_pcall(L, 0, 1, 0) == LUA_OK else { return [] }
+    var candidates: [String] = []
+    if let kind = HandleKind.allCases.first(where: { handleID($0, at: -1, on: s) != nil }) {
+      let fields: [String]
+      switch kind {
+      case .operation: fields = Self.operationReadable
+      case .queue: fields = ["name", "max_concurrent", "suspended", "count", "running", "operations"]
+      case .progress: fields = Self.progressReadable
+      }
+      candidates = (isMethod ? [] : fields) + methods(of: kind).map(\.0) + (kind == .progress ? [] : ["wait"])
+    } else if s.type(-1) == LUA_TTABLE {
+      candidates = names(in: -1)
+    }
+    return Array(Set(candidates)).filter { $0.hasPrefix(partial) }.sorted().map { base + String(text[separator]) + $0 }
+  }
+
+  /// The string keys of the table at `i`.
+  private func names(in i: Int32) -> [String] {
+    stack.keys(i).compactMap { if case .name(let name) = $0 { name } else { nil } }
+  }
+}

@@ -42,7 +42,9 @@ struct ReplCommand: ParsableCommand {
     host.assumeYes = yes
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
     if let script { load(script, into: host) }
-    Repl(host: host, reader: PlainLineReader()).loop()
+    let reader: any LineReader = isatty(STDIN_FILENO) != 0
+      ? EditLineReader(complete: { host.completions(for: $0) }) : PlainLineReader()
+    Repl(host: host, reader: reader).loop()
     throw Taskrun.Exit(.success)
   }
 

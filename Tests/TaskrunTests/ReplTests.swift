@@ -98,6 +98,36 @@ import Testing
     #expect(!after.contains("cancelled quick"), "the Ctrl-C at the prompt did not leak into the next run")
   }
 
+  @Test(.enabled(if: TerminalTests.hasTmux)) func tabCompletesFieldsAndMethodsAndHistoryIsKept() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-state-\(UUID().uuidString)")
+    let command = "XDG_STATE_HOME=\(state.path) \(Binary.url.path) repl"
+    do {
+      let session = try TerminalSession(command, in: Binary.workflows)
+      session.wait { $0.hasPrefix(">") }
+      try session.send(#"fetch = operation { name = "fetch", run = function() return 42 end }"#)
+      try session.send("Enter")
+      try session.send("main_queue:susp")
+      try session.send("Tab")
+      let method = session.wait { $0.contains("main_queue:suspend") }
+      #expect(method.contains("main_queue:suspend"), "\(method)")
+      try session.send("C-u")
+      try session.send("run(fetch), fetch.resu")
+      try session.send("Tab")
+      try session.send("Enter")
+      let field = session.wait { $0.range(of: #"\ntrue\s+42"#, options: .regularExpression) != nil }
+      #expect(field.contains("fetch.result"), "\(field)")
+      try session.send("C-d")
+      session.wait { $0.contains("EXIT=") }
+    }
+    let history = try String(contentsOf: state.appendingPathComponent("taskrun/history"), encoding: .utf8)
+    #expect(history.contains("fetch\\040=\\040operation"), "the entry is in the history file: \(history)")
+    let again = try TerminalSession(command, in: Binary.workflows)
+    again.wait { $0.hasPrefix(">") }
+    try again.send("Up")
+    let recalled = again.wait { $0.contains("run(fetch)") }
+    #expect(recalled.contains("run(fetch), fetch.result"), "the last entry comes back with Up: \(recalled)")
+  }
+
   @Test(.enabled(if: TerminalTests.hasTmux)) func onATerminalItPromptsAndContinues() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
     session.wait { $0.hasPrefix(">") }

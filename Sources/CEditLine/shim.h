@@ -1,0 +1,17 @@
+/* libedit's readline interface, for the REPL's line editing and history. */
+#include <stdio.h>
+#include <editline/readline.h>
+
+/* Completion without a space after the word: `fetch` is followed by `.` or `:`. */
+static inline char **ce_attempt(const char *text, int start, int end) {
+  (void)start; (void)end;
+  rl_completion_append_character = '\0';
+  return rl_completion_matches(text, rl_completion_entry_function);
+}
+
+/* Swift 6 cannot assign libedit's global hooks directly (shared mutable state). */
+static inline void ce_set_completer(rl_compentry_func_t *generator) {
+  rl_initialize();  /* it resets the hooks: set them after it */
+  rl_completion_entry_function = generator;
+  rl_attempted_completion_function = ce_attempt;
+}
