@@ -2,6 +2,13 @@
 #include <stdio.h>
 #include <editline/readline.h>
 
+/* The remembered entries, oldest first: entry i of n (0-based), or NULL. */
+static inline const char *ce_history_entry(int i) {
+  HIST_ENTRY *entry = history_get(history_base + i);
+  return entry ? entry->line : NULL;
+}
+static inline int ce_history_count(void) { return history_length; }
+
 /* Completion without a space after the word: `fetch` is followed by `.` or `:`. */
 static inline char **ce_attempt(const char *text, int start, int end) {
   (void)start; (void)end;

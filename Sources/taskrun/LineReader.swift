@@ -7,6 +7,8 @@ protocol LineReader {
   func read(prompt: String) -> String?
   /// Keeps a complete entry (possibly several lines) in the history.
   func remember(_ entry: String)
+  /// What is remembered, oldest first.
+  var history: [String] { get }
 }
 
 /// Standard input, line by line. Prompts are shown only on a terminal, so piped sessions
@@ -23,6 +25,7 @@ struct PlainLineReader: LineReader {
   }
 
   func remember(_ entry: String) {}
+  var history: [String] { [] }
 }
 
 /// libedit: line editing, a history kept across sessions, and tab completion.
@@ -40,12 +43,12 @@ final class EditLineReader: LineReader {
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     historyFile = folder.appendingPathComponent("history").path
     Self.complete = complete
-    _ = read_history(historyFile)
-    ce_set_completer { text, state in
+    ce_set_completer { text, state in  // initializes libedit, so before reading the history
       if state == 0 { EditLineReader.matches = EditLineReader.complete(text.map { String(cString: $0) } ?? "") }
       guard Int(state) < EditLineReader.matches.count else { return nil }
       return strdup(EditLineReader.matches[Int(state)])
     }
+    _ = read_history(historyFile)
   }
 
   func read(prompt: String) -> String? {
@@ -55,6 +58,10 @@ final class EditLineReader: LineReader {
     }
     defer { free(line) }
     return String(cString: line)
+  }
+
+  var history: [String] {
+    (0..<ce_history_count()).compactMap { ce_history_entry($0).map { String(cString: $0) } }
   }
 
   func remember(_ entry: String) {

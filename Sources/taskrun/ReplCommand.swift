@@ -28,6 +28,7 @@ struct ReplCommand: ParsableCommand {
       :graph        the graph as text (each operation after its dependencies)
       :why NAME     what an operation waits for, or how it ended
       :load FILE    run a script's declarations
+      :history      the last 50 entries (kept across sessions on a terminal)
       :quit         leave (so does Ctrl-D)
     """
 
@@ -96,6 +97,8 @@ struct Repl {
     switch words.first ?? "" {
     case "help", "h": print(ReplCommand.help)
     case "quit", "q", "exit": return false
+    case "history":
+      for (i, entry) in reader.history.suffix(50).enumerated() { print(String(format: "%4d  ", i + 1) + entry) }
     case "ops":
       if scheduler.operations.isEmpty { print("no operations yet") }
       for op in scheduler.operations {
