@@ -111,8 +111,12 @@ import Testing
       let method = session.wait { $0.contains("main_queue:suspend") }
       #expect(method.contains("main_queue:suspend"), "\(method)")
       try session.send("C-u")
-      try session.send("run(fetch), fetch.resu")
+      try session.send("run(fetch), fet")
       try session.send("Tab")
+      session.wait { $0.contains("run(fetch), fetch") }
+      try session.send(".resu")
+      try session.send("Tab")
+      session.wait { $0.contains("run(fetch), fetch.result") }
       try session.send("Enter")
       let field = session.wait { $0.range(of: #"\ntrue\s+42"#, options: .regularExpression) != nil }
       #expect(field.contains("fetch.result"), "\(field)")
