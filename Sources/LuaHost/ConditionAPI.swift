@@ -208,15 +208,9 @@ extension ScriptHost {
 
   /// `conditions = { c, ... }` in operation{}.
   func attachConditions(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
-    let i = s.absolute(i)
-    if condition(at: i, on: s) != nil { return try attachCondition(op, s, i, what: what) }
-    guard s.type(i) == LUA_TTABLE else {
-      throw ScriptError("\(what): field 'conditions' must be a list of conditions (got \(s.typeName(i)))")
-    }
-    for k in 0..<s.rawLength(i) {
-      s.rawGet(i, k + 1)
-      defer { s.pop() }
-      try attachCondition(op, s, s.top, what: what)
+    try eachItem(s, i, isItem: { condition(at: $0, on: s) != nil },
+                 list: "\(what): field 'conditions' must be a list of conditions") {
+      try attachCondition(op, s, $0, what: what)
     }
   }
 }

@@ -112,15 +112,9 @@ extension ScriptHost {
 
   /// `observers = { o, ... }` in operation{}.
   func attachObservers(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
-    let i = s.absolute(i)
-    if observer(at: i, on: s) != nil { return try attachObserver(op, s, i, what: what) }
-    guard s.type(i) == LUA_TTABLE else {
-      throw ScriptError("\(what): field 'observers' must be a list of observers (got \(s.typeName(i)))")
-    }
-    for k in 0..<s.rawLength(i) {
-      s.rawGet(i, k + 1)
-      defer { s.pop() }
-      try attachObserver(op, s, s.top, what: what)
+    try eachItem(s, i, isItem: { observer(at: $0, on: s) != nil },
+                 list: "\(what): field 'observers' must be a list of observers") {
+      try attachObserver(op, s, $0, what: what)
     }
   }
 }

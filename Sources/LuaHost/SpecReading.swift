@@ -21,6 +21,20 @@ extension ScriptHost {
     }
   }
 
+  /// Calls `body` with the value at `i` when it is a single item (`isItem`), else with each
+  /// element of the list at `i` (`conditions = c` or `conditions = { c, ... }`).
+  func eachItem(_ s: LuaStack, _ i: Int32, isItem: (Int32) -> Bool, list: String,
+                _ body: (Int32) throws -> Void) throws {
+    let i = s.absolute(i)
+    if isItem(i) { return try body(i) }
+    guard s.type(i) == LUA_TTABLE else { throw ScriptError("\(list) (got \(s.typeName(i)))") }
+    for k in 0..<s.rawLength(i) {
+      s.rawGet(i, k + 1)
+      defer { s.pop() }
+      try body(s.top)
+    }
+  }
+
   func optionalString(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> String? {
     defer { s.pop() }
     if s.rawGet(table, field) == LUA_TNIL { return nil }
