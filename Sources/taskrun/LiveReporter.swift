@@ -45,6 +45,10 @@ final class LiveReporter: EventSink {
       write(Self.hideCursor)
     case .operationStart(let time, let name, _):
       now = time
+      if !active {  // a REPL's next run(): the view comes back
+        active = true
+        write(Self.hideCursor)
+      }
       running.append((name, time, nil))
       draw(force: false)
     case .operationFinish(let time, let name, _, _, _, _, _, _):
@@ -97,12 +101,14 @@ final class LiveReporter: EventSink {
     }
   }
 
-  /// Restores the terminal (the cursor) if the run ends without `runFinish`.
+  /// Restores the terminal (the cursor) if the run ends without `runFinish`, or between a
+  /// REPL's evaluations; the view comes back when an operation starts again.
   func restore() {
     guard active else { return }
     clear()
     write(Self.showCursor)
     active = false
+    running.removeAll()
   }
 
   /// Prints what `body` prints above the live region, then redraws the region.

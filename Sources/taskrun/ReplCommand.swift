@@ -35,8 +35,18 @@ struct ReplCommand: ParsableCommand {
   func run() throws {
     let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     scheduler.keepGoing = true
-    let color = ColorPolicy.decide(disabled: false, isTerminal: isatty(STDOUT_FILENO) != 0)
-    scheduler.sinks.append(PlainReporter(verbosity: .normal, color: color))
+    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let color = ColorPolicy.decide(disabled: false, isTerminal: isTerminal)
+    let lines = PlainReporter(verbosity: .normal, color: color, showStarts: !isTerminal)
+    var view: LiveReporter?
+    if isTerminal {
+      view = LiveReporter(lines: lines, color: color)
+      scheduler.sinks.append(view!)
+      scheduler.tickInterval = 1.0 / 15
+      RunCommand.liveView = view
+    } else {
+      scheduler.sinks.append(lines)
+    }
     let signals = SignalWatcher(inbox: scheduler.inbox) { _, _ in ScriptHost.interruptLua(true) }
     defer { withExtendedLifetime(signals) {} }
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
@@ -45,7 +55,7 @@ struct ReplCommand: ParsableCommand {
     if let script { load(script, into: host) }
     let reader: any LineReader = isatty(STDIN_FILENO) != 0
       ? EditLineReader(complete: { host.completions(for: $0) }) : PlainLineReader()
-    Repl(host: host, reader: reader).loop()
+    Repl(host: host, reader: reader, view: view).loop()
     throw Taskrun.Exit(.success)
   }
 
@@ -65,6 +75,8 @@ struct ReplCommand: ParsableCommand {
 struct Repl {
   let host: ScriptHost
   let reader: any LineReader
+  /// The live view on a terminal: it steps aside before results and the next prompt.
+  var view: LiveReporter? = nil
 
   func loop() {
     var buffer = ""
@@ -77,11 +89,14 @@ struct Repl {
       if buffer.trimmingCharacters(in: .whitespaces).isEmpty { buffer = ""; continue }
       host.endInterrupt()
       do {
-        switch try host.evaluate(line: buffer) {
+        let result = try host.evaluate(line: buffer)
+        view?.restore()
+        switch result {
         case .incomplete: continue
         case .ran(let shown): if let shown { print(shown) }
         }
       } catch {
+        view?.restore()
         FileHandle.standardError.write(Data("\(error)\n".utf8))
       }
       reader.remember(buffer)

@@ -83,7 +83,8 @@ import Testing
     try session.send("Enter")
     try session.send("run(slow)")
     try session.send("Enter")
-    session.wait { $0.contains("start     slow") }
+    let running = session.wait { $0.contains("1 running") }
+    #expect(running.contains("1 running"), "the live view shows the run: \(running)")
     try session.send("C-c")
     let back = session.wait { $0.contains("false") }
     #expect(back.contains("cancelled slow: interrupted"), "\(back)")
@@ -131,6 +132,22 @@ import Testing
     try again.send("Enter")
     let listed = again.wait { $0.contains("run(fetch), fetch.result") }
     #expect(listed.contains("   2  run(fetch), fetch.result"), "a new session has the last one's entries: \(listed)")
+  }
+
+  @Test(.enabled(if: TerminalTests.hasTmux)) func runShowsTheLiveViewThenGivesThePromptBack() throws {
+    let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
+    session.wait { $0.hasPrefix(">") }
+    try session.send(#"a = operation { name = "long-one", run = function() sleep(1.5) return 1 end }"#)
+    try session.send("Enter")
+    try session.send("run(a)")
+    try session.send("Enter")
+    let live = session.wait { $0.contains("long-one") && $0.contains("running") }
+    #expect(live.range(of: #"\[[█░]+\] +\d+%"#, options: .regularExpression) != nil, "the live region shows: \(live)")
+    #expect(!session.cursorVisible)
+    let done = session.wait { $0.contains("\ntrue\n>") || $0.hasSuffix("true\n>") }
+    #expect(done.contains("ok        long-one"), "\(done)")
+    #expect(!done.contains("running"), "the region is gone before the prompt: \(done)")
+    #expect(session.cursorVisible)
   }
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func onATerminalItPromptsAndContinues() throws {
