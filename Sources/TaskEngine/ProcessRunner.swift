@@ -123,7 +123,7 @@ public final class ProcessRunner: @unchecked Sendable {
       lock.unlock()
       // What to watch: the wake pipe, every open output pipe, every unreaped pidfd.
       var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
-      var owners: [(token: Int, child: Child, channel: OutputChannel?)] = [(0, Child(pid: 0, stdout: -1, stderr: -1, pidfd: -1), nil)]
+      var owners: [(token: Int, child: Child, channel: OutputChannel?)] = []  // of fds[1...]
       for (token, child) in snapshot {
         // stdout before stderr: when both are ready their lines keep the order they were written in.
         for channel in [OutputChannel.stdout, .stderr] {
@@ -141,7 +141,7 @@ public final class ProcessRunner: @unchecked Sendable {
       if ready < 0 && errno != EINTR { continue }
       if fds[0].revents != 0 { _ = read(wake[0], &buffer, buffer.count) }
       for (i, entry) in fds.enumerated().dropFirst() where entry.revents != 0 {
-        let owner = owners[i]
+        let owner = owners[i - 1]
         if let channel = owner.channel {
           drain(entry.fd, channel: channel, child: owner.child, token: owner.token, buffer: &buffer)
         } else {

@@ -18,9 +18,7 @@ extension Scheduler {
         if op.hasStarted || op.isFinished {
           throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started")
         }
-        op.appendDependency(dependency)
-        dependency.dependents.append(op)
-        if !dependency.isFinished { op.unfinishedDependencies += 1 }
+        link(op, to: dependency)
         touched = true
       }
     }

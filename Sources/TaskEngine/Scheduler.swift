@@ -101,10 +101,15 @@ public final class Scheduler {
     if !op.dependents.isEmpty, let path = path(from: dependency, to: op) {
       throw EngineError(.cycle, "dependency cycle: " + ([op] + path).map(\.name).joined(separator: " -> "))
     }
+    link(op, to: dependency)
+    if op.isScheduled { schedule([dependency]) }
+  }
+
+  /// The edge itself, with no checks: `op` waits for `dependency` (if it has not finished).
+  func link(_ op: OperationNode, to dependency: OperationNode) {
     op.appendDependency(dependency)
     dependency.dependents.append(op)
     if !dependency.isFinished { op.unfinishedDependencies += 1 }
-    if op.isScheduled { schedule([dependency]) }
   }
 
   /// A dependency by name: an edge at once if the name exists, else recorded for
