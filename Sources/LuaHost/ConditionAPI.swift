@@ -18,18 +18,10 @@ extension ScriptHost {
   }
 
   func installConditionKind() {
-    let s = stack
-    s.newTable()
-    s.push("condition")
-    s.rawSet(-2, "__name")
-    s.push("condition")
-    s.rawSet(-2, "__metatable")
-    pushFunction { host, s in
-      s.push(host.condition(at: 1, on: s).map { "<condition \($0.name)>" } ?? "condition")
-      return 1
+    pushMarkerMetatable("condition") { host, s in
+      host.condition(at: 1, on: s).map { "<condition \($0.name)>" } ?? "condition"
     }
-    s.rawSet(-2, "__tostring")
-    conditionMeta = s.ref()
+    conditionMeta = stack.ref()
   }
 
   /// A condition value: a table holding the index of what it stands for.

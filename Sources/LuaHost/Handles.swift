@@ -29,22 +29,11 @@ extension ScriptHost {
         s.rawSet(-2, name)
       }
       methodTables[kind] = s.ref()
-      s.newTable(hash: 5)
-      s.push(kind.luaName)
-      s.rawSet(-2, "__name")
-      // getmetatable(handle) gives this name, so Lua code cannot call the metamethods with
-      // something else: __index and __newindex may trust their first argument.
-      s.push(kind.luaName)
-      s.rawSet(-2, "__metatable")
+      pushMarkerMetatable(kind.luaName) { host, s in host.describe(kind, s) }
       pushFunction { host, s in try host.index(kind, s) }
       s.rawSet(-2, "__index")
       pushFunction { host, s in try host.newIndex(kind, s) }
       s.rawSet(-2, "__newindex")
-      pushFunction { host, s in
-        s.push(host.describe(kind, s))
-        return 1
-      }
-      s.rawSet(-2, "__tostring")
       metatables[kind] = s.ref()
     }
   }
@@ -78,6 +67,23 @@ extension ScriptHost {
   func pushHandle(_ kind: HandleKind, id: Int, on s: LuaStack) {
     pushHandle(kind, id: id)
     if s.L != L { lua_xmove(L, s.L, 1) }
+  }
+
+  /// Pushes a metatable that marks our values: `__name`, `__tostring` from `describe`, and
+  /// `__metatable` so that getmetatable() gives only the name and Lua code cannot call the
+  /// metamethods with something else (they may trust their first argument).
+  func pushMarkerMetatable(_ name: String, describe: @escaping (ScriptHost, LuaStack) -> String) {
+    let s = stack
+    s.newTable(hash: 5)
+    s.push(name)
+    s.rawSet(-2, "__name")
+    s.push(name)
+    s.rawSet(-2, "__metatable")
+    pushFunction { host, s in
+      s.push(describe(host, s))
+      return 1
+    }
+    s.rawSet(-2, "__tostring")
   }
 
   /// Whether the value at `i` has the metatable anchored at `ref` (marks our handles and values).

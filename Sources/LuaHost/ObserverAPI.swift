@@ -15,24 +15,16 @@ extension ScriptHost {
 
   /// The metatable that marks observer values (a plain table with `kind` and a setting).
   func installObserverKind() {
-    let s = stack
-    s.newTable()
-    s.push("observer")
-    s.rawSet(-2, "__name")
-    s.push("observer")
-    s.rawSet(-2, "__metatable")
-    pushFunction { host, s in
+    pushMarkerMetatable("observer") { host, s in
       switch host.observer(at: 1, on: s) {
-      case .activity(let label)?: s.push("<observer activity \(label)>")
-      case .timeout(let seconds)?: s.push("<observer timeout \(formatSeconds(seconds))>")
-      case .lua?: s.push("<observer>")
-      case .background(let grace)?: s.push("<observer background \(formatSeconds(grace))>")
-      case nil: s.push("observer")
+      case .activity(let label)?: "<observer activity \(label)>"
+      case .timeout(let seconds)?: "<observer timeout \(formatSeconds(seconds))>"
+      case .background(let grace)?: "<observer background \(formatSeconds(grace))>"
+      case .lua?: "<observer>"
+      case nil: "observer"
       }
-      return 1
     }
-    s.rawSet(-2, "__tostring")
-    observerMeta = s.ref()
+    observerMeta = stack.ref()
   }
 
   func observerFunctions() -> [(String, HostFunction)] {
