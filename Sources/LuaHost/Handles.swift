@@ -69,6 +69,16 @@ extension ScriptHost {
     if s.L != L { lua_xmove(L, s.L, 1) }
   }
 
+  /// The object a method was called on (`op:cancel()`), as the id in its handle; a clear
+  /// error when the method was called with `.` or on something else.
+  func receiverID(_ kind: HandleKind, _ s: LuaStack, _ method: String) throws -> Int {
+    guard let id = handleID(kind, at: 1, on: s) else {
+      let variable = ["operation": "op", "queue": "q", "progress": "p"][kind.luaName] ?? "x"
+      throw ScriptError("bad self for '\(method)' (\(kind.luaName) expected, got \(s.typeName(1)); use \(variable):\(method)(...))")
+    }
+    return id
+  }
+
   /// Pushes a metatable that marks our values: `__name`, `__tostring` from `describe`, and
   /// `__metatable` so that getmetatable() gives only the name and Lua code cannot call the
   /// metamethods with something else (they may trust their first argument).

@@ -424,9 +424,6 @@ extension ScriptHost {
   }
 
   func selfOperation(_ s: LuaStack, _ method: String) throws -> OperationNode {
-    guard let op = operation(at: 1, on: s) else {
-      throw ScriptError("bad self for '\(method)' (operation expected, got \(s.typeName(1)); use op:\(method)(...))")
-    }
-    return op
+    scheduler.operations[try receiverID(.operation, s, method) - 1]
   }
 }

@@ -223,10 +223,7 @@ extension ScriptHost {
 
   func progressMethods() -> [(String, HostFunction)] {
     func target(_ host: ScriptHost, _ s: LuaStack, _ method: String) throws -> ProgressNode {
-      guard let node = host.progress(at: 1, on: s) else {
-        throw ScriptError("bad self for '\(method)' (progress expected, got \(s.typeName(1)); use p:\(method)(...))")
-      }
-      return node
+      host.progressNodes[try host.receiverID(.progress, s, method)]
     }
     return [
       ("add_child", { host, s in

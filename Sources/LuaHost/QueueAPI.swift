@@ -68,10 +68,7 @@ extension ScriptHost {
 
   func queueMethods() -> [(String, HostFunction)] {
     func target(_ host: ScriptHost, _ s: LuaStack, _ method: String) throws -> WorkQueue {
-      guard let queue = host.queue(at: 1, on: s) else {
-        throw ScriptError("bad self for '\(method)' (queue expected, got \(s.typeName(1)); use q:\(method)())")
-      }
-      return queue
+      host.scheduler.queues[try host.receiverID(.queue, s, method)]
     }
     return [
       ("suspend", { host, s in host.scheduler.suspend(try target(host, s, "suspend")); return 0 }),

@@ -72,6 +72,8 @@ import TaskEngine
     ("operation { name = 'a' } operation { name = 'a' }", "spec.lua:1: an operation named 'a' already exists"),
     ("queue { name = 'q', max_concurrent = 1.5 }", "spec.lua:1: queue 'q': max_concurrent must be a whole number ≥ 0, or -1 for unlimited (got 1.5)"),
     ("local a = operation {} ; print(a.stat)", "spec.lua:1: operation 'op1' has no field 'stat'; did you mean 'state'?"),
+    ("local a = operation {} ; a.cancel()", "spec.lua:1: bad self for 'cancel' (operation expected, got no value; use op:cancel(...))"),
+    ("queue { name = 'q' }.suspend(3)", "spec.lua:1: bad self for 'suspend' (queue expected, got number; use q:suspend(...))"),
     ("local a = operation {} ; a.name = 'b'", "spec.lua:1: cannot set 'name': the fields of an operation are read-only (set them in operation{})"),
   ])
   func badSpecsAreScriptErrorsAtTheirLine(_ source: String, _ message: String) {
