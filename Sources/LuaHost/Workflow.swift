@@ -30,11 +30,10 @@ extension ScriptHost {
   public func run(_ ops: [OperationNode]) -> RunSummary {
     scheduler.clearStop()
     scheduler.schedule(ops)
-    scheduler.run(until: { self.scheduler.operations.allSatisfy { !$0.isScheduled || $0.isFinished } },
+    scheduler.run(until: { self.scheduler.unfinishedScheduled == 0 },
                   onStall: { self.failStalledWaits() })
     scheduler.processes.killAllGroups()  // nothing outlives the run
-    scheduler.finishRun()
-    return scheduler.summary
+    return scheduler.finishRun()
   }
 
   /// Line-buffers stdout (shared by Lua's print and Swift's) so output reaches pipes in order.

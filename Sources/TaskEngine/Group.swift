@@ -26,11 +26,16 @@ public final class GroupBody: OperationBody {
   /// Follows a child (also one added while the group runs) until it finishes.
   func watch(_ child: OperationNode, in group: OperationNode, scheduler: Scheduler) {
     group.progress.addChild(child.progress, pending: Int64(max(0, child.weight) * 100))
-    scheduler.onFinish(child) { [unowned group] _ in self.settle(group, scheduler: scheduler) }
+    guard !child.isFinished else { return }
+    group.unfinishedChildren += 1
+    scheduler.onFinish(child) { [unowned group] _ in
+      group.unfinishedChildren -= 1
+      self.settle(group, scheduler: scheduler)
+    }
   }
 
   func settle(_ group: OperationNode, scheduler: Scheduler) {
-    guard group.state == .executing, group.children.allSatisfy(\.isFinished) else { return }
+    guard group.state == .executing, group.unfinishedChildren == 0 else { return }
     if let bad = group.children.first(where: { $0.outcome == .failed }) {
       scheduler.finish(group, .failed, error: "'\(bad.name)' failed" + (bad.error.map { ": \($0)" } ?? ""),
                        kind: .child)

@@ -120,6 +120,7 @@ public final class OperationNode {
   public internal(set) weak var group: OperationNode?
   public internal(set) var children: [OperationNode] = []
   public internal(set) var isGroup = false
+  var unfinishedChildren = 0
   /// On the first interrupt, a running operation with a grace keeps running up to that many
   /// seconds (`background(grace)`); a second interrupt stops it.
   public var backgroundGrace: Double?

@@ -28,6 +28,8 @@ public final class Scheduler {
   var scheduledWeight = 0.0, finishedWeight = 0.0
   var nextTick: Double?
   var executing: Set<OperationNode> = []
+  /// Scheduled operations that have not finished: the run is over when it is 0.
+  public private(set) var unfinishedScheduled = 0
   /// Units of each resource category (mutex: 1), and who holds them now.
   public private(set) var resourceCapacity: [String: Int] = [:]
   var resourceHolders: [String: [OperationNode]] = [:]
@@ -152,6 +154,7 @@ public final class Scheduler {
     while let op = stack.popLast() {
       if op.isScheduled { continue }
       op.isScheduled = true
+      if !op.isFinished { unfinishedScheduled += 1 }
       newlyScheduled.append(op)
       if !op.isFinished && !op.isGroup {
         counts.pending += 1
@@ -374,6 +377,7 @@ public final class Scheduler {
     } else if op.isScheduled && !op.isGroup {
       counts.pending -= 1
     }
+    if op.isScheduled { unfinishedScheduled -= 1 }
     if op.isScheduled && !op.isGroup {
       if outcome == .failed || outcome == .cancelled { counts.failed += 1 } else { counts.done += 1 }
       finishedWeight += op.weight
@@ -408,6 +412,7 @@ public final class Scheduler {
       // Children that never got to run end as their group did.
       for child in op.children where !child.isFinished && !child.hasStarted && child.state != .executing {
         child.isScheduled = true
+        unfinishedScheduled += 1
         counts.pending += 1
         scheduledWeight += child.weight
         finish(child, outcome == .skipped ? .skipped : .cancelled, error: "group '\(op.name)' \(outcome.rawValue)")
@@ -560,9 +565,16 @@ public final class Scheduler {
     var summary = RunSummary()
     summary.interrupted = interrupts > 0
     summary.elapsed = elapsed
-    let ran = operations.filter { $0.isFinished && $0.duration != nil }
-    summary.slowest = ran.sorted { $0.duration! != $1.duration! ? $0.duration! > $1.duration! : $0.id < $1.id }.prefix(5)
-      .map { .init(name: $0.name, duration: $0.duration!) }
+    // The five longest, in one pass (longest first, then declaration order).
+    var slowest: [OperationNode] = []
+    for op in operations {
+      guard let duration = op.duration else { continue }
+      if slowest.count == 5, duration <= slowest[4].duration! { continue }
+      let index = slowest.firstIndex { duration > $0.duration! } ?? slowest.count
+      slowest.insert(op, at: index)
+      if slowest.count > 5 { slowest.removeLast() }
+    }
+    summary.slowest = slowest.map { .init(name: $0.name, duration: $0.duration!) }
     summary.criticalPath = criticalPath().map { .init(name: $0.name, duration: $0.duration ?? 0) }
     for op in operations where op.isFinished {
       switch op.outcome! {
@@ -607,9 +619,12 @@ public final class Scheduler {
   }
 
   /// Emits the final `runProgress` and `run_finish` with the summary; call once, at the end.
-  public func finishRun() {
+  @discardableResult
+  public func finishRun() -> RunSummary {
+    let summary = self.summary
     emit(.runProgress(time: elapsed, progress: runProgress))
     emit(.runFinish(time: elapsed, summary: summary))
+    return summary
   }
 
   public func emit(_ event: RunEvent) {
