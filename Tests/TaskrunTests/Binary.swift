@@ -23,48 +23,48 @@ enum Binary {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let workflows = packageRoot.appendingPathComponent("Tests/Workflows")
 
+  /// A run under way: its process and the files its output goes to.
+  struct Started {
+    var child: Child
+    var out: URL
+    var err: URL
+  }
+
   /// Starts taskrun with `arguments` in `directory`; output goes to files so pipes never fill.
   static func start(_ arguments: [String], in directory: URL = workflows,
-                    environment: [String: String] = [:], input: String? = nil) throws -> (Process, URL, URL) {
-    let process = Process()
-    process.executableURL = url
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
+                    environment: [String: String] = [:], input: String? = nil) throws -> Started {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
     for (k, v) in environment { env[k] = v }
-    process.environment = env
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-out-\(UUID().uuidString)")
-    let err = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-err-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = try FileHandle(forWritingTo: err)
+    let temporary = FileManager.default.temporaryDirectory
+    let out = temporary.appendingPathComponent("taskrun-out-\(UUID().uuidString)")
+    let err = temporary.appendingPathComponent("taskrun-err-\(UUID().uuidString)")
+    var stdin = "/dev/null"
     if let input {
-      let file = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-in-\(UUID().uuidString)")
+      let file = temporary.appendingPathComponent("taskrun-in-\(UUID().uuidString)")
       try input.write(to: file, atomically: true, encoding: .utf8)
-      process.standardInput = try FileHandle(forReadingFrom: file)
-    } else {
-      process.standardInput = FileHandle.nullDevice
+      stdin = file.path
     }
-    try process.run()
-    return (process, out, err)
+    let child = try Child([url.path] + arguments, in: directory, environment: env,
+                          stdin: stdin, stdout: out.path, stderr: err.path)
+    return Started(child: child, out: out, err: err)
   }
 
-  /// Waits for a started run (polling: never `waitUntilExit`, which sleeps in 50 ms slices).
-  static func finish(_ started: (Process, URL, URL), timeout: Double = 60) -> Run {
-    let (process, out, err) = started
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
-    if process.isRunning { process.interrupt(); usleep(200_000); kill(process.processIdentifier, SIGKILL) }
-    while process.isRunning { usleep(5_000) }
-    defer {
-      try? FileManager.default.removeItem(at: out)
-      try? FileManager.default.removeItem(at: err)
+  /// Waits for a started run; after `timeout` seconds it is interrupted, then killed.
+  static func finish(_ started: Started, timeout: Double = 60) -> Run {
+    var status = started.child.wait(timeout: timeout)
+    if status == nil {
+      kill(started.child.pid, SIGINT)
+      status = started.child.wait(timeout: 0.2)
+      if status == nil { kill(started.child.pid, SIGKILL); status = started.child.wait() }
     }
-    return Run(status: process.terminationStatus,
-               stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-               stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    defer {
+      try? FileManager.default.removeItem(at: started.out)
+      try? FileManager.default.removeItem(at: started.err)
+    }
+    return Run(status: status ?? -1,
+               stdout: (try? String(contentsOf: started.out, encoding: .utf8)) ?? "",
+               stderr: (try? String(contentsOf: started.err, encoding: .utf8)) ?? "")
   }
 
   static func run(_ arguments: [String], in directory: URL = workflows) throws -> Run {

@@ -18,13 +18,7 @@ import Testing
   }
 
   func leftovers(_ marker: String) -> Bool {
-    let ps = Process()
-    ps.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
-    ps.arguments = ["-f", marker]
-    ps.standardOutput = FileHandle.nullDevice
-    try? ps.run()
-    while ps.isRunning { usleep(5_000) }
-    return ps.terminationStatus == 0
+    (try? Child.output(["pgrep", "-f", marker]).status) == 0
   }
 
   /// Waits until the run has started everything (its output says so).
@@ -41,8 +35,8 @@ import Testing
   func firstSignalCancelsEverythingAndExits130(_ signal: Int32) throws {
     let marker = "taskrun-marker-\(UUID().uuidString)"
     let started = try Binary.start(["-j8", "w.lua"], in: try workflow(marker))
-    waitForStart(started.1)
-    kill(started.0.processIdentifier, signal)
+    waitForStart(started.out)
+    kill(started.child.pid, signal)
     let run = Binary.finish(started, timeout: 20)
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("cancelled spin: interrupted"))
@@ -61,8 +55,8 @@ import Testing
       operation { name = "spin", run = function() while true do end end }
       """.write(to: dir.appendingPathComponent("bg.lua"), atomically: true, encoding: .utf8)
     let started = try Binary.start(["-j4", "bg.lua"], in: dir)
-    waitForStart(started.1, count: 2)
-    kill(started.0.processIdentifier, SIGINT)
+    waitForStart(started.out, count: 2)
+    kill(started.child.pid, SIGINT)
     let run = Binary.finish(started, timeout: 20)
     #expect(run.status == 130)
     #expect(run.stdout.contains("taskrun: waiting up to 5 s for 'upload' to finish (Ctrl-C again to stop it)"))
@@ -75,7 +69,7 @@ import Testing
     try "while true do end\n".write(to: dir.appendingPathComponent("top.lua"), atomically: true, encoding: .utf8)
     let started = try Binary.start(["top.lua"], in: dir)
     usleep(300_000)
-    kill(started.0.processIdentifier, SIGINT)
+    kill(started.child.pid, SIGINT)
     let run = Binary.finish(started, timeout: 10)
     #expect(run.status == 130)
     #expect(run.stdout.contains("taskrun: interrupted"))
@@ -84,11 +78,11 @@ import Testing
   @Test func secondCtrlCForcesCommandsThatIgnoreSIGTERM() throws {
     let marker = "taskrun-marker-\(UUID().uuidString)"
     let started = try Binary.start(["-j8", "w.lua"], in: try workflow(marker))
-    waitForStart(started.1)
+    waitForStart(started.out)
     let sent = Date()
-    kill(started.0.processIdentifier, SIGINT)
+    kill(started.child.pid, SIGINT)
     usleep(200_000)
-    kill(started.0.processIdentifier, SIGINT)
+    kill(started.child.pid, SIGINT)
     let run = Binary.finish(started, timeout: 20)
     #expect(run.status == 130)
     #expect(Date().timeIntervalSince(sent) < 1.8, "the second Ctrl-C did not skip the kill grace")

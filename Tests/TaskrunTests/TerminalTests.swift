@@ -7,7 +7,7 @@ final class TerminalSession {
   let name = "taskrun-\(UUID().uuidString.prefix(8))"
 
   init(_ command: String, in directory: URL, width: Int = 100, height: Int = 30) throws {
-    try tmux(quiet: true, ["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
+    try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
               "cd \(directory.path) && \(command); echo EXIT=$?; sleep 60"])
   }
 
@@ -30,18 +30,9 @@ final class TerminalSession {
   }
 
   @discardableResult
-  private func tmux(quiet: Bool = false, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["tmux"] + arguments
-    // A tmux server started by this call would inherit a pipe and hold it open forever.
-    let pipe = Pipe()
-    process.standardOutput = quiet ? FileHandle.nullDevice : pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = quiet ? Data() : pipe.fileHandleForReading.readDataToEndOfFile()
-    while process.isRunning { usleep(2_000) }
-    return String(decoding: data, as: UTF8.self)
+  private func tmux(_ arguments: [String]) throws -> String {
+    // Output through a file: a tmux server started here would hold a pipe open forever.
+    try Child.output(["tmux"] + arguments).stdout
   }
 }
 
