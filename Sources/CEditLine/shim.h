@@ -16,9 +16,12 @@ static inline char **ce_attempt(const char *text, int start, int end) {
   return rl_completion_matches(text, rl_completion_entry_function);
 }
 
-/* Swift 6 cannot assign libedit's global hooks directly (shared mutable state). */
-static inline void ce_set_completer(rl_compentry_func_t *generator) {
-  rl_initialize();  /* it resets the hooks: set them after it */
+/* Swift 6 cannot assign libedit's global hooks directly (shared mutable state). The getc
+   hook must be set before rl_initialize (which only then installs it), the completion hooks
+   after it (which resets them). */
+static inline void ce_initialize(rl_compentry_func_t *generator, int (*getc)(FILE *)) {
+  rl_getc_function = getc;
+  rl_initialize();
   rl_completion_entry_function = generator;
   rl_attempted_completion_function = ce_attempt;
 }

@@ -1,10 +1,17 @@
-// LineReader: where the REPL gets its lines: a plain reader for pipes (and terminals for now).
+// LineReader: where the REPL gets its lines: libedit on a terminal, plain lines from a pipe.
 import CEditLine
 import Foundation
 
+/// What the user gave at a prompt.
+enum Input: Equatable {
+  case line(String)
+  /// Ctrl-C while typing: the line (and any unfinished statement) is dropped.
+  case interrupt
+}
+
 /// Reads one line of input after showing `prompt`; nil at the end of input.
 protocol LineReader {
-  func read(prompt: String) -> String?
+  func read(prompt: String) -> Input?
   /// Keeps a complete entry (possibly several lines) in the history.
   func remember(_ entry: String)
   /// What is remembered, oldest first.
@@ -16,12 +23,12 @@ protocol LineReader {
 struct PlainLineReader: LineReader {
   let showPrompts = isatty(STDIN_FILENO) != 0
 
-  func read(prompt: String) -> String? {
+  func read(prompt: String) -> Input? {
     if showPrompts {
       print(prompt, terminator: "")
       fflush(nil)
     }
-    return readLine(strippingNewline: true)
+    return readLine(strippingNewline: true).map(Input.line)
   }
 
   func remember(_ entry: String) {}
@@ -43,21 +50,92 @@ final class EditLineReader: LineReader {
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     historyFile = folder.appendingPathComponent("history").path
     Self.complete = complete
-    ce_set_completer { text, state in  // initializes libedit, so before reading the history
+    setlocale(LC_CTYPE, "")  // libedit edits characters, not bytes, in the user's encoding
+    ce_initialize({ text, state in  // before reading the history
       if state == 0 { EditLineReader.matches = EditLineReader.complete(text.map { String(cString: $0) } ?? "") }
       guard Int(state) < EditLineReader.matches.count else { return nil }
       return strdup(EditLineReader.matches[Int(state)])
-    }
+    }, EditLineReader.getc)
     _ = read_history(historyFile)
   }
 
-  func read(prompt: String) -> String? {
+  func read(prompt: String) -> Input? {
+    Self.drain()  // a Ctrl-C during the last evaluation was for the evaluation
+    Self.interrupted = false
     guard let line = readline(prompt) else {
       print("")  // Ctrl-D: end the prompt's line
       return nil
     }
     defer { free(line) }
-    return String(cString: line)
+    return Self.interrupted ? .interrupt : .line(String(cString: line))
+  }
+
+  // Ctrl-C at the prompt. SIGINT belongs to the signal watcher (so that it can cancel a run),
+  // and readline's read() is restarted after it, so the watcher writes to a pipe that
+  // `getc` watches beside the terminal. Readline then sees the end of the line (after
+  // Ctrl-E and a visible ^C), and `read` reports an interrupt instead of the text.
+  private static let wake: (read: Int32, write: Int32) = {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return (-1, -1) }
+    for fd in fds {
+      _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+    return (fds[0], fds[1])
+  }()
+  nonisolated(unsafe) private static var interrupted = false
+  nonisolated(unsafe) private static var ending = false
+
+  /// Called from the signal watcher's thread: wakes a reading prompt.
+  static func interrupt() {
+    var byte: UInt8 = 3
+    _ = write(wake.write, &byte, 1)
+  }
+
+  private static func drain() {
+    var bytes = [UInt8](repeating: 0, count: 64)
+    while Foundation.read(wake.read, &bytes, bytes.count) > 0 {}
+  }
+
+  private static let getc: @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32 = { file in
+    if ending {  // the second half of an interrupt: show it, then end the line
+      ending = false
+      _ = write(STDOUT_FILENO, "^C", 2)
+      return 10
+    }
+    let input = file.map { fileno($0) } ?? STDIN_FILENO
+    var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+               pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+    while true {
+      if poll(&fds, 2, -1) < 0 {
+        if errno == EINTR { continue }
+        return EOF
+      }
+      if fds[1].revents != 0 {
+        drain()
+        interrupted = true
+        ending = true
+        return 5  // Ctrl-E: to the end of the line, so the ^C lands after the text
+      }
+      guard let first = readByte(input) else {
+        if errno == EINTR || errno == EAGAIN { continue }
+        return EOF
+      }
+      return decode(first, input)
+    }
+  }
+
+  private static func readByte(_ fd: Int32) -> UInt8? {
+    var byte: UInt8 = 0
+    return Foundation.read(fd, &byte, 1) == 1 ? byte : nil
+  }
+
+  /// Readline takes whole characters from this hook: one UTF-8 sequence becomes a code point.
+  private static func decode(_ first: UInt8, _ fd: Int32) -> Int32 {
+    let length = first < 0xC0 ? 1 : first < 0xE0 ? 2 : first < 0xF0 ? 3 : 4
+    var bytes = [first]
+    while bytes.count < length, let next = readByte(fd) { bytes.append(next) }
+    return String(decoding: bytes, as: UTF8.self).unicodeScalars.first.map { Int32($0.value) } ?? Int32(first)
   }
 
   var history: [String] {

@@ -47,7 +47,10 @@ struct ReplCommand: ParsableCommand {
     } else {
       scheduler.sinks.append(lines)
     }
-    let signals = SignalWatcher(inbox: scheduler.inbox) { _, _ in ScriptHost.interruptLua(true) }
+    let signals = SignalWatcher(inbox: scheduler.inbox) { _, _ in
+      ScriptHost.interruptLua(true)
+      EditLineReader.interrupt()
+    }
     defer { withExtendedLifetime(signals) {} }
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
     host.assumeYes = yes
@@ -80,7 +83,11 @@ struct Repl {
 
   func loop() {
     var buffer = ""
-    while let line = reader.read(prompt: buffer.isEmpty ? "> " : ">> ") {
+    while let input = reader.read(prompt: buffer.isEmpty ? "> " : ">> ") {
+      guard case .line(let line) = input else {
+        buffer = ""  // Ctrl-C drops the line and any unfinished statement
+        continue
+      }
       if buffer.isEmpty, line.hasPrefix(":") {
         if !meta(line) { return }
         continue

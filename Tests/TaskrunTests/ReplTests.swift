@@ -99,6 +99,29 @@ import Testing
     #expect(!after.contains("cancelled quick"), "the Ctrl-C at the prompt did not leak into the next run")
   }
 
+  @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCAtThePromptDropsTheLineAndTheUnfinishedStatement() throws {
+    let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
+    session.wait { $0.hasPrefix(">") }
+    try session.send("undefined_thing(")
+    session.wait { $0.contains("undefined_thing(") }
+    try session.send("C-c")
+    let dropped = session.wait { $0.contains("undefined_thing(^C\n>") }  // tmux trims trailing spaces
+    #expect(dropped.contains("> undefined_thing(^C\n>"), "the line is shown as abandoned and a new prompt follows: \(dropped)")
+    try session.send("for i = 1, 3 do")
+    try session.send("Enter")
+    session.wait { $0.contains(">>") }
+    try session.send("C-c")
+    session.wait { $0.contains(">> ^C\n>") }
+    try session.send("x = 'é'; print(1 + 41, x)")
+    try session.send("Enter")
+    let shown = #"\n42\s+é\n"#
+    let after = session.wait { $0.range(of: shown, options: .regularExpression) != nil }
+    #expect(after.range(of: shown, options: .regularExpression) != nil, "nothing typed before Ctrl-C is evaluated: \(after)")
+    #expect(!after.contains("attempt to call") && !after.contains("unexpected symbol"), "\(after)")
+    try session.send("C-d")
+    #expect(session.wait { $0.contains("EXIT=0") }.contains("EXIT=0"), "Ctrl-D still leaves")
+  }
+
   @Test(.enabled(if: TerminalTests.hasTmux)) func tabCompletesFieldsAndMethodsAndHistoryIsKept() throws {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-state-\(UUID().uuidString)")
     let command = "XDG_STATE_HOME=\(state.path) \(Binary.url.path) repl"
