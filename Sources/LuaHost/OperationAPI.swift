@@ -282,6 +282,7 @@ extension ScriptHost {
   func startBody(_ op: OperationNode, function: Int32) {
     let co = makeCoroutine(function: function, op: op) { [unowned self] end in
       bodies[op] = nil
+      let skipReason = skipOnReturn.removeValue(forKey: op)
       switch end {
       case .returned(let co, let count):
         let s = LuaStack(L: co.thread)
@@ -291,7 +292,11 @@ extension ScriptHost {
           op.hostData = LuaReference(stack.ref())
         }
         s.setTop(0)
-        scheduler.finish(op, .succeeded)
+        if let reason = skipReason {
+          scheduler.finish(op, .skipped, error: reason)
+        } else {
+          scheduler.finish(op, .succeeded)
+        }
       case .failed(let failure):
         if failure.raisedByHook == 3 {
           scheduler.expire(op)

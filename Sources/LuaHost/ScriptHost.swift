@@ -58,6 +58,11 @@ public final class ScriptHost {
   var formatter: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.
   var stringMatch: Int32 = LUA_NOREF
+  /// `taskrun test`: the busted runtime, the test each operation runs (by operation id), and
+  /// bodies that end as skipped when they return (a pending test).
+  var testRuntime: Int32 = LUA_NOREF
+  var testCases: [Int: TestCase] = [:]
+  var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
   public var assumeYes = false
   public var ask: (@Sendable (String) -> Bool?)?

@@ -11,7 +11,7 @@ enum ExitCode: Int32 {
 }
 
 /// The program: parses the command line (RunCommand), runs it, and maps the outcome to an
-/// exit code. `repl`, `test` and `graph` will join as subcommands.
+/// exit code. `graph`, `repl` and `test` are subcommands.
 @main
 enum Taskrun {
   static func main() {
@@ -34,6 +34,9 @@ enum Taskrun {
       if arguments.first == "graph" {
         var command = try GraphCommand.parseAsRoot(Array(arguments.dropFirst()))
         try command.run()
+      } else if arguments.first == "test" {
+        var command = try TestCommand.parseAsRoot(Array(arguments.dropFirst()))
+        try command.run()
       } else if arguments.first == "repl" || (arguments.isEmpty && isatty(STDIN_FILENO) != 0) {
         var command = try ReplCommand.parseAsRoot(Array(arguments.dropFirst()))
         try command.run()
@@ -46,7 +49,7 @@ enum Taskrun {
     } catch {
       let first = CommandLine.arguments.dropFirst().first
       let command: any ParsableCommand.Type = first == "graph" ? GraphCommand.self
-        : first == "repl" ? ReplCommand.self : RunCommand.self
+        : first == "repl" ? ReplCommand.self : first == "test" ? TestCommand.self : RunCommand.self
       if command.exitCode(for: error) == .success {
         print(command.fullMessage(for: error))
         leave(0)

@@ -1,0 +1,148 @@
+// TestSuite: `taskrun test` on the host: busted's API in Lua, each test an operation.
+import CLua
+import CLuaShim
+import Foundation
+import TaskEngine
+
+/// One test as reports show it: where it is declared and how it ended.
+public struct TestCase: Sendable {
+  public enum Status: String, Sendable {
+    case passed, failure, error, pending
+  }
+  public let name: String
+  public let file: String
+  public let line: Int
+  public var status: Status?
+  public var message: String?
+  public var traceback: String?
+}
+
+/// Which tests run, in what order, and for how long each may.
+public struct TestSelection: Sendable {
+  /// Lua patterns a test's full name must match (any of them), or must not.
+  public var filter: [String] = []
+  public var filterOut: [String] = []
+  /// `#tag`s in test or block names: run only these, or never these.
+  public var tags: [String] = []
+  public var excludeTags: [String] = []
+  /// Shuffles files and tests within each block, reproducibly.
+  public var seed: Int?
+  public var timeout: Double?
+  public init() {}
+}
+
+extension ScriptHost {
+  /// Defines busted's globals (describe, it, assert, spy, …) and `require "luassert"`/`"say"`.
+  public func installTestRuntime() {
+    let s = stack
+    guard tl_load(L, luassertSource, luassertSource.utf8.count, "=[luassert]", "t") == LUA_OK,
+          tl_pcall(L, 0, 1, 0) == LUA_OK else { fatalError("luassert: \(s.describe(-1))") }
+    let luassert = s.ref()
+    guard tl_load(L, bustedSource, bustedSource.utf8.count, "=[busted]", "t") == LUA_OK else {
+      fatalError("busted runtime: \(s.describe(-1))")
+    }
+    s.newTable()
+    for (name, function) in testHostFunctions() {
+      pushFunction(function)
+      s.rawSet(-2, name)
+    }
+    s.pushRef(luassert)
+    s.unref(luassert)
+    guard tl_pcall(L, 2, 1, 0) == LUA_OK else { fatalError("busted runtime: \(s.describe(-1))") }
+    testRuntime = s.ref()
+  }
+
+  /// Runs a spec file's top level, keeping the tests it declares. A file that does not load
+  /// or fails at its top level becomes one failing test, as in busted.
+  public func collectTests(path: String) throws {
+    scriptPath = path
+    try callRuntime("collect") { s in s.push(path); return 1 }
+  }
+
+  /// Makes one operation per selected test, in order; returns how many.
+  public func planTests(_ selection: TestSelection) throws -> Int {
+    var count = 0
+    try callRuntime("plan", results: { s in count = s.integer(-1) ?? 0 }) { s in
+      s.newTable()
+      for (key, list) in [("filter", selection.filter), ("filter_out", selection.filterOut),
+                          ("tags", selection.tags), ("exclude_tags", selection.excludeTags)] {
+        s.newTable(array: Int32(list.count))
+        for (i, item) in list.enumerated() {
+          s.push(item)
+          s.rawSet(-2, i + 1)
+        }
+        s.rawSet(-2, key)
+      }
+      if let seed = selection.seed { s.push(seed); s.rawSet(-2, "seed") }
+      if let timeout = selection.timeout { s.push(timeout); s.rawSet(-2, "timeout") }
+      return 1
+    }
+    return count
+  }
+
+  /// The test an operation runs, with its status; one that ended without saying (a timeout,
+  /// Ctrl-C) gets its status from the operation's outcome.
+  public func testCase(for op: OperationNode) -> TestCase? {
+    guard var test = testCases[op.id] else { return nil }
+    if test.status == nil, let outcome = op.outcome {
+      switch outcome {
+      case .succeeded: test.status = .passed
+      case .skipped: test.status = .pending
+      case .failed, .cancelled:
+        test.status = .error
+        test.message = "\(test.file):\(test.line): " + (op.error ?? outcome.rawValue)
+      }
+    }
+    return test
+  }
+
+  /// Calls `runtime[name]` with what `arguments` pushes, as a coroutine (a spec's top level
+  /// may call sh or sleep), driving the scheduler until it returns.
+  private func callRuntime(_ name: String, results: (LuaStack) -> Void = { _ in },
+                           arguments: (LuaStack) -> Int32) throws {
+    let s = stack
+    s.pushRef(testRuntime)
+    _ = s.rawGet(-1, name)
+    let function = s.ref()
+    s.pop()
+    defer { s.unref(function) }
+    var outcome: CoroutineEnd?
+    let co = makeCoroutine(function: function, op: nil) { outcome = $0 }
+    resume(co, arguments: arguments(LuaStack(L: co.thread)))
+    scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
+    switch outcome {
+    case .returned(let co, _)?:
+      let stack = LuaStack(L: co.thread)
+      results(stack)
+      stack.setTop(0)
+    case .failed(let failure)?:
+      throw HostError(failure.message)
+    case nil:
+      throw HostError("taskrun test: \(name) never finished")
+    }
+  }
+
+  /// What the Lua runtime tells the host: a test's operation, its status, a pending end.
+  private func testHostFunctions() -> [(String, HostFunction)] {
+    [
+      ("case", { host, s in
+        guard let op = host.operation(at: 1, on: s) else { return 0 }
+        host.testCases[op.id] = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?",
+                                         line: s.integer(4) ?? 0)
+        return 0
+      }),
+      ("status", { host, s in
+        guard let op = host.operation(at: 1, on: s) else { return 0 }
+        host.testCases[op.id]?.status = s.string(2).flatMap(TestCase.Status.init(rawValue:))
+        host.testCases[op.id]?.message = s.string(3)
+        host.testCases[op.id]?.traceback = s.string(4)
+        return 0
+      }),
+      ("skip", { host, s in
+        guard let op = host.operation(at: 1, on: s) else { return 0 }
+        host.skipOnReturn[op] = s.string(2) ?? "pending"
+        return 0
+      }),
+    ]
+  }
+}

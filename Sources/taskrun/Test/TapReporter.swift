@@ -1,0 +1,52 @@
+// TapReporter: `taskrun test --tap`: TAP version 14 on standard output.
+import Foundation
+import LuaHost
+
+final class TapReporter: TestReport {
+  private var number = 0
+
+  func started(count: Int, seed: Int?) {
+    print("TAP version 14")
+    print("1..\(count)")
+    if let seed { print("# Randomized with seed \(seed)") }
+  }
+
+  func finished(_ result: TestResult) {
+    number += 1
+    let test = result.test
+    // '#' starts a directive in TAP, so it is escaped in descriptions (tags use it).
+    let description = test.name.replacingOccurrences(of: "\\", with: "\\\\")
+      .replacingOccurrences(of: "#", with: "\\#")
+    switch result.status {
+    case .passed:
+      print("ok \(number) - \(description)")
+    case .pending:
+      print("ok \(number) - \(description) # SKIP \(firstLine(test.message ?? "pending"))")
+    case .failure, .error:
+      print("not ok \(number) - \(description)")
+      print("  ---")
+      print("  message: |")
+      for line in (test.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false) {
+        print("    \(line)")
+      }
+      print("  severity: \(result.status == .failure ? "fail" : "error")")
+      print("  at:")
+      print("    file: \(test.file)")
+      print("    line: \(test.line)")
+      print("  duration_ms: \(Int((result.duration * 1000).rounded()))")
+      print("  ...")
+    }
+  }
+
+  func printed(_ text: String) {
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) { print("# \(line)") }
+  }
+
+  func ended(_ results: [TestResult], elapsed: Double) {
+    print("# \(TestCounts(results).line)")
+  }
+
+  private func firstLine(_ text: String) -> String {
+    String(text.split(separator: "\n").first ?? "")
+  }
+}

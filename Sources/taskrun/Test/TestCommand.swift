@@ -1,0 +1,156 @@
+// TestCommand: `taskrun test [PATH...]`: busted specs, each test an operation.
+import ArgumentParser
+import Foundation
+import LuaHost
+import TaskEngine
+
+struct TestCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "taskrun test",
+    abstract: "Run busted-style Lua test files (*_spec.lua, *_test.lua); each test is an operation.",
+    usage: "taskrun test [PATH...] [--filter PATTERN] [--tap | --junit FILE] [-j N] [--timeout S]",
+    discussion: """
+      PATHs are test files or folders searched for *_spec.lua and *_test.lua (default: spec/, \
+      else tests/). Tests of a file run in declared order; files run one after another; tests \
+      tagged #parallel may overlap their neighbours (up to -j at once). \
+      Exit codes: 0 all passed; 1 a test failed or errored; 2 usage error; 130 interrupted.
+      """)
+
+  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Tests tagged #parallel that run at once (default: cores).")
+  var jobs: Int?
+
+  @Option(help: "Run only tests whose full name matches this Lua pattern (repeatable).")
+  var filter: [String] = []
+
+  @Option(name: .customLong("filter-out"), help: "Skip tests whose full name matches this Lua pattern (repeatable).")
+  var filterOut: [String] = []
+
+  @Option(name: [.customShort("t"), .long], help: "Run only tests with one of these #tags (comma-separated).")
+  var tags: [String] = []
+
+  @Option(name: .customLong("exclude-tags"), help: "Never run tests with one of these #tags (comma-separated).")
+  var excludeTags: [String] = []
+
+  @Flag(help: "Run files and tests in a random order; the seed is printed.")
+  var shuffle = false
+
+  @Option(help: "The seed of a --shuffle order to repeat (implies --shuffle).")
+  var seed: Int?
+
+  @Option(help: "Seconds each test may take before it is stopped and counted as an error.")
+  var timeout: Double?
+
+  @Flag(help: "Print TAP version 14 instead of the readable report.")
+  var tap = false
+
+  @Option(help: "Also write a JUnit XML report to FILE.")
+  var junit: String?
+
+  @Option(help: "Write the run's events as NDJSON to FILE ('-' = stderr).")
+  var events: String?
+
+  @Flag(name: .shortAndLong, help: "A line per test with its time, and error tracebacks.")
+  var verbose = false
+
+  @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR).")
+  var noColor = false
+
+  @Argument(help: "Test files, or folders to search.")
+  var paths: [String] = []
+
+  func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
+    if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
+    if tap && verbose { throw ValidationError("--tap and -v cannot be used together") }
+  }
+
+  func run() throws {
+    let files: [String]
+    do {
+      files = try Self.testFiles(paths)
+    } catch let error as HostError {
+      FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
+      throw Taskrun.Exit(.usage)
+    }
+    let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    scheduler.keepGoing = true
+    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let color = ColorPolicy.decide(disabled: noColor || tap, isTerminal: isTerminal)
+    let junitReport = junit.map(JUnitReport.init(path:))
+    let report: any TestReport = tap ? TapReporter() : TestReporter(verbose: verbose, color: color)
+    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    let results = TestResults(reports: [report] + (junitReport.map { [$0] } ?? [])) { name in
+      scheduler.operation(named: name).flatMap(host.testCase(for:))
+    }
+    scheduler.sinks.append(results)
+    if let events {
+      do {
+        scheduler.sinks.append(try EventsReporter(path: events))
+      } catch {
+        FileHandle.standardError.write(Data("taskrun: \(error)\n".utf8))
+        throw Taskrun.Exit(.usage)
+      }
+    }
+    let signals = SignalWatcher(inbox: scheduler.inbox) { _, count in
+      ScriptHost.interruptLua(true)
+      if count >= 3 { _exit(ExitCode.interrupted.rawValue) }
+    }
+    defer { withExtendedLifetime(signals) {} }
+
+    host.installTestRuntime()
+    var selection = TestSelection()
+    selection.filter = filter
+    selection.filterOut = filterOut
+    selection.tags = tags.flatMap { $0.split(separator: ",").map(String.init) }
+    selection.excludeTags = excludeTags.flatMap { $0.split(separator: ",").map(String.init) }
+    selection.seed = seed ?? (shuffle ? Int.random(in: 1...2_147_483_646) : nil)
+    selection.timeout = timeout
+    let count: Int
+    do {
+      for file in files { try host.collectTests(path: file) }
+      count = try host.planTests(selection)
+    } catch let error as HostError {
+      scheduler.processes.killAllGroups()
+      if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
+      FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
+      throw Taskrun.Exit(.usage)
+    }
+    if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
+    report.started(count: count, seed: selection.seed)
+    let summary = host.run(try host.select(targets: []))
+    if summary.interrupted || scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
+    let counts = TestCounts(results.results)
+    if junitReport?.writeError != nil { throw Taskrun.Exit(.failure) }
+    throw Taskrun.Exit(counts.failed > 0 ? .failure : .success)
+  }
+
+  /// The test files: files given as they are, folders searched for *_spec.lua and
+  /// *_test.lua (sorted); with no paths, spec/ or else tests/.
+  static func testFiles(_ paths: [String]) throws -> [String] {
+    let manager = FileManager.default
+    var roots = paths
+    if roots.isEmpty {
+      guard let found = ["spec", "tests"].first(where: { isDirectory($0) }) else {
+        throw HostError("no spec/ or tests/ folder here; give test files or folders (taskrun test PATH...)")
+      }
+      roots = [found]
+    }
+    var files: [String] = []
+    for root in roots {
+      guard manager.fileExists(atPath: root) else { throw HostError("no such test file or folder: \(root)") }
+      guard isDirectory(root) else { files.append(root); continue }
+      let found = (manager.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+        .filter { $0.hasSuffix("_spec.lua") || $0.hasSuffix("_test.lua") }
+        .sorted()
+        .map { root.hasSuffix("/") ? root + $0 : root + "/" + $0 }
+      if found.isEmpty { throw HostError("no test files (*_spec.lua, *_test.lua) under \(root)") }
+      files += found
+    }
+    return files
+  }
+
+  private static func isDirectory(_ path: String) -> Bool {
+    var directory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+  }
+}

@@ -1,0 +1,69 @@
+// TestReporter: the readable report of `taskrun test`: a mark per test (or a line with -v),
+// then failures, errors and pending tests in full, then the closing counts.
+import Foundation
+import LuaHost
+import TaskEngine
+
+final class TestReporter: TestReport {
+  let verbose: Bool
+  let color: ColorPolicy
+  private var marks = 0
+
+  init(verbose: Bool, color: ColorPolicy) {
+    self.verbose = verbose
+    self.color = color
+  }
+
+  func started(count: Int, seed: Int?) {
+    if let seed { print("Randomized with seed \(seed) (--seed \(seed) repeats this order)") }
+  }
+
+  func finished(_ result: TestResult) {
+    if verbose {
+      let label: String
+      switch result.status {
+      case .passed: label = color.paint("ok     ", "32")
+      case .failure: label = color.paint("FAIL   ", "31")
+      case .error: label = color.paint("ERROR  ", "31")
+      case .pending: label = color.paint("pending", "33")
+      }
+      print("\(label) \(result.test.name) (\(formatSeconds(result.duration)))")
+      return
+    }
+    let mark: String
+    switch result.status {
+    case .passed: mark = color.paint("●", "32")
+    case .failure: mark = color.paint("◼", "31")
+    case .error: mark = color.paint("✱", "35")
+    case .pending: mark = color.paint("◌", "33")
+    }
+    print(mark, terminator: "")
+    marks += 1
+    fflush(nil)
+  }
+
+  func printed(_ text: String) {
+    if marks > 0 { print(""); marks = 0 }
+    print(text)
+  }
+
+  func ended(_ results: [TestResult], elapsed: Double) {
+    if marks > 0 { print("") }
+    for (title, status) in [("Pending", TestCase.Status.pending), ("Failure", .failure), ("Error", .error)] {
+      for result in results where result.status == status {
+        let test = result.test
+        print("")
+        print(color.paint("\(title) → \(test.file):\(test.line)", status == .pending ? "33" : "31"))
+        print(test.name)
+        if let message = test.message, status != .pending || message != "pending" { print(message) }
+        if verbose, status == .error, let traceback = test.traceback, !traceback.isEmpty {
+          print(traceback.trimmingCharacters(in: .newlines))
+        }
+      }
+    }
+    let files = Set(results.map(\.test.file)).count
+    print("")
+    print("\(results.count) test\(results.count == 1 ? "" : "s") from \(files) file\(files == 1 ? "" : "s") in \(formatSeconds(elapsed))")
+    print(TestCounts(results).line)
+  }
+}

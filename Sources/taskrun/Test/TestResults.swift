@@ -1,0 +1,78 @@
+// TestResults: turns the run's operation events into test results for the test reports.
+import Foundation
+import LuaHost
+import TaskEngine
+
+/// A finished test and how long its operation took.
+struct TestResult {
+  var test: TestCase
+  var duration: Double
+  var status: TestCase.Status { test.status ?? .error }
+}
+
+/// A report of a test run: told when it starts, of each result as it comes, of what tests
+/// print, and of the end (with every result, in the order they finished).
+protocol TestReport: AnyObject {
+  func started(count: Int, seed: Int?)
+  func finished(_ result: TestResult)
+  func printed(_ text: String)
+  func ended(_ results: [TestResult], elapsed: Double)
+}
+
+extension TestReport {
+  func started(count: Int, seed: Int?) {}
+  func finished(_ result: TestResult) {}
+  func printed(_ text: String) {}
+}
+
+/// The event sink of test mode: finds the test behind each finished operation (through
+/// `lookup`, given by the command) and tells the reports.
+final class TestResults: EventSink {
+  private let lookup: (String) -> TestCase?
+  private let reports: [any TestReport]
+  private(set) var results: [TestResult] = []
+  private var startTime: Double = 0
+
+  init(reports: [any TestReport], lookup: @escaping (String) -> TestCase?) {
+    self.reports = reports
+    self.lookup = lookup
+  }
+
+  func receive(_ event: RunEvent) {
+    switch event {
+    case .runStart(let time):
+      startTime = time
+    case .message(_, _, let text):
+      for report in reports { report.printed(text) }
+    case .operationFinish(_, let name, _, let duration, _, _, _, _):
+      guard let test = lookup(name) else { return }
+      let result = TestResult(test: test, duration: duration)
+      results.append(result)
+      for report in reports { report.finished(result) }
+    case .runFinish(let time, _):
+      for report in reports { report.ended(results, elapsed: time - startTime) }
+    default:
+      break
+    }
+  }
+}
+
+/// Counts for the closing line: errors count as failed.
+struct TestCounts {
+  var passed = 0, failed = 0, skipped = 0
+
+  init(_ results: [TestResult]) {
+    for result in results {
+      switch result.status {
+      case .passed: passed += 1
+      case .failure, .error: failed += 1
+      case .pending: skipped += 1
+      }
+    }
+  }
+
+  /// "N passed, N failed" and ", N skipped" when any were.
+  var line: String {
+    "\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
+  }
+}
