@@ -92,7 +92,9 @@ extension Scheduler {
   @discardableResult
   public func run(until done: () -> Bool, onStall: () -> Bool = { false }) -> Bool {
     while true {
-      pump()
+      // Bodies start inside pump and may make work ready on a queue it already passed
+      // (or one they just made): pump until nothing more starts.
+      while pump() {}
       tickIfDue()
       if done() { return true }
       if fireDueTimers() || handleInbox() { continue }

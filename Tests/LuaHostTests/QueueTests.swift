@@ -13,6 +13,21 @@ import TaskEngine
     try host.check("assert(net.count == 0 and net.max_concurrent == 2 and #net.operations == 4)")
   }
 
+  @Test func aBodyMayMakeAQueueAndRunWorkOnIt() throws {
+    // The body starts inside the scheduler's pass over the queues; the new queue's work
+    // must still start (it was once cancelled as "has no room").
+    let host = try runLua("""
+      operation { name = "outer", run = function()
+        local lane = queue { name = "lane", max_concurrent = 2 }
+        inner = operation { name = "inner", queue = lane, run = function() return "ran" end }
+        assert(run(inner))
+      end }
+      """)
+    #expect(host.op("outer").succeeded)
+    #expect(host.op("inner").succeeded)
+    try host.check("assert(inner.result == 'ran')")
+  }
+
   @Test func maxConcurrentIsSettableAndSuspensionHoldsWork() throws {
     let host = try runLua("""
       q = queue { name = "q", suspended = true }
