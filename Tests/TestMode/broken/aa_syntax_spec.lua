@@ -1,0 +1,3 @@
+describe("unfinished", function()
+  it("never closes", function()
+end)

@@ -1,0 +1,3 @@
+describe("fine", function()
+  it("runs although another file is broken", function() end)
+end)

@@ -1,0 +1,12 @@
+-- Every way a test can end, for the report tests (TestModeTests.swift).
+describe("outcomes", function()
+  it("adds", function() assert.are.equal(4, 2 + 2) end)
+  it("compares", function() assert.are.equal(5, 2 + 2) end)
+  it("breaks", function() local missing = nil; return missing.field end)
+  pending("is declared pending")
+  it("becomes pending", function() pending("waiting for the API") end)
+  it("prints and waits #slow", function()
+    print("hello from a test")
+    sleep(0.01)
+  end)
+end)

@@ -1,0 +1,74 @@
+-- The busted API itself: hooks run in busted's order, spies revert, insulation holds.
+local log = {}
+
+describe("hooks", function()
+  setup(function() log[#log + 1] = "setup" end)
+  teardown(function() log[#log + 1] = "teardown" end)
+  before_each(function() log[#log + 1] = "before" end)
+  after_each(function() log[#log + 1] = "after" end)
+
+  it("first", function()
+    finally(function() log[#log + 1] = "finally" end)
+    log[#log + 1] = "first"
+  end)
+  it("second", function() log[#log + 1] = "second" end)
+end)
+
+describe("after the hooks block", function()
+  it("saw them in order", function()
+    assert.are.same({ "setup", "before", "first", "after", "finally", "before", "second", "after", "teardown" }, log)
+  end)
+end)
+
+describe("spies", function()
+  local target = { greet = function(name) return "hello " .. name end }
+
+  it("record calls and answers", function()
+    local s = spy.on(target, "greet")
+    assert.are.equal("hello you", target.greet("you"))
+    assert.spy(s).was.called(1)
+    assert.spy(s).was.called_with("you")
+    assert.spy(s).was.returned_with("hello you")
+  end)
+
+  it("are reverted after the test that made them", function()
+    assert.is_false(spy.is_spy(target.greet))
+  end)
+
+  it("stubs answer what they are told", function()
+    stub(target, "greet").returns("stubbed")
+    assert.are.equal("stubbed", target.greet("x"))
+    assert.stub(target.greet).was.called_with(match.is_string())
+  end)
+end)
+
+describe("assertion failures", function()
+  it("carry expected, actual and the line of the assertion", function()
+    local ok, err = pcall(assert.are.equal, 1, 2)
+    assert.is_false(ok)
+    local message = tostring(err)
+    assert.matches("busted_spec.lua:%d+: Expected objects to be equal", message)
+    assert.matches("Passed in:\n%(number%) 2\nExpected:\n%(number%) 1", message)
+  end)
+
+  it("use the caller's own message when given", function()
+    local ok, err = pcall(assert.is_true, false, "the flag should be set")
+    assert.is_false(ok)
+    assert.matches("the flag should be set$", tostring(err))
+  end)
+
+  it("negate with not", function()
+    assert.is_not.equal(1, 2)
+    assert.has_no.errors(function() end)
+    assert.error(function() assert.is_not.equal(1, 1) end)
+  end)
+end)
+
+insulate("an insulated block", function()
+  LEAKED = "inside"
+  it("sees its own globals", function() assert.are.equal("inside", LEAKED) end)
+end)
+
+describe("after an insulated block", function()
+  it("its globals are gone", function() assert.is_nil(LEAKED) end)
+end)
