@@ -155,3 +155,13 @@ import FoundationXML
     #expect(found.stdout.hasSuffix("\n1 passed, 0 failed\n"), "only *_test.lua files run: \(found.stdout)")
   }
 }
+
+extension TestModeTests {
+  @Test func theReadmeCartExampleRunsAsShown() throws {
+    let cart = Binary.packageRoot.appendingPathComponent("examples/cart")
+    let run = try Binary.run(["test"], in: cart)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.hasPrefix("●●◌\n\nPending → spec/cart_spec.lua:19\na cart applies coupons\n"), "\(run.stdout)")
+    #expect(run.stdout.hasSuffix("\n2 passed, 0 failed, 1 skipped\n"))
+  }
+}
