@@ -194,11 +194,8 @@ function runtime.collect(path)
   local chunk, err = loadfile(path, "t")
   local block = new_block("file", path, root, { file = path, line = 0 })
   table.insert(root.children, block)
-  if not chunk then
-    block.error, block.line = err, tonumber(err:match(":(%d+):")) or 0
-    return
-  end
-  collect_block(block, chunk)
+  if chunk then collect_block(block, chunk) else block.error = err end
+  if block.error then block.line = tonumber(block.error:match(":(%d+):")) or 0 end
 end
 
 ---------------------------------------------------------------------------------------------
