@@ -72,3 +72,13 @@ end)
 describe("after an insulated block", function()
   it("its globals are gone", function() assert.is_nil(LEAKED) end)
 end)
+
+describe("a describe's function", function()
+  local value
+  before_each(function() value = "set by before_each" end)
+  it("runs after the tests declared before it", function() assert.are.equal("set by before_each", value) end)
+  describe("declared after a test", function()
+    local seen = value  -- busted runs this function after the test above, whose hook ran
+    it("sees what that test's hooks did", function() assert.are.equal("set by before_each", seen) end)
+  end)
+end)

@@ -10,3 +10,8 @@ describe("file isolation, first file", function()
     assert.are.equal(1, counter.count)
   end)
 end)
+
+expose("an exposed block", function()
+  EXPOSED_BY_FILE_A = true
+  it("sets a global that outlives the file", function() assert.is_true(EXPOSED_BY_FILE_A) end)
+end)

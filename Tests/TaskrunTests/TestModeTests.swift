@@ -42,7 +42,7 @@ import FoundationXML
   @Test func tapIsVersion14WithAPlanAndDiagnostics() throws {
     let run = try test(["--tap", "outcomes_spec.lua"])
     let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    #expect(Array(lines.prefix(3)) == ["TAP version 14", "1..6", "ok 1 - outcomes adds"], "\(run.stdout)")
+    #expect(Array(lines.prefix(2)) == ["TAP version 14", "ok 1 - outcomes adds"], "\(run.stdout)")
     #expect(lines.contains("not ok 2 - outcomes compares"))
     #expect(lines.contains("  severity: fail") && lines.contains("  severity: error"))
     #expect(lines.contains("    outcomes_spec.lua:4: Expected objects to be equal."))
@@ -50,7 +50,7 @@ import FoundationXML
     #expect(lines.contains("ok 5 - outcomes becomes pending # SKIP waiting for the API"))
     #expect(lines.contains(##"ok 6 - outcomes prints and waits \#slow"##), "'#' is escaped in descriptions")
     #expect(lines.contains("# hello from a test"), "printed text becomes a TAP comment")
-    #expect(run.stdout.hasSuffix("# 2 passed, 2 failed, 2 skipped\n"))
+    #expect(run.stdout.hasSuffix("1..6\n# 2 passed, 2 failed, 2 skipped\n"), "the plan comes last")
     #expect(run.status == 1)
   }
 

@@ -5,19 +5,37 @@ let luassertSource = #"""
 local M = {}
 
 ---------------------------------------------------------------------------------------------
--- say: message templates by key
-local say = { messages = {}, namespace = "en" }
-function say:set_namespace(namespace) self.namespace = namespace end
-function say:set(key, value) self.messages[key] = value end
-function say:get(key) return self.messages[key] end
-setmetatable(say, { __call = function(self, key, vars)
-  local template = self.messages[key]
-  if template == nil then return nil end
-  if type(vars) ~= "table" or (vars.n or #vars) == 0 then return template end
-  local values = {}
-  for i = 1, vars.n or #vars do values[i] = vars[i] == nil and "nil" or vars[i] end
-  return string.format(template, table.unpack(values, 1, vars.n or #vars))
-end })
+-- say: message templates by key, in namespaces (languages) with a fallback
+local registry = { en = {} }
+local namespace, fallback = "en", "en"
+local say = { _registry = registry }
+function say:set_namespace(name)
+  namespace = name
+  registry[name] = registry[name] or {}
+end
+function say:set_fallback(name)
+  fallback = name
+  registry[name] = registry[name] or {}
+end
+function say:set(key, value) registry[namespace][key] = value end
+setmetatable(say, {
+  __call = function(_, key, vars)
+    if vars ~= nil and type(vars) ~= "table" then
+      error(("expected parameter table to be a table, got '%s'"):format(type(vars)), 2)
+    end
+    vars = vars or {}
+    local text = registry[namespace][key]
+    if text == nil then text = registry[fallback][key] end
+    if text == nil then return nil end
+    text = tostring(text)
+    local count = math.max(vars.n or 0, #vars)
+    if count == 0 then return text end
+    local strings = {}
+    for i = 1, count do strings[i] = tostring(vars[i]) end
+    return text:format(table.unpack(strings, 1, count))
+  end,
+  __index = function(_, name) return registry[name] end,
+})
 M.say = say
 
 ---------------------------------------------------------------------------------------------

@@ -52,14 +52,17 @@ extension ScriptHost {
     testRuntime = s.ref()
   }
 
-  /// Runs a spec file's top level, keeping the tests it declares. A file that does not load
-  /// or fails at its top level becomes one failing test, as in busted.
+  /// Adds a spec file. Its top level runs when its turn comes; a file that does not load or
+  /// fails at its top level becomes one error, as in busted.
   public func collectTests(path: String) throws {
     scriptPath = path
     try callRuntime("collect") { s in s.push(path); return 1 }
   }
 
-  /// Makes one operation per selected test, in order; returns how many.
+  /// Makes the operations of the files, one after another; each file's operation declares
+  /// its blocks and tests when it runs and makes them operations in turn. Returns how many
+  /// files there are.
+  @discardableResult
   public func planTests(_ selection: TestSelection) throws -> Int {
     var count = 0
     try callRuntime("plan", results: { s in count = s.integer(-1) ?? 0 }) { s in

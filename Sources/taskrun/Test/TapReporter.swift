@@ -1,13 +1,13 @@
-// TapReporter: `taskrun test --tap`: TAP version 14 on standard output.
+// TapReporter: `taskrun test --tap`: TAP version 14 on standard output, the plan at the end
+// (tests are declared as their blocks run, so their number is known only then).
 import Foundation
 import LuaHost
 
 final class TapReporter: TestReport {
   private var number = 0
 
-  func started(count: Int, seed: Int?) {
+  func started(seed: Int?) {
     print("TAP version 14")
-    print("1..\(count)")
     if let seed { print("# Randomized with seed \(seed)") }
   }
 
@@ -43,6 +43,7 @@ final class TapReporter: TestReport {
   }
 
   func ended(_ results: [TestResult], elapsed: Double) {
+    print("1..\(results.count)")
     print("# \(TestCounts(results).line)")
   }
 

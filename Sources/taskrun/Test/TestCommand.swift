@@ -105,10 +105,9 @@ struct TestCommand: ParsableCommand {
     selection.excludeTags = excludeTags.flatMap { $0.split(separator: ",").map(String.init) }
     selection.seed = seed ?? (shuffle ? Int.random(in: 1...2_147_483_646) : nil)
     selection.timeout = timeout
-    let count: Int
     do {
       for file in files { try host.collectTests(path: file) }
-      count = try host.planTests(selection)
+      try host.planTests(selection)
     } catch let error as HostError {
       scheduler.processes.killAllGroups()
       if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
@@ -116,7 +115,7 @@ struct TestCommand: ParsableCommand {
       throw Taskrun.Exit(.usage)
     }
     if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
-    report.started(count: count, seed: selection.seed)
+    report.started(seed: selection.seed)
     let summary = host.run(try host.select(targets: []))
     if summary.interrupted || scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
     let counts = TestCounts(results.results)

@@ -14,7 +14,7 @@ final class TestReporter: TestReport {
     self.color = color
   }
 
-  func started(count: Int, seed: Int?) {
+  func started(seed: Int?) {
     if let seed { print("Randomized with seed \(seed) (--seed \(seed) repeats this order)") }
   }
 

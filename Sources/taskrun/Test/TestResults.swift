@@ -13,14 +13,14 @@ struct TestResult {
 /// A report of a test run: told when it starts, of each result as it comes, of what tests
 /// print, and of the end (with every result, in the order they finished).
 protocol TestReport: AnyObject {
-  func started(count: Int, seed: Int?)
+  func started(seed: Int?)
   func finished(_ result: TestResult)
   func printed(_ text: String)
   func ended(_ results: [TestResult], elapsed: Double)
 }
 
 extension TestReport {
-  func started(count: Int, seed: Int?) {}
+  func started(seed: Int?) {}
   func finished(_ result: TestResult) {}
   func printed(_ text: String) {}
 }
