@@ -117,11 +117,11 @@ final class EditLineReader: LineReader {
         ending = true
         return 5  // Ctrl-E: to the end of the line, so the ^C lands after the text
       }
-      guard let first = readByte(input) else {
-        if errno == EINTR || errno == EAGAIN { continue }
-        return EOF
-      }
-      return decode(first, input)
+      var first: UInt8 = 0
+      let count = Foundation.read(input, &first, 1)
+      if count == 1 { return decode(first, input) }
+      if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+      return EOF  // the end of input, or the terminal went away
     }
   }
 

@@ -99,6 +99,19 @@ import Testing
     #expect(!after.contains("cancelled quick"), "the Ctrl-C at the prompt did not leak into the next run")
   }
 
+  @Test(.enabled(if: TerminalTests.hasTmux)) func theReplEndsWhenItsTerminalCloses() throws {
+    let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
+    session.wait { $0.hasPrefix(">") }
+    let shell = try #require(session.shellPID)
+    let repl = try #require(pid_t(Child.output(["pgrep", "-P", "\(shell)", "-f", "taskrun repl"]).stdout
+      .split(separator: "\n").first ?? ""))
+    session.close()
+    let deadline = Date().addingTimeInterval(5)
+    while kill(repl, 0) == 0 && Date() < deadline { usleep(20_000) }
+    #expect(kill(repl, 0) != 0, "the REPL must not outlive its terminal (it once spun at 100% CPU)")
+    if kill(repl, 0) == 0 { kill(repl, SIGKILL) }
+  }
+
   @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCAtThePromptDropsTheLineAndTheUnfinishedStatement() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
     session.wait { $0.hasPrefix(">") }

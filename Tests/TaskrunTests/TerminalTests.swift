@@ -16,6 +16,10 @@ final class TerminalSession {
   var screen: String { (try? tmux(["capture-pane", "-p", "-t", name])) ?? "" }
   var cursorVisible: Bool { (try? tmux(["display", "-p", "-t", name, "#{cursor_flag}"]))?.hasPrefix("1") ?? false }
   func send(_ keys: String) throws { try tmux(["send-keys", "-t", name, keys]) }
+  /// The shell running in the pane (the command runs as its child).
+  var shellPID: pid_t? { (try? tmux(["display", "-p", "-t", name, "#{pane_pid}"])).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } }
+  /// Closes the terminal, as closing a terminal window does.
+  func close() { _ = try? tmux(["kill-session", "-t", name]) }
 
   /// Polls the screen until `condition` holds (or gives up after `timeout` seconds).
   @discardableResult
