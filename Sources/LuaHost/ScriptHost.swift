@@ -78,6 +78,7 @@ public final class ScriptHost {
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)
+    tl_gc_generational(L)
     installAPI()
     setArguments(script: nil)
   }

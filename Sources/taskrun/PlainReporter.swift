@@ -66,7 +66,7 @@ final class PlainReporter: EventSink {
   }
 
   private func finished(_ name: String, _ outcome: Outcome, _ duration: Double, _ error: String?, _ output: String) {
-    let time = String(format: "%.2f s", duration)
+    var time: String { String(format: "%.2f s", duration) }  // only for lines that are printed
     switch outcome {
     case .succeeded:
       guard verbosity == .normal || verbosity == .verbose else { return }

@@ -1,0 +1,95 @@
+// Measure: runs a program to its end and reports its wall time and peak memory.
+import Foundation
+
+/// One run of a program: seconds of wall time, peak resident memory in KB, exit status
+/// (nil seconds: stopped after the time limit).
+struct Sample {
+  var seconds: Double
+  var peakKB: Int
+  var status: Int32
+  var timedOut = false
+}
+
+enum Measure {
+  /// Runs `argv` (searched in PATH) in `directory` with output discarded; wait4 gives the
+  /// child's own peak RSS.
+  static func run(_ argv: [String], in directory: String? = nil, limit: Double = 600) -> Sample {
+    let command = directory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0] + argv } ?? argv
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/tmp/taskrun-bench-stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var cArgs = command.map { strdup($0) } + [nil]
+    defer { cArgs.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    guard posix_spawnp(&pid, command[0], &actions, nil, &cArgs, environ) == 0 else {
+      return Sample(seconds: .nan, peakKB: 0, status: 127)
+    }
+    var status: Int32 = 0
+    var usage = rusage()
+    var timedOut = false
+    while true {
+      let reaped = wait4(pid, &status, WNOHANG, &usage)
+      if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+      if !timedOut && Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 > limit {
+        kill(pid, SIGKILL)
+        timedOut = true
+      }
+      usleep(1_000)
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    return Sample(seconds: seconds, peakKB: usage.ru_maxrss, status: timedOut ? 0 : (status >> 8) & 0xff,
+                  timedOut: timedOut)
+  }
+
+  /// The median of `repeats` runs (by time), with the largest peak memory seen.
+  static func median(_ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600) -> Sample {
+    let first = run(argv, in: directory, limit: limit)
+    if first.timedOut { return first }  // once is enough to know it is too slow
+    var samples = [first] + (1..<max(1, repeats)).map { _ in run(argv, in: directory, limit: limit) }
+    samples.sort { $0.seconds < $1.seconds }
+    var middle = samples[samples.count / 2]
+    middle.peakKB = samples.map(\.peakKB).max() ?? 0
+    if let failed = samples.first(where: { $0.status != 0 }) {
+      let stderr = (try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8)) ?? ""
+      print("  ! \(argv.joined(separator: " ")) exited \(failed.status): \(stderr.prefix(300))")
+    }
+    return middle
+  }
+
+  /// Times `body` in this process: the best of `repeats` runs, in seconds.
+  static func best(_ repeats: Int = 5, _ body: () -> Void) -> Double {
+    var best = Double.infinity
+    for _ in 0..<repeats {
+      let start = DispatchTime.now().uptimeNanoseconds
+      body()
+      best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return best
+  }
+}
+
+/// A table printed with aligned columns.
+struct Table {
+  var title: String
+  var header: [String]
+  var rows: [[String]] = []
+
+  func print() {
+    var widths = header.map(\.count)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    func line(_ cells: [String]) -> String {
+      "| " + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+        .joined(separator: " | ") + " |"
+    }
+    Swift.print("\n### \(title)\n")
+    Swift.print(line(header))
+    Swift.print("| " + widths.map { String(repeating: "-", count: $0) }.joined(separator: " | ") + " |")
+    for row in rows { Swift.print(line(row)) }
+  }
+}
+
+func f(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }

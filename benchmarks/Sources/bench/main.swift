@@ -1,0 +1,129 @@
+// bench: taskrun against the tools users would pick instead, measured side by side.
+//   benchmarks/run [--quick]        (builds taskrun and this harness in release, then runs)
+//   bench oq SHAPE N JOBS           (internal: one OperationQueue graph, timed from outside)
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "oq", arguments.count == 4, let shape = Shape(rawValue: arguments[1]),
+   let n = Int(arguments[2]), let jobs = Int(arguments[3]) {
+  if n > 0 { runOperationQueue(shape, n, jobs: jobs) }
+  exit(0)
+}
+
+func option(_ name: String) -> String? {
+  arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+let quick = arguments.contains("--quick")
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent().deletingLastPathComponent().path
+// The statically linked release build (as installed); the dynamically linked one for start-up.
+let taskrun = option("--taskrun") ?? root + "/.build-static/release/taskrun"
+let dynamic = option("--dynamic") ?? root + "/.build/release/taskrun"
+let bench = CommandLine.arguments[0]
+let jobs = Int(option("--jobs") ?? "") ?? ProcessInfo.processInfo.activeProcessorCount
+let graphs = root + "/benchmarks/graphs.lua"
+let repeats = quick ? 1 : 3
+let sizes = quick ? [1_000, 10_000] : [10_000, 100_000]
+let commandSizes = quick ? [200, 1_000] : [1_000, 10_000]
+
+print("taskrun benchmarks: \(jobs) jobs, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+  + "median of \(repeats) run(s) each, all rows measured in this sitting")
+
+// Baselines: what a process costs before it does any work.
+let emptyTaskrun = Measure.median(repeats * 3, [taskrun, "-q", root + "/benchmarks/empty.lua"])
+let emptyQueue = Measure.median(repeats * 3, [bench, "oq", "independent", "0", "\(jobs)"])
+
+// 1. In-process work: no-op Lua operations against no-op BlockOperations.
+var scheduling = Table(title: "No-op operations: taskrun (empty Lua bodies) vs OperationQueue (BlockOperation {})",
+                       header: ["shape", "operations", "taskrun µs/op", "OperationQueue µs/op", "taskrun / OQ",
+                                "taskrun KB/op", "OQ KB/op"])
+for shape in Shape.allCases {
+  for n in sizes {
+    let t = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "lua"])
+    // corelibs' OperationQueue is quadratic on a long chain (100,000: over 5 minutes).
+    let q = Measure.median(repeats, [bench, "oq", shape.rawValue, "\(n)", "\(jobs)"], limit: 30)
+    let tus = (t.seconds - emptyTaskrun.seconds) / Double(n) * 1e6
+    let qus = (q.seconds - emptyQueue.seconds) / Double(n) * 1e6
+    scheduling.rows.append([shape.rawValue, "\(n)", f(tus), q.timedOut ? "> \(f(30 / Double(n) * 1e6))" : f(qus),
+                            q.timedOut ? "< \(f(tus / (30 / Double(n) * 1e6), 3))" : f(tus / qus),
+                            f(Double(t.peakKB - emptyTaskrun.peakKB) / Double(n)),
+                            q.timedOut ? "-" : f(Double(q.peakKB - emptyQueue.peakKB) / Double(n))])
+  }
+}
+scheduling.print()
+
+// 2. Trivial commands: taskrun vs ninja vs make on the same graphs.
+let hasNinja = Measure.run(["ninja", "--version"]).status == 0
+var commands = Table(title: "Commands (`true`) at -j\(jobs): taskrun vs ninja vs make",
+                     header: ["shape", "commands", "taskrun µs/cmd", "ninja µs/cmd", "make µs/cmd", "taskrun / ninja"])
+let scratch = NSTemporaryDirectory() + "taskrun-bench-\(getpid())"
+try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+for shape in Shape.allCases {
+  for n in commandSizes {
+    try writeBuildFiles(shape, n, in: scratch)
+    let t = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "sh"])
+    let tus = (t.seconds - emptyTaskrun.seconds) / Double(n) * 1e6
+    var nus = Double.nan
+    if hasNinja {
+      nus = Measure.median(repeats, ["sh", "-c", "rm -f .ninja_log .ninja_deps; exec ninja -j\(jobs) -f build.ninja >/dev/null"], in: scratch).seconds / Double(n) * 1e6
+    }
+    let mus = Measure.median(repeats, ["make", "-s", "-j\(jobs)", "-f", "Makefile"], in: scratch).seconds / Double(n) * 1e6
+    commands.rows.append([shape.rawValue, "\(n)", f(tus), hasNinja ? f(nus) : "(no ninja)", f(mus),
+                          hasNinja ? f(tus / nus) : "-"])
+  }
+}
+try? FileManager.default.removeItem(atPath: scratch)
+commands.print()
+
+// 3. Progress updates.
+let updates = quick ? 200_000 : 1_000_000
+var progress = Table(title: "Progress: one `completed` update", header: ["case", "ns/update"])
+progress.rows.append(["engine leaf, no observer", f(ProgressBench.leaf(count: updates, observed: false), 1)])
+progress.rows.append(["engine leaf, an onChange observer", f(ProgressBench.leaf(count: updates, observed: true), 1)])
+progress.rows.append(["engine leaf 5 levels deep (the root follows)", f(ProgressBench.deep(count: updates), 1)])
+let out = NSTemporaryDirectory() + "taskrun-bench-progress-\(getpid())"
+_ = Measure.run(["sh", "-c", "exec \"$0\" -q \"$1\" -- \(updates) > \"$2\"", taskrun, root + "/benchmarks/progress.lua", out])
+let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+try? FileManager.default.removeItem(atPath: out)
+var lua: [String: Double] = [:]
+for line in text.split(separator: "\n") where line.hasPrefix("RESULT ") {
+  for pair in line.dropFirst(7).split(separator: " ") {
+    let parts = pair.split(separator: "=")
+    if parts.count == 2 { lua[String(parts[0])] = Double(parts[1]) }
+  }
+}
+if let bare = lua["bare"], let update = lua["update"], let field = lua["field"] {
+  progress.rows.append(["Lua loop, no update (x = i)", f(bare, 1)])
+  progress.rows.append(["Lua loop, a table field store", f(field, 1)])
+  progress.rows.append(["Lua loop, p.completed = i", f(update, 1)])
+  progress.rows.append(["Lua: update loop / bare loop", f(update / bare, 1) + "×"])
+} else {
+  progress.rows.append(["Lua loop", "(progress.lua printed no RESULT line)"])
+}
+progress.print()
+
+// 4. Start-up.
+let lua54 = Measure.median(21, ["lua5.4", "-e", ""])
+let started = Measure.median(21, [taskrun, "-q", root + "/benchmarks/empty.lua"])
+var startup = Table(title: "Start-up: an empty workflow (median of 21)", header: ["program", "ms", "peak MB"])
+startup.rows.append(["lua5.4 -e ''", f(lua54.seconds * 1000), f(Double(lua54.peakKB) / 1024, 1)])
+startup.rows.append(["taskrun empty.lua (static)", f(started.seconds * 1000), f(Double(started.peakKB) / 1024, 1)])
+startup.rows.append(["taskrun (static) − lua5.4", f((started.seconds - lua54.seconds) * 1000), ""])
+if FileManager.default.isExecutableFile(atPath: dynamic) {
+  let linked = Measure.median(21, [dynamic, "-q", root + "/benchmarks/empty.lua"])
+  startup.rows.append(["taskrun empty.lua (dynamic Foundation)", f(linked.seconds * 1000), f(Double(linked.peakKB) / 1024, 1)])
+}
+startup.print()
+
+// 5. Parallel efficiency.
+var parallel = Table(title: "Makespan of sleeping operations (each layer after the whole previous one)",
+                     header: ["graph", "ideal s", "makespan s", "makespan / ideal"])
+for (layers, width, seconds) in [(4, jobs, 0.25), (8, jobs * 2, 0.1)] {
+  let run = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", root + "/benchmarks/sleepy.lua", "--",
+                                     "\(layers)", "\(width)", "\(seconds)"])
+  let ideal = Double(layers) * seconds * Double((width + jobs - 1) / jobs)
+  let makespan = run.seconds - emptyTaskrun.seconds
+  parallel.rows.append(["\(layers) layers × \(width), \(seconds) s each, -j\(jobs)", f(ideal), f(makespan, 3),
+                        f(makespan / ideal, 3)])
+}
+parallel.print()

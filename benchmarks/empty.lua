@@ -1,0 +1,1 @@
+-- benchmarks/empty.lua: nothing to do; taskrun's start-up and exit.
