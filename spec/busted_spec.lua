@@ -82,3 +82,44 @@ describe("a describe's function", function()
     it("sees what that test's hooks did", function() assert.are.equal("set by before_each", seen) end)
   end)
 end)
+
+describe("custom assertions", function()
+  local luassert, messages = require "luassert", require "say"
+  messages:set("assertion.has_key.positive", "Expected %s\nto have key %s")
+  messages:set("assertion.has_key.negative", "Expected %s\nnot to have key %s")
+  luassert:register("assertion", "has_key", function(_, arguments)
+    return type(arguments[1]) == "table" and arguments[1][arguments[2]] ~= nil
+  end, "assertion.has_key.positive", "assertion.has_key.negative")
+
+  it("pass and negate like the built-in ones", function()
+    assert.has_key({ a = 1 }, "a")
+    assert.has_no_key({ a = 1 }, "b")
+    assert.is_not.has_key({ a = 1 }, "c")
+  end)
+
+  it("fail with their say message and the values", function()
+    local ok, err = pcall(assert.has_key, { a = 1 }, "zz")
+    assert.is_false(ok)
+    assert.matches("to have key %(string%) 'zz'$", tostring(err))
+  end)
+end)
+
+describe("mocks", function()
+  it("spy on every function of a table, nested ones too, and revert", function()
+    local api = { get = function() return "real" end, nested = { put = function() end } }
+    local original = api.get
+    local m = mock(api)
+    assert.are.equal("real", api.get("x"))
+    api.nested.put(1, 2)
+    assert.spy(m.get).was.called_with("x")
+    assert.spy(api.nested.put).was.called(1)
+    mock.revert(m)
+    assert.are.equal(original, api.get)
+  end)
+
+  it("stub every function when asked", function()
+    local api = { get = function() return "real" end }
+    mock(api, true)
+    assert.is_nil(api.get())
+  end)
+end)
