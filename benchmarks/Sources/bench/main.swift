@@ -105,13 +105,13 @@ progress.print()
 // 4. Start-up.
 let lua54 = Measure.median(21, ["lua5.4", "-e", ""])
 let started = Measure.median(21, [taskrun, "-q", root + "/benchmarks/empty.lua"])
-var startup = Table(title: "Start-up: an empty workflow (median of 21)", header: ["program", "ms", "peak MB"])
-startup.rows.append(["lua5.4 -e ''", f(lua54.seconds * 1000), f(Double(lua54.peakKB) / 1024, 1)])
-startup.rows.append(["taskrun empty.lua (static)", f(started.seconds * 1000), f(Double(started.peakKB) / 1024, 1)])
-startup.rows.append(["taskrun (static) − lua5.4", f((started.seconds - lua54.seconds) * 1000), ""])
+var startup = Table(title: "Start-up: an empty workflow (median of 21)", header: ["program", "ms"])
+startup.rows.append(["lua5.4 -e ''", f(lua54.seconds * 1000)])
+startup.rows.append(["taskrun empty.lua (static)", f(started.seconds * 1000)])
+startup.rows.append(["taskrun (static) − lua5.4", f((started.seconds - lua54.seconds) * 1000)])
 if FileManager.default.isExecutableFile(atPath: dynamic) {
   let linked = Measure.median(21, [dynamic, "-q", root + "/benchmarks/empty.lua"])
-  startup.rows.append(["taskrun empty.lua (dynamic Foundation)", f(linked.seconds * 1000), f(Double(linked.peakKB) / 1024, 1)])
+  startup.rows.append(["taskrun empty.lua (dynamic Foundation)", f(linked.seconds * 1000)])
 }
 startup.print()
 
