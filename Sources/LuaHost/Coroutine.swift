@@ -29,7 +29,7 @@ final class LuaCoroutine {
   var pending: Pending?
   var isDead = false
   /// Implicit progress composition in this coroutine (progress.current(), become_current).
-  let progress = ProgressContext()
+  lazy var progress = ProgressContext()  // most bodies never touch progress
   var progressPrimed = false
 
   enum Pending {

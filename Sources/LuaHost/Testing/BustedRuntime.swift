@@ -172,7 +172,7 @@ package.preload["luassert.mock"] = function() return mock end
 package.preload["luassert.match"] = function() return match end
 package.preload["luassert.say"] = function() return say end
 package.preload["say"] = function() return say end
-package.path = "./?.lua;./?/init.lua;./src/?.lua;./src/?/init.lua;" .. package.path
+package.path = "./?.lua;./?/init.lua;./src/?.lua;./src/?/?.lua;./src/?/init.lua;" .. package.path
 
 ---------------------------------------------------------------------------------------------
 -- Running: a block is an operation that declares its children, then makes an operation of

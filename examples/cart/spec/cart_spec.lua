@@ -1,5 +1,5 @@
 -- spec/cart_spec.lua
-local cart = require "cart"            -- package.path has ./?.lua ./?/init.lua ./src/?.lua
+local cart = require "cart"            -- package.path has ./?.lua, ./src/?.lua, … as in busted
 
 describe("a cart", function()
   local c
