@@ -133,6 +133,7 @@ import FoundationXML
     (["no-such-dir"], "no such test file or folder: no-such-dir"),
     (["--timeout", "0", "outcomes_spec.lua"], "--timeout must be a positive number"),
     (["--tap", "-v", "outcomes_spec.lua"], "--tap and -v cannot be used together"),
+    (["--junit", "/no/such/dir/report.xml", "outcomes_spec.lua"], "cannot write the JUnit report to '/no/such/dir/report.xml'"),
   ])
   func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
     let run = try test(arguments)

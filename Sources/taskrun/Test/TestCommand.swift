@@ -76,6 +76,11 @@ struct TestCommand: ParsableCommand {
     scheduler.keepGoing = true
     let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     let color = ColorPolicy.decide(disabled: noColor || tap, isTerminal: isTerminal)
+    // A report that cannot be written is a usage error found before anything runs.
+    if let junit, !FileManager.default.createFile(atPath: junit, contents: nil) {
+      FileHandle.standardError.write(Data("taskrun: cannot write the JUnit report to '\(junit)'\n".utf8))
+      throw Taskrun.Exit(.usage)
+    }
     let junitReport = junit.map(JUnitReport.init(path:))
     let report: any TestReport = tap ? TapReporter() : TestReporter(verbose: verbose, color: color)
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
