@@ -166,3 +166,16 @@ extension TestModeTests {
     #expect(run.stdout.hasSuffix("\n2 passed, 0 failed, 1 skipped\n"))
   }
 }
+
+extension TestModeTests {
+  @Test func aBustedFileSaysWhereTheSpecsAreAndHowTheyAreNamed() throws {
+    let project = Self.fixtures.appendingPathComponent("busted-config")
+    let run = try Binary.run(["test", "-v"], in: project)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("ok      greet greets"), "ROOT, pattern and lpath apply: \(run.stdout)")
+    #expect(!run.stdout.contains("is slow"), "its exclude-tags apply")
+    #expect(run.stdout.hasSuffix("\n1 passed, 0 failed\n"), "helper.lua does not match the pattern")
+    let tagged = try Binary.run(["test", "--exclude-tags", "none"], in: project)
+    #expect(tagged.stdout.hasSuffix("\n1 passed, 1 failed\n"), "the command line wins: \(tagged.stdout)")
+  }
+}

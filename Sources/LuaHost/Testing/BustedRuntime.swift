@@ -383,6 +383,39 @@ function run_block(block, op)
   if outcome.kind then block_error(block, op, outcome) end
 end
 
+-- A project's .busted file: its `default` task over `_all`, as busted reads them. `lpath`
+-- and `cpath` are put in front of the search paths; the rest is returned as lists.
+function runtime.config(path)
+  local chunk, err = loadfile(path, "t")
+  if not chunk then error(err, 0) end
+  local ok, tasks = pcall(chunk)
+  if not ok then error(path .. ": " .. tostring(tasks), 0) end
+  if type(tasks) ~= "table" then error(path .. ": must return a table of tasks (got " .. type(tasks) .. ")", 0) end
+  local merged = {}
+  for _, task in ipairs { tasks._all, tasks.default } do
+    if type(task) == "table" then for k, v in pairs(task) do merged[k] = v end end
+  end
+  local function list(value)
+    if type(value) == "table" then return value end
+    local items = {}
+    if value ~= nil then for item in tostring(value):gmatch("[^,]+") do items[#items + 1] = item end end
+    return items
+  end
+  if merged.lpath then package.path = merged.lpath .. ";" .. package.path end
+  if merged.cpath then package.cpath = merged.cpath .. ";" .. package.cpath end
+  return {
+    roots = list(merged.ROOT), pattern = list(merged.pattern), tags = list(merged.tags),
+    exclude_tags = list(merged["exclude-tags"]), filter = list(merged.filter),
+    filter_out = list(merged["filter-out"]),
+  }
+end
+
+-- Whether a file name matches one of busted's `pattern`s (Lua patterns).
+function runtime.matches(name, patterns)
+  for _, pattern in ipairs(patterns) do if name:find(pattern) then return true end end
+  return false
+end
+
 -- Adds a spec file; a file that does not load becomes one error when its turn comes.
 function runtime.collect(path)
   local chunk, err = loadfile(path, "t")

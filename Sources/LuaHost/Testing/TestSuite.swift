@@ -31,6 +31,23 @@ public struct TestSelection: Sendable {
   public init() {}
 }
 
+/// What a project's `.busted` file asks for (busted's `default` task over `_all`).
+public struct BustedConfig: Sendable {
+  /// Where the tests are (`ROOT`), which file names are tests (`pattern`, Lua patterns).
+  public var roots: [String] = []
+  public var patterns: [String] = []
+  public var tags: [String] = []
+  public var excludeTags: [String] = []
+  public var filter: [String] = []
+  public var filterOut: [String] = []
+  public init() {}
+  init(roots: [String], patterns: [String], tags: [String], excludeTags: [String],
+       filter: [String], filterOut: [String]) {
+    (self.roots, self.patterns, self.tags) = (roots, patterns, tags)
+    (self.excludeTags, self.filter, self.filterOut) = (excludeTags, filter, filterOut)
+  }
+}
+
 extension ScriptHost {
   /// Defines busted's globals (describe, it, assert, spy, …) and `require "luassert"`/`"say"`.
   public func installTestRuntime() {
@@ -50,6 +67,41 @@ extension ScriptHost {
     s.unref(luassert)
     guard tl_pcall(L, 2, 1, 0) == LUA_OK else { fatalError("busted runtime: \(s.describe(-1))") }
     testRuntime = s.ref()
+  }
+
+  /// Reads a `.busted` file; its `lpath` and `cpath` go in front of the search paths.
+  public func readBustedConfig(path: String) throws -> BustedConfig {
+    var config = BustedConfig()
+    try callRuntime("config", results: { s in
+      func list(_ key: String) -> [String] {
+        defer { s.pop() }
+        guard s.rawGet(-1, key) == LUA_TTABLE else { return [] }
+        return (0..<s.rawLength(-1)).compactMap { i in
+          defer { s.pop() }
+          s.rawGet(-1, i + 1)
+          return s.stringOrNumber(-1)
+        }
+      }
+      config = BustedConfig(roots: list("roots"), patterns: list("pattern"), tags: list("tags"),
+                            excludeTags: list("exclude_tags"), filter: list("filter"), filterOut: list("filter_out"))
+    }) { s in s.push(path); return 1 }
+    return config
+  }
+
+  /// Whether `name` matches one of the Lua `patterns` (busted's test file `pattern`).
+  public func fileName(_ name: String, matches patterns: [String]) -> Bool {
+    let s = stack
+    s.pushRef(testRuntime)
+    _ = s.rawGet(-1, "matches")
+    s.push(name)
+    s.newTable(array: Int32(patterns.count))
+    for (i, pattern) in patterns.enumerated() {
+      s.push(pattern)
+      s.rawSet(-2, i + 1)
+    }
+    defer { s.pop(2) }
+    guard tl_pcall(L, 2, 1, 0) == LUA_OK else { return false }
+    return s.boolean(-1)
   }
 
   /// Adds a spec file. Its top level runs when its turn comes; a file that does not load or

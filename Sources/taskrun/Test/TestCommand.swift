@@ -65,13 +65,6 @@ struct TestCommand: ParsableCommand {
   }
 
   func run() throws {
-    let files: [String]
-    do {
-      files = try Self.testFiles(paths)
-    } catch let error as HostError {
-      FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
-      throw Taskrun.Exit(.usage)
-    }
     let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     scheduler.keepGoing = true
     let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
@@ -103,11 +96,26 @@ struct TestCommand: ParsableCommand {
     defer { withExtendedLifetime(signals) {} }
 
     host.installTestRuntime()
+    // A project's .busted file: where its specs are, which files are specs, its lpath.
+    var config = BustedConfig()
+    let files: [String]
+    do {
+      if FileManager.default.fileExists(atPath: ".busted") { config = try host.readBustedConfig(path: ".busted") }
+      let patterns = config.patterns
+      files = try Self.testFiles(paths.isEmpty ? config.roots : paths) { name in
+        patterns.isEmpty ? name.hasSuffix("_spec.lua") || name.hasSuffix("_test.lua")
+          : name.hasSuffix(".lua") && host.fileName(name, matches: patterns)
+      }
+    } catch let error as HostError {
+      FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
+      throw Taskrun.Exit(.usage)
+    }
+    func split(_ lists: [String]) -> [String] { lists.flatMap { $0.split(separator: ",").map(String.init) } }
     var selection = TestSelection()
-    selection.filter = filter
-    selection.filterOut = filterOut
-    selection.tags = tags.flatMap { $0.split(separator: ",").map(String.init) }
-    selection.excludeTags = excludeTags.flatMap { $0.split(separator: ",").map(String.init) }
+    selection.filter = filter.isEmpty ? config.filter : filter
+    selection.filterOut = filterOut.isEmpty ? config.filterOut : filterOut
+    selection.tags = tags.isEmpty ? config.tags : split(tags)
+    selection.excludeTags = excludeTags.isEmpty ? config.excludeTags : split(excludeTags)
     selection.seed = seed ?? (shuffle ? Int.random(in: 1...2_147_483_646) : nil)
     selection.timeout = timeout
     do {
@@ -128,9 +136,9 @@ struct TestCommand: ParsableCommand {
     throw Taskrun.Exit(counts.failed > 0 ? .failure : .success)
   }
 
-  /// The test files: files given as they are, folders searched for *_spec.lua and
-  /// *_test.lua (sorted); with no paths, spec/ or else tests/.
-  static func testFiles(_ paths: [String]) throws -> [String] {
+  /// The test files: files given as they are, folders searched for file names that `isTest`
+  /// (sorted); with no paths, spec/ or else tests/.
+  static func testFiles(_ paths: [String], isTest: (String) -> Bool) throws -> [String] {
     let manager = FileManager.default
     var roots = paths
     if roots.isEmpty {
@@ -144,10 +152,12 @@ struct TestCommand: ParsableCommand {
       guard manager.fileExists(atPath: root) else { throw HostError("no such test file or folder: \(root)") }
       guard isDirectory(root) else { files.append(root); continue }
       let found = (manager.enumerator(atPath: root)?.allObjects as? [String] ?? [])
-        .filter { $0.hasSuffix("_spec.lua") || $0.hasSuffix("_test.lua") }
+        .filter { isTest(($0 as NSString).lastPathComponent) }
         .sorted()
         .map { root.hasSuffix("/") ? root + $0 : root + "/" + $0 }
-      if found.isEmpty { throw HostError("no test files (*_spec.lua, *_test.lua) under \(root)") }
+      if found.isEmpty {
+        throw HostError("no test files under \(root) (names ending in _spec.lua or _test.lua, or matching .busted's pattern)")
+      }
       files += found
     }
     return files
