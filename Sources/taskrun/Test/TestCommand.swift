@@ -11,7 +11,7 @@ struct TestCommand: ParsableCommand {
     usage: "taskrun test [PATH...] [--filter PATTERN] [--tap | --junit FILE] [-j N] [--timeout S]",
     discussion: """
       PATHs are test files or folders searched for *_spec.lua and *_test.lua (default: spec/, \
-      else tests/). Tests of a file run in declared order; files run one after another; tests \
+      else tests/; a .busted file's ROOT, pattern and lpath apply). Tests of a file run in declared order; files run one after another; tests \
       tagged #parallel may overlap their neighbours (up to -j at once). \
       Exit codes: 0 all passed; 1 a test failed or errored; 2 usage error; 130 interrupted.
       """)
