@@ -18,26 +18,23 @@ final class TestReporter: TestReport {
     if let seed { print("Randomized with seed \(seed) (--seed \(seed) repeats this order)") }
   }
 
+  /// How each status shows: a word with -v, else a mark (busted's), and its colour.
+  static func style(_ status: TestCase.Status) -> (word: String, mark: String, color: String) {
+    switch status {
+    case .passed: ("ok     ", "●", "32")
+    case .failure: ("FAIL   ", "◼", "31")
+    case .error: ("ERROR  ", "✱", "35")
+    case .pending: ("pending", "◌", "33")
+    }
+  }
+
   func finished(_ result: TestResult) {
+    let style = Self.style(result.status)
     if verbose {
-      let label: String
-      switch result.status {
-      case .passed: label = color.paint("ok     ", "32")
-      case .failure: label = color.paint("FAIL   ", "31")
-      case .error: label = color.paint("ERROR  ", "31")
-      case .pending: label = color.paint("pending", "33")
-      }
-      print("\(label) \(result.test.name) (\(formatSeconds(result.duration)))")
+      print("\(color.paint(style.word, style.color)) \(result.test.name) (\(formatSeconds(result.duration)))")
       return
     }
-    let mark: String
-    switch result.status {
-    case .passed: mark = color.paint("●", "32")
-    case .failure: mark = color.paint("◼", "31")
-    case .error: mark = color.paint("✱", "35")
-    case .pending: mark = color.paint("◌", "33")
-    }
-    print(mark, terminator: "")
+    print(color.paint(style.mark, style.color), terminator: "")
     marks += 1
     fflush(nil)
   }
