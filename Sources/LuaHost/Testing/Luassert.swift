@@ -315,22 +315,17 @@ local function mock_apply(object, dostub, seen)
   end
   return object
 end
-function mock.revert(object, seen)
+-- Calls `action` on every spy in a (mocked) table, nested tables too.
+local function each_spy(object, action, seen)
   seen = seen or {}
   if seen[object] then return end
   seen[object] = true
   for _, v in pairs(object) do
-    if is_spy(v) then v:revert() elseif type(v) == "table" then mock.revert(v, seen) end
+    if is_spy(v) then action(v) elseif type(v) == "table" then each_spy(v, action, seen) end
   end
 end
-function mock.clear(object, seen)
-  seen = seen or {}
-  if seen[object] then return end
-  seen[object] = true
-  for _, v in pairs(object) do
-    if is_spy(v) then v:clear() elseif type(v) == "table" then mock.clear(v, seen) end
-  end
-end
+function mock.revert(object) each_spy(object, function(s) s:revert() end) end
+function mock.clear(object) each_spy(object, function(s) s:clear() end) end
 setmetatable(mock, { __call = function(_, object, dostub) return mock_apply(object, dostub) end })
 
 ---------------------------------------------------------------------------------------------
@@ -383,28 +378,39 @@ matchers.none_of = function(...)
   return function(v) return not any(v) end
 end
 
-local chain_words = { is = true, are = true, was = true, has = true, does = true, ["not"] = "negate", no = "negate" }
+-- Words that chain without meaning anything (`is`, `are`, `was`, …) or negate (`not`, `no`).
+local words = {
+  is = true, are = true, was = true, has = true, does = true, be = true, the = true, a = true,
+  an = true, to = true, at = true, ["with"] = true, by = true, of = true, ["and"] = true,
+  ["not"] = "negate", no = "negate",
+}
 
-setmetatable(match, { __index = function(_, key)
-  local negate, name = false, nil
+-- Reads a key such as `is_not_equal`: words joined by '_', each the longest run that `take`
+-- accepts (so `has_no_errors` and `error_matches` both read). Returns the first unknown word.
+local function read_words(key, take)
   local tokens = {}
   for token in key:lower():gmatch("[^_]+") do tokens[#tokens + 1] = token end
   local i = 1
   while i <= #tokens do
     local found
     for j = #tokens, i, -1 do
-      local word = table.concat(tokens, "_", i, j)
-      if matchers[word] then name, found = word, j break end
-      if chain_words[word] then
-        if chain_words[word] == "negate" then negate = not negate end
-        found = j
-        break
-      end
+      if take(table.concat(tokens, "_", i, j)) then found = j break end
     end
-    if not found then return nil end
+    if not found then return tokens[i] end
     i = found + 1
   end
-  if not name then return nil end
+  return nil
+end
+
+setmetatable(match, { __index = function(_, key)
+  local negate, name = false, nil
+  local unknown = read_words(key, function(word)
+    if matchers[word] then name = word
+    elseif words[word] == "negate" then negate = not negate
+    elseif not words[word] then return false end
+    return true
+  end)
+  if unknown or not name then return nil end
   return function(...)
     local test = matchers[name](...)
     if negate then return make_matcher("not " .. name, function(v) return not test(v) end) end
@@ -590,12 +596,6 @@ modifiers.spy = payload
 modifiers.stub = payload
 modifiers.message = function(state, a) state.message = a[1] end
 
-local words = {
-  is = true, are = true, was = true, has = true, does = true, be = true, the = true, a = true,
-  an = true, to = true, at = true, ["with"] = true, by = true, of = true, ["and"] = true,
-  ["not"] = "negate", no = "negate",
-}
-
 local state_mt = {}
 local function new_state(from)
   local state = { positive = true }
@@ -611,29 +611,17 @@ local reserved = {
 
 state_mt.__index = function(self, key)
   if type(key) ~= "string" or reserved[key] then return nil end
-  local tokens = {}
-  for token in key:lower():gmatch("[^_]+") do tokens[#tokens + 1] = token end
   local state = new_state(self)
-  local i = 1
-  while i <= #tokens do
-    local found
-    for j = #tokens, i, -1 do
-      local word = table.concat(tokens, "_", i, j)
-      if assertions[word] then
-        state.assertion, state.pending_modifier, found = word, nil, j
-      elseif modifiers[word] then
-        state.pending_modifier, found = word, j
-      elseif words[word] then
-        if words[word] == "negate" then state.positive = not state.positive end
-        found = j
-      end
-      if found then break end
-    end
-    if not found then
-      error("luassert: unknown modifier/assertion: '" .. tokens[i] .. "'"
-        .. (#tokens > 1 and " (in '" .. key .. "')" or ""), 2)
-    end
-    i = found + 1
+  local unknown = read_words(key, function(word)
+    if assertions[word] then state.assertion, state.pending_modifier = word, nil
+    elseif modifiers[word] then state.pending_modifier = word
+    elseif words[word] == "negate" then state.positive = not state.positive
+    elseif not words[word] then return false end
+    return true
+  end)
+  if unknown then
+    error("luassert: unknown modifier/assertion: '" .. unknown .. "'"
+      .. (key:find("_") and " (in '" .. key .. "')" or ""), 2)
   end
   return state
 end
