@@ -66,6 +66,16 @@ extension ScriptHost {
     return co
   }
 
+  /// Runs `function` as a coroutine with the values `arguments` pushes (a script's top level
+  /// may call sh, sleep or run), driving the scheduler until it ends; nil if it never did.
+  func runToEnd(function: Int32, arguments: (LuaStack) -> Int32 = { _ in 0 }) -> CoroutineEnd? {
+    var outcome: CoroutineEnd?
+    let co = makeCoroutine(function: function, op: nil) { outcome = $0 }
+    resume(co, arguments: arguments(LuaStack(L: co.thread)))
+    scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
+    return outcome
+  }
+
   /// Resumes `co` with the `arguments` values on top of its stack, then handles what it did:
   /// a request, a plain yield (rescheduled), a return or an error.
   func resume(_ co: LuaCoroutine, arguments: Int32) {

@@ -178,12 +178,8 @@ public final class ScriptHost {
       throw HostError(message)
     }
     let function = s.ref()
-    var outcome: CoroutineEnd?
-    let co = makeCoroutine(function: function, op: nil) { outcome = $0 }
-    s.unref(function)
-    resume(co, arguments: 0)
-    scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
-    switch outcome {
+    defer { s.unref(function) }
+    switch runToEnd(function: function) {
     case .returned(let co, let count)?:
       let results = LuaStack(L: co.thread)
       defer { results.setTop(0) }

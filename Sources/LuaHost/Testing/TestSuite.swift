@@ -151,8 +151,7 @@ extension ScriptHost {
     return test
   }
 
-  /// Calls `runtime[name]` with what `arguments` pushes, as a coroutine (a spec's top level
-  /// may call sh or sleep), driving the scheduler until it returns.
+  /// Calls `runtime[name]` with what `arguments` pushes, as a coroutine run to its end.
   private func callRuntime(_ name: String, results: (LuaStack) -> Void = { _ in },
                            arguments: (LuaStack) -> Int32) throws {
     let s = stack
@@ -161,11 +160,7 @@ extension ScriptHost {
     let function = s.ref()
     s.pop()
     defer { s.unref(function) }
-    var outcome: CoroutineEnd?
-    let co = makeCoroutine(function: function, op: nil) { outcome = $0 }
-    resume(co, arguments: arguments(LuaStack(L: co.thread)))
-    scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
-    switch outcome {
+    switch runToEnd(function: function, arguments: arguments) {
     case .returned(let co, _)?:
       let stack = LuaStack(L: co.thread)
       results(stack)
