@@ -28,7 +28,13 @@ extension ScriptHost {
     let i = s.absolute(i)
     if isItem(i) { return try body(i) }
     guard s.type(i) == LUA_TTABLE else { throw ScriptError("\(list) (got \(s.typeName(i)))") }
-    for k in 0..<s.rawLength(i) {
+    let count = s.rawLength(i)
+    for key in s.keys(i) {
+      if case .index(let n) = key, n >= 1 && n <= count { continue }
+      if case .name(let name) = key { throw ScriptError("\(list) (got a table with the key '\(name)')") }
+      throw ScriptError("\(list) (got a table with keys other than 1 to \(count))")
+    }
+    for k in 0..<count {
       s.rawGet(i, k + 1)
       defer { s.pop() }
       try body(s.top)

@@ -45,6 +45,8 @@ final class ActivityRecorder: EventSink {
       == "spec.lua:1: operation 'x': observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got string)")
     #expect(loadError("operation { observers = 3 }")
       == "spec.lua:1: operation: field 'observers' must be a list of observers (got number)")
+    #expect(loadError("operation { observers = { on_finish = function() end } }")  // observer{} forgotten
+      == "spec.lua:1: operation: field 'observers' must be a list of observers (got a table with the key 'on_finish')")
     #expect(loadError("activity ''") == "spec.lua:1: bad argument #1 to 'activity' (non-empty string expected, got string)")
     #expect(loadError("local a = operation { name = 'a' }; run(a); a:add_observer(activity 'x')")
       == "spec.lua:1: cannot add an observer to 'a': it already finished")
