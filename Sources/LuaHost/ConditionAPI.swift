@@ -141,7 +141,7 @@ extension ScriptHost {
     pushRef(ref, on: s)
     pushHandle(.operation, id: op.id, on: s)
     defer { s.setTop(base) }
-    guard tl_pcall(s.L, 1, 1, 0) == LUA_OK else {
+    guard protectedCall(s, arguments: 1, results: 1) == LUA_OK else {
       reportWarning("condition '\(condition)': dependency failed: \(s.errorMessage(-1))")
       return nil
     }

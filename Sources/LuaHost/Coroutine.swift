@@ -86,11 +86,15 @@ extension ScriptHost {
     tl_set_current(co.control)
     tl_watchdog_begin(watchdog, co.thread, co.control, Self.timeSlice)
     var results: Int32 = 0
-    let status = lua_resume(co.thread, L, arguments, &results)
+    var status = lua_resume(co.thread, L, arguments, &results)
     tl_watchdog_end(watchdog)
     tl_set_current(previous?.control)
     current = previous
     let s = LuaStack(L: co.thread)
+    if let message = syncProgress(), status == LUA_OK || status == LUA_YIELD {
+      s.push(message)  // a bad `completed` stored raw: the body fails with it
+      status = LUA_ERRRUN
+    }
     switch status {
     case LUA_YIELD:
       if results >= 2, lua_touserdata(co.thread, -results) == requestMarker {

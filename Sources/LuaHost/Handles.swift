@@ -1,4 +1,4 @@
-// Handles: operations and queues seen from Lua as userdata, one stable value per object.
+// Handles: engine objects seen from Lua, one stable value per object.
 import CLua
 import CLuaShim
 import TaskEngine
@@ -47,13 +47,22 @@ extension ScriptHost {
   }
 
   /// Pushes the one handle of object `id`, creating it on first use (so `==` holds).
+  /// Operations and queues are userdata holding their id. A progress is a table holding its
+  /// id under a private key, so that `p.completed = n` can be a raw store (see ProgressSync).
   func pushHandle(_ kind: HandleKind, id: Int) {
     let s = stack
     s.pushRef(handleTables[kind]!)
     if s.rawGet(-1, id) == LUA_TNIL {
       s.pop()
-      let box = tl_newuserdata(L, MemoryLayout<Int>.size)!
-      box.storeBytes(of: id, as: Int.self)
+      if kind == .progress {
+        s.newTable(hash: 2)
+        tl_pushlightuserdata(L, handleKey)
+        s.push(id)
+        lua_rawset(L, -3)
+      } else {
+        let box = tl_newuserdata(L, MemoryLayout<Int>.size)!
+        box.storeBytes(of: id, as: Int.self)
+      }
       s.pushRef(metatables[kind]!)
       lua_setmetatable(L, -2)
       s.pushValue(-1)
@@ -115,9 +124,22 @@ extension ScriptHost {
 
   /// The id inside the handle at `i` if it is a handle of `kind`.
   func handleID(_ kind: HandleKind, at i: Int32, on s: LuaStack) -> Int? {
+    if kind == .progress {
+      guard s.type(i) == LUA_TTABLE, hasMetatable(metatables[kind]!, at: i, on: s) else { return nil }
+      return progressID(inHandle: i, on: s)
+    }
     guard s.type(i) == LUA_TUSERDATA, let box = lua_touserdata(s.L, i),
           hasMetatable(metatables[kind]!, at: i, on: s) else { return nil }
     return box.load(as: Int.self)
+  }
+
+  /// The id a progress handle keeps under its private key.
+  func progressID(inHandle i: Int32, on s: LuaStack) -> Int {
+    let table = s.absolute(i)
+    tl_pushlightuserdata(s.L, handleKey)
+    lua_rawget(s.L, table)
+    defer { s.pop() }
+    return Int(lua_tointegerx(s.L, -1, nil))
   }
 
   func operation(at i: Int32, on s: LuaStack) -> OperationNode? {
@@ -128,12 +150,10 @@ extension ScriptHost {
     handleID(.queue, at: i, on: s).map { scheduler.queues[$0] }
   }
 
-  /// The id inside a handle reached through its own metamethod (trusted: see __metatable).
-  func trustedID(_ s: LuaStack) -> Int { lua_touserdata(s.L, 1)!.load(as: Int.self) }
-
   func index(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
     if kind == .progress, let key = lua_tolstring(s.L, 2, nil), key == hotKeys.completed {
-      s.push(Int(progressNodes[trustedID(s)].completed))  // the hot path of p.completed + 1
+      // Reached only while the handle is not armed (see ProgressSync); trusted: __metatable.
+      s.push(Int(progressNodes[progressID(inHandle: 1, on: s)].completed))
       return 1
     }
     guard let key = s.string(2) else { s.pushNil(); return 1 }
@@ -156,7 +176,7 @@ extension ScriptHost {
   func newIndex(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
     if kind == .progress, let key = lua_tolstring(s.L, 2, nil), key == hotKeys.completed,
        let value = s.integer(3) {
-      progressNodes[trustedID(s)].completed = Int64(value)  // the hot path of progress updates
+      armProgress(id: progressID(inHandle: 1, on: s), value: value, on: s)
       return 0
     }
     guard let key = s.string(2) else { throw ScriptError("\(kind.luaName) fields are named by strings") }

@@ -26,6 +26,10 @@ let hostDispatch: @convention(c) (OpaquePointer?, Int32) -> Int32 = { L, index i
   let outer = host.callState
   host.callState = L
   defer { host.callState = outer }
+  if let message = host.syncProgress() {
+    stack.push(message)
+    return TL_RAISE
+  }
   do {
     return try host.functions[Int(index)](host, stack)
   } catch let error as ScriptError {

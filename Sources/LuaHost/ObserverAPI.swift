@@ -174,7 +174,7 @@ extension ScriptHost {
     } else {
       s.pushNil()
     }
-    if tl_pcall(s.L, 2, 0, 0) != LUA_OK {
+    if protectedCall(s, arguments: 2, results: 0) != LUA_OK {
       reportWarning("observer \(key) of '\(op.name)' failed: \(s.errorMessage(-1))")
       s.pop()
     }

@@ -127,7 +127,8 @@ extension ScriptHost {
   func setProgressField(_ node: ProgressNode, _ key: String, value i: Int32, _ s: LuaStack) throws {
     func integer() throws -> Int64 {
       guard let n = s.number(i), n == n.rounded(), abs(n) < 9e15 else {
-        throw ScriptError("progress: '\(key)' must be a whole number (got \(s.typeName(i)))")
+        let got = s.type(i) == LUA_TNUMBER ? s.describe(i) : s.typeName(i)
+        throw ScriptError("progress: '\(key)' must be a whole number (got \(got))")
       }
       return Int64(n)
     }
@@ -210,7 +211,7 @@ extension ScriptHost {
     _ = lua_checkstack(s.L, 3)
     pushRef(ref, on: s)
     pushHandle(.progress, id: progressID(node), on: s)
-    if tl_pcall(s.L, 1, 0, 0) != LUA_OK {
+    if protectedCall(s, arguments: 1, results: 0) != LUA_OK {
       reportWarning("\(what) failed: \(s.errorMessage(-1))")
       s.pop()
     }

@@ -47,6 +47,12 @@ public final class ScriptHost {
   /// Interned Lua strings of hot field names, compared by address (short strings are unique).
   var hotKeys = HotKeys()
   struct HotKeys { var completed: UnsafePointer<CChar>? }
+  /// The string "completed" (a registry reference), and the progress handles whose
+  /// `completed` Lua has stored raw since the last sync (see ProgressSync).
+  var completedKey: Int32 = LUA_NOREF
+  var armedProgress: [Int] = []
+  /// The private key under which a progress handle keeps its id.
+  let handleKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// The metatable of condition values and what each stands for (by its `id`).
   var conditionMeta: Int32 = LUA_NOREF
   var conditionValues: [LuaCondition] = []
@@ -93,6 +99,7 @@ public final class ScriptHost {
     tl_watchdog_free(watchdog)
     lua_close(L)
     requestMarker.deallocate()
+    handleKey.deallocate()
   }
 
   /// Registers a host function and returns its index for `tl_pushhostfn`.
@@ -139,7 +146,7 @@ public final class ScriptHost {
     s.pop(2)
     s.push("completed")
     hotKeys.completed = lua_tolstring(L, -1, nil)
-    _ = s.ref()  // kept alive for the state's life, so the address stays valid
+    completedKey = s.ref()  // kept alive for the state's life, so the address stays valid
   }
 
   // MARK: Loading and running scripts

@@ -95,6 +95,62 @@ import TaskEngine
     try host.check("assert(#seen == 1 and seen[1] == 1000, #seen)")
   }
 
+  // After the first, `p.completed = n` is a raw table store (fast); the host catches up
+  // before any Swift code looks, so nothing a script or the engine sees is stale.
+  @Test func updatesInALoopReachTheEngineWheneverSwiftLooks() throws {
+    let host = try runLua("""
+      operation { name = "loop", run = function(op)
+        local p = progress { total = 10 }
+        local q = progress { total = 4 }
+        for i = 1, 4 do p.completed = i end
+        at_four = { op.progress.fraction, p.fraction, tostring(p) }   -- host calls see the loop
+        for i = 1, 3 do q.completed = i; p.completed = 4 + i end      -- two handles in turn
+        both = { p.completed, q.completed, q.fraction }
+        for i = 8, 9 do p.completed = i end
+        sleep(1)                                                      -- a yield, then the engine looks
+        for i = 1, 10 do p.completed = i end                          -- the body ends right after
+        last = p
+      end }
+      handled = progress { total = 3 }
+      operation { name = "observed", observers = { observer { on_finish = function()
+        for i = 1, 3 do handled.completed = i end
+      end } } }
+      """)
+    try host.check("""
+      assert(at_four[1] == 0.4 and at_four[2] == 0.4, at_four[1])
+      assert(at_four[3] == "<progress 4 of 10: 40% completed>", at_four[3])
+      assert(both[1] == 7 and both[2] == 3 and both[3] == 0.75)
+      assert(rawget(last, "completed") == nil and last.completed == 10, "synced when the body ended")
+      """)
+    #expect(host.op("loop").progress.completed == 1 && host.op("loop").progress.isFinished)
+    try host.check("assert(handled.finished and handled.completed == 3)")
+  }
+
+  @Test func aBadCompletedStoredRawFailsTheBodyThatStoredIt() throws {
+    let host = try runLua("""
+      operation { name = "fraction", run = function()
+        local p = progress { total = 10 }
+        p.completed = 3
+        p.completed = 2.5           -- raw: found when the body ends
+      end }
+      operation { name = "text", run = function()
+        local p = progress { total = 10 }
+        p.completed = 1
+        p.completed = "half"        -- raw: found at the next host call
+        local _ = p.fraction
+      end }
+      operation { name = "cleared", run = function()
+        local p = progress { total = 10 }
+        p.completed = 1
+        p.completed = nil
+        sleep(1)                    -- found when the body yields
+      end }
+      """)
+    #expect(host.op("fraction").error == "progress: 'completed' must be a whole number (got 2.5)")
+    #expect(host.op("text").error == "spec.lua:10: progress: 'completed' must be a whole number (got string)")
+    #expect(host.op("cleared").error == "progress: 'completed' must be a whole number (got nil)")
+  }
+
   @Test func commandOutputCanDriveProgress() throws {
     let host = try runLua("""
       op = operation { name = "build", sh = "echo '[1/4] a'; echo '[3/4] c'", progress = "%[(%d+)/(%d+)%]" }
