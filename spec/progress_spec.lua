@@ -17,6 +17,17 @@ describe("progress", function()
     assert.are.equal(6, parent.completed)
   end)
 
+  it("takes a loop of updates (raw stores) into the parent's fraction", function()
+    local parent = progress { total = 2 }
+    local child = progress { total = 1000 }
+    parent:add_child(child, 2)
+    for i = 1, 500 do child.completed = i end
+    assert.are.equal(0.5, parent.fraction)
+    for i = 501, 1000 do child.completed = i end
+    assert.is_true(child.finished)
+    assert.are.equal(2, parent.completed)
+  end)
+
   it("cancels its descendants", function()
     local parent = progress { total = 1 }
     local child = progress { total = 1 }
