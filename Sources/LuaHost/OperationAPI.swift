@@ -25,46 +25,40 @@ final class LuaReference {
 }
 
 extension ScriptHost {
-  static let operationFields = ["name", "run", "sh", "env", "cwd", "progress", "after", "queue",
-                                "priority", "when", "conditions", "timeout", "observers", "retries", "retry",
-                                "weight"]
-
   /// `operation { name =, run = | sh =, after =, queue =, priority =, when =, … }`
   func createOperation(_ s: LuaStack) throws -> Int32 {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "operation", "table") }
-    let name = try optionalString(s, 1, "name", in: "operation")
+    let spec = try readSpec(s, 1, operationKeys, in: subject("operation", s, 1))
+    let name = try stringField(s, at: spec[.name], "name", in: "operation")
     if name?.isEmpty == true { throw ScriptError("operation: field 'name' must not be empty") }
-    let what = name.map { "operation '\($0)'" } ?? "operation"
-    try checkFields(s, 1, valid: Self.operationFields, in: what)
+    func what() -> String { name.map { "operation '\($0)'" } ?? "operation" }
 
     var body: (any OperationBody)?
-    let hasRun = s.rawGet(1, "run") != LUA_TNIL
-    if hasRun {
-      guard s.type(-1) == LUA_TFUNCTION else {
-        defer { s.pop() }
-        throw ScriptError("\(what): field 'run' must be a function (got \(s.typeName(-1)))")
+    let run = spec[.run], sh = spec[.sh]
+    if !s.isNil(run) {
+      guard s.type(run) == LUA_TFUNCTION else {
+        throw ScriptError("\(what()): field 'run' must be a function (got \(s.typeName(run)))")
       }
-      body = LuaFunctionBody(function: s.ref(), host: self)
-    } else { s.pop() }
-    if s.rawGet(1, "sh") != LUA_TNIL {
-      if hasRun { s.pop(); throw ScriptError("\(what): give either 'run' or 'sh', not both") }
-      body = CommandBody(try commandSpec(s, s.top, options: 1, function: what, field: "sh"))
-    } else if s.rawGet(1, "env") != LUA_TNIL || s.rawGet(1, "cwd") != LUA_TNIL || s.rawGet(1, "progress") != LUA_TNIL {
-      s.pop(4)
-      throw ScriptError("\(what): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
-    } else { s.pop(3) }
-    s.pop()
-    let progressPattern = try optionalString(s, 1, "progress", in: what)
+      if !s.isNil(sh) { throw ScriptError("\(what()): give either 'run' or 'sh', not both") }
+    }
+    if !s.isNil(sh) {
+      body = CommandBody(try commandSpec(s, sh, options: 1, function: what(), field: "sh"))
+    } else if !s.isNil(spec[.env]) || !s.isNil(spec[.cwd]) || !s.isNil(spec[.progress]) {
+      throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
+    }
+    let progressPattern = try stringField(s, at: spec[.progress], "progress", in: what())
 
     var queue: WorkQueue?
-    if s.rawGet(1, "queue") != LUA_TNIL {
-      queue = self.queue(at: -1, on: s)
+    if !s.isNil(spec[.queue]) {
+      queue = self.queue(at: spec[.queue], on: s)
       if queue == nil {
-        defer { s.pop() }
-        throw ScriptError("\(what): field 'queue' must be a queue (got \(s.typeName(-1)))")
+        throw ScriptError("\(what()): field 'queue' must be a queue (got \(s.typeName(spec[.queue])))")
       }
     }
-    s.pop()
+    if !s.isNil(run) {
+      s.pushValue(run)
+      body = LuaFunctionBody(function: s.ref(), host: self)
+    }
     let op: OperationNode
     do {
       op = try scheduler.makeOperation(name: name, queue: queue, body: body)
@@ -73,7 +67,7 @@ extension ScriptHost {
     }
     if let progressPattern { watchProgress(of: op, pattern: progressPattern) }
     do {
-      try configure(op, from: s, what: what)
+      try configure(op, from: s, spec, what: what())
     } catch {
       scheduler.discard(op)
       throw error
@@ -93,43 +87,27 @@ extension ScriptHost {
     return 1
   }
 
-  static let groupFields = ["name", "after", "queue", "priority", "when", "conditions", "timeout",
-                            "observers", "weight"]
-
   /// `group { name = "import", a, b, c, after = …, conditions = … }`
   func createGroup(_ s: LuaStack) throws -> Int32 {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "group", "table") }
-    let name = try optionalString(s, 1, "name", in: "group")
-    let what = name.map { "group '\($0)'" } ?? "group"
-    let count = s.rawLength(1)
-    for key in s.keys(1) {
-      if case .index(let i) = key, i >= 1 && i <= count { continue }
-      if case .name(let field) = key, Self.groupFields.contains(field) { continue }
-      let text: String
-      switch key {
-      case .name(let field):
-        let hint = suggestion(for: field, among: Self.groupFields)
-        text = "unknown field '\(field)'" + (hint.isEmpty ? "" : "; \(hint)")
-      default: text = "unexpected key"
-      }
-      throw ScriptError("\(what): \(text) (valid fields: \(Self.groupFields.joined(separator: ", ")), and the children as a list)")
-    }
+    let spec = try readSpec(s, 1, groupKeys, list: true, in: subject("group", s, 1))
+    let name = try stringField(s, at: spec[.name], "name", in: "group")
+    func what() -> String { name.map { "group '\($0)'" } ?? "group" }
     var queue: WorkQueue?
-    if s.rawGet(1, "queue") != LUA_TNIL {
-      queue = self.queue(at: -1, on: s)
-      if queue == nil { defer { s.pop() }; throw ScriptError("\(what): field 'queue' must be a queue (got \(s.typeName(-1)))") }
+    if !s.isNil(spec[.queue]) {
+      queue = self.queue(at: spec[.queue], on: s)
+      if queue == nil { throw ScriptError("\(what()): field 'queue' must be a queue (got \(s.typeName(spec[.queue])))") }
     }
-    s.pop()
     let group: OperationNode
     do { group = try scheduler.makeGroup(name: name, queue: queue) } catch let error as EngineError {
       throw ScriptError(error.description)
     }
     do {
-      try configure(group, from: s, what: what)
-      for k in 0..<count {
+      try configure(group, from: s, spec, what: what())
+      for k in 0..<s.rawLength(1) {
         s.rawGet(1, k + 1)
         defer { s.pop() }
-        try addToGroup(group, s, s.top, what: what)
+        try addToGroup(group, s, s.top, what: what())
       }
     } catch {
       scheduler.discard(group)
@@ -153,51 +131,45 @@ extension ScriptHost {
     }
   }
 
-  private func configure(_ op: OperationNode, from s: LuaStack, what: String) throws {
-    if let priority = try optionalString(s, 1, "priority", in: what) {
+  /// The fields operations and groups share, from their slots.
+  private func configure(_ op: OperationNode, from s: LuaStack, _ spec: SpecSlots,
+                         what: @autoclosure () -> String) throws {
+    if let priority = try stringField(s, at: spec[.priority], "priority", in: what()) {
       guard let value = Priority(name: priority) else {
-        throw ScriptError("\(what): field 'priority' must be one of "
+        throw ScriptError("\(what()): field 'priority' must be one of "
           + Priority.allCases.map(\.name).joined(separator: ", ") + " (got '\(priority)')")
       }
       op.priority = value
     }
-    if let when = try optionalString(s, 1, "when", in: what) {
+    if let when = try stringField(s, at: spec[.when], "when", in: what()) {
       guard let value = RunPolicy(rawValue: when) else {
-        throw ScriptError("\(what): field 'when' must be one of succeeded, finished, failed (got '\(when)')")
+        throw ScriptError("\(what()): field 'when' must be one of succeeded, finished, failed (got '\(when)')")
       }
       op.policy = value
     }
-    if let weight = try optionalNumber(s, 1, "weight", in: what) {
-      guard weight >= 0 else { throw ScriptError("\(what): field 'weight' must not be negative") }
+    if let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
+      guard weight >= 0 else { throw ScriptError("\(what()): field 'weight' must not be negative") }
       op.weight = weight
     }
-    if let timeout = try optionalNumber(s, 1, "timeout", in: what) {
-      guard timeout > 0 else { throw ScriptError("\(what): field 'timeout' must be a positive number of seconds") }
+    if let timeout = try numberField(s, at: spec[.timeout], "timeout", in: what()) {
+      guard timeout > 0 else { throw ScriptError("\(what()): field 'timeout' must be a positive number of seconds") }
       op.timeout = timeout
     }
-    if let retries = try optionalNumber(s, 1, "retries", in: what) {
+    if let retries = try numberField(s, at: spec[.retries], "retries", in: what()) {
       guard retries >= 0, retries == retries.rounded() else {
-        throw ScriptError("\(what): field 'retries' must be a whole number ≥ 0 (got \(retries))")
+        throw ScriptError("\(what()): field 'retries' must be a whole number ≥ 0 (got \(retries))")
       }
       op.retry = RetryPolicy(max: Int(retries))
     }
-    if s.rawGet(1, "retry") != LUA_TNIL {
-      defer { s.pop() }
-      if op.retry != nil { throw ScriptError("\(what): give either 'retries' or 'retry', not both") }
-      op.retry = try retryPolicy(s, s.top, what: what)
-    } else { s.pop() }
-    if s.rawGet(1, "conditions") != LUA_TNIL {
-      defer { s.pop() }
-      try attachConditions(op, s, s.top, what: what)
-    } else { s.pop() }
-    if s.rawGet(1, "observers") != LUA_TNIL {
-      defer { s.pop() }
-      try attachObservers(op, s, s.top, what: what)
-    } else { s.pop() }
-    if s.rawGet(1, "after") != LUA_TNIL {
-      defer { s.pop() }
-      try addDependencies(op, s, s.top, what: what, field: "field 'after'")
-    } else { s.pop() }
+    if !s.isNil(spec[.retry]) {
+      if op.retry != nil { throw ScriptError("\(what()): give either 'retries' or 'retry', not both") }
+      op.retry = try retryPolicy(s, spec[.retry], what: what())
+    }
+    if !s.isNil(spec[.conditions]) { try attachConditions(op, s, spec[.conditions], what: what()) }
+    if !s.isNil(spec[.observers]) { try attachObservers(op, s, spec[.observers], what: what()) }
+    if !s.isNil(spec[.after]) {
+      try addDependencies(op, s, spec[.after], what: what(), field: "field 'after'")
+    }
   }
 
   /// `retry = { max = n, delay = seconds, backoff = "constant" | "exponential" }`
@@ -220,21 +192,23 @@ extension ScriptHost {
   }
 
   /// Adds the dependencies at `i`: a handle, a name, or a list of them.
-  func addDependencies(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String, field: String) throws {
+  func addDependencies(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: @autoclosure () -> String,
+                       field: String) throws {
     let i = s.absolute(i)
-    guard s.type(i) == LUA_TTABLE else { return try addDependency(op, s, i, what: what, field: field) }
+    guard s.type(i) == LUA_TTABLE else { return try addDependency(op, s, i, what: what(), field: field) }
     let count = s.rawLength(i)
     if count == 0 && !s.keys(i).isEmpty {
-      throw ScriptError("\(what): \(field) must be a list of operations or names (got a table with named keys)")
+      throw ScriptError("\(what()): \(field) must be a list of operations or names (got a table with named keys)")
     }
     for k in 0..<count {  // one element on the stack at a time: lists may be long
       s.rawGet(i, k + 1)
       defer { s.pop() }
-      try addDependency(op, s, s.top, what: what, field: field)
+      try addDependency(op, s, s.top, what: what(), field: field)
     }
   }
 
-  private func addDependency(_ op: OperationNode, _ s: LuaStack, _ item: Int32, what: String, field: String) throws {
+  private func addDependency(_ op: OperationNode, _ s: LuaStack, _ item: Int32, what: @autoclosure () -> String,
+                             field: String) throws {
     do {
         if let dependency = operation(at: item, on: s) {
           try scheduler.addDependency(op, on: dependency)
@@ -242,7 +216,7 @@ extension ScriptHost {
           try scheduler.addDependency(op, named: name)
           if scheduler.runStartTime != nil || current?.op != nil { try scheduler.resolveNames([op]) }
         } else {
-          throw ScriptError("\(what): \(field) must hold operations or names (got \(s.typeName(item)))")
+          throw ScriptError("\(what()): \(field) must hold operations or names (got \(s.typeName(item)))")
         }
       } catch let error as EngineError {
         throw ScriptError(error.description)

@@ -51,6 +51,9 @@ public final class ScriptHost {
   /// `completed` Lua has stored raw since the last sync (see ProgressSync).
   var completedKey: Int32 = LUA_NOREF
   var armedProgress: [Int] = []
+  /// The fields operation{} and group{} take (see SpecSlots).
+  lazy var operationKeys = specKeys(SpecField.allCases)
+  lazy var groupKeys = specKeys([.name, .after, .queue, .priority, .when, .conditions, .timeout, .observers, .weight])
   /// The private key under which a progress handle keeps its id.
   let handleKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// The metatable of condition values and what each stands for (by its `id`).

@@ -7,17 +7,24 @@ extension ScriptHost {
   /// Rejects unknown fields (with the closest valid one) and positional entries.
   func checkFields(_ s: LuaStack, _ table: Int32, valid: [String], in what: String) throws {
     for key in s.keys(table) {
-      switch key {
-      case .name(let name) where valid.contains(name): continue
-      case .name(let name):
-        let hint = suggestion(for: name, among: valid)
-        throw ScriptError("\(what): unknown field '\(name)'" + (hint.isEmpty ? "" : "; \(hint)")
-          + " (valid fields: \(valid.joined(separator: ", ")))")
-      case .index(let n):
-        throw ScriptError("\(what): unexpected positional value #\(n); fields are named (valid fields: \(valid.joined(separator: ", ")))")
-      case .other(let type):
-        throw ScriptError("\(what): unexpected \(type) key; fields are named (valid fields: \(valid.joined(separator: ", ")))")
-      }
+      if case .name(let name) = key, valid.contains(name) { continue }
+      throw fieldError(key, valid: valid, in: what)
+    }
+  }
+
+  /// The error for a key a spec does not take (`list`: it may also hold a list of children).
+  func fieldError(_ key: LuaStack.TableKey, valid: [String], in what: String, list: Bool = false) -> ScriptError {
+    let fields = "(valid fields: \(valid.joined(separator: ", "))" + (list ? ", and the children as a list)" : ")")
+    switch key {
+    case .name(let name):
+      let hint = suggestion(for: name, among: valid)
+      return ScriptError("\(what): unknown field '\(name)'" + (hint.isEmpty ? "" : "; \(hint)") + " \(fields)")
+    case .index(let n) where !list:
+      return ScriptError("\(what): unexpected positional value #\(n); fields are named \(fields)")
+    case .index(let n):
+      return ScriptError("\(what): unexpected key [\(n)]; the children must be a list from 1 \(fields)")
+    case .other(let type):
+      return ScriptError("\(what): unexpected \(type) key; fields are named \(fields)")
     }
   }
 
@@ -42,30 +49,46 @@ extension ScriptHost {
   }
 
   func optionalString(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> String? {
+    s.rawGet(table, field)
     defer { s.pop() }
-    if s.rawGet(table, field) == LUA_TNIL { return nil }
-    guard let value = s.string(-1) else {
-      throw ScriptError("\(what): field '\(field)' must be a string (got \(s.typeName(-1)))")
-    }
-    return value
+    return try stringField(s, at: -1, field, in: what)
   }
 
   func optionalNumber(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> Double? {
+    s.rawGet(table, field)
     defer { s.pop() }
-    if s.rawGet(table, field) == LUA_TNIL { return nil }
-    guard let value = s.number(-1), value.isFinite else {
-      throw ScriptError("\(what): field '\(field)' must be a number (got \(s.typeName(-1)))")
+    return try numberField(s, at: -1, field, in: what)
+  }
+
+  func optionalBoolean(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> Bool? {
+    s.rawGet(table, field)
+    defer { s.pop() }
+    return try booleanField(s, at: -1, field, in: what)
+  }
+
+  /// The value at `i` of the field `field`: nil if absent, an error if not a string.
+  func stringField(_ s: LuaStack, at i: Int32, _ field: String, in what: @autoclosure () -> String) throws -> String? {
+    if s.isNil(i) { return nil }
+    guard let value = s.string(i) else {
+      throw ScriptError("\(what()): field '\(field)' must be a string (got \(s.typeName(i)))")
     }
     return value
   }
 
-  func optionalBoolean(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> Bool? {
-    defer { s.pop() }
-    if s.rawGet(table, field) == LUA_TNIL { return nil }
-    guard s.type(-1) == LUA_TBOOLEAN else {
-      throw ScriptError("\(what): field '\(field)' must be a boolean (got \(s.typeName(-1)))")
+  func numberField(_ s: LuaStack, at i: Int32, _ field: String, in what: @autoclosure () -> String) throws -> Double? {
+    if s.isNil(i) { return nil }
+    guard let value = s.number(i), value.isFinite else {
+      throw ScriptError("\(what()): field '\(field)' must be a number (got \(s.typeName(i)))")
     }
-    return s.boolean(-1)
+    return value
+  }
+
+  func booleanField(_ s: LuaStack, at i: Int32, _ field: String, in what: @autoclosure () -> String) throws -> Bool? {
+    if s.isNil(i) { return nil }
+    guard s.type(i) == LUA_TBOOLEAN else {
+      throw ScriptError("\(what()): field '\(field)' must be a boolean (got \(s.typeName(i)))")
+    }
+    return s.boolean(i)
   }
 
   /// A command at `i` (a string, or a list of argv words) with `env` and `cwd` read from the
