@@ -28,6 +28,8 @@ final class LuaCoroutine {
   /// What it is suspended on, so cancellation can undo it.
   var pending: Pending?
   var isDead = false
+  /// Its place in the host's list of live coroutines.
+  var liveIndex = 0
   /// Implicit progress composition in this coroutine (progress.current(), become_current).
   lazy var progress = ProgressContext()  // most bodies never touch progress
   var progressPrimed = false
@@ -62,7 +64,8 @@ extension ScriptHost {
     s.pushRef(function)
     lua_xmove(L, thread, 1)
     let co = LuaCoroutine(thread: thread, ref: ref, op: op, onEnd: onEnd)
-    live[ObjectIdentifier(co)] = co
+    co.liveIndex = live.count
+    live.append(co)
     return co
   }
 
@@ -121,7 +124,11 @@ extension ScriptHost {
 
   private func end(_ co: LuaCoroutine, _ how: CoroutineEnd) {
     co.isDead = true
-    live[ObjectIdentifier(co)] = nil
+    let last = live.removeLast()
+    if last !== co {
+      live[co.liveIndex] = last
+      last.liveIndex = co.liveIndex
+    }
     co.onEnd(how)
     stack.unref(co.ref)
   }

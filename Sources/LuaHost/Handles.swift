@@ -4,7 +4,7 @@ import CLuaShim
 import TaskEngine
 
 /// The kinds of engine object Lua holds handles to.
-enum HandleKind: CaseIterable {
+enum HandleKind: Int, CaseIterable {
   case operation, queue, progress
 
   var luaName: String {
@@ -13,6 +13,15 @@ enum HandleKind: CaseIterable {
     case .queue: "queue"
     case .progress: "progress"
     }
+  }
+}
+
+/// A registry reference per handle kind, stored flat: a dictionary would hash on every push.
+struct PerKind {
+  private var refs = [Int32](repeating: LUA_NOREF, count: HandleKind.allCases.count)
+  subscript(kind: HandleKind) -> Int32? {
+    get { refs[kind.rawValue] }
+    set { refs[kind.rawValue] = newValue ?? LUA_NOREF }
   }
 }
 

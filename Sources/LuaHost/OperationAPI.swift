@@ -7,14 +7,18 @@ import TaskEngine
 final class LuaFunctionBody: OperationBody {
   let function: Int32
   unowned let host: ScriptHost
+  /// The coroutine running it, while it runs.
+  var coroutine: LuaCoroutine?
   init(function: Int32, host: ScriptHost) {
     self.function = function
     self.host = host
   }
   var summary: String { "lua function" }
-  func start(_ operation: OperationNode, scheduler: Scheduler) { host.startBody(operation, function: function) }
+  func start(_ operation: OperationNode, scheduler: Scheduler) { host.startBody(operation, self) }
   func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String) {
-    host.interruptBody(operation, reason: reason)
+    guard let coroutine else { return }
+    coroutine.control.pointee.cancelled = 1  // for the hook; and wake what it waits on
+    host.interruptPending(coroutine, reason: reason)
   }
 }
 
@@ -253,10 +257,10 @@ extension ScriptHost {
   }
 
   /// Starts the coroutine of a Lua body; its end finishes the operation.
-  func startBody(_ op: OperationNode, function: Int32) {
-    let co = makeCoroutine(function: function, op: op) { [unowned self] end in
-      bodies[op] = nil
-      let skipReason = skipOnReturn.removeValue(forKey: op)
+  func startBody(_ op: OperationNode, _ body: LuaFunctionBody) {
+    let co = makeCoroutine(function: body.function, op: op) { [unowned self, unowned body] end in
+      body.coroutine = nil
+      let skipReason = skipOnReturn.isEmpty ? nil : skipOnReturn.removeValue(forKey: op)
       switch end {
       case .returned(let co, let count):
         let s = LuaStack(L: co.thread)
@@ -285,16 +289,9 @@ extension ScriptHost {
     }
     if let timeout = op.timeout { co.control.pointee.deadline = tl_monotonic() + timeout }
     if op.backgroundGrace != nil { co.control.pointee.shielded = 1 }  // the first Ctrl-C spares it
-    bodies[op] = co
+    body.coroutine = co
     pushHandle(.operation, id: op.id, on: LuaStack(L: co.thread))
     resume(co, arguments: 1)
-  }
-
-  /// Cancellation reached a running body: flag it for the hook and wake its primitive.
-  func interruptBody(_ op: OperationNode, reason: String) {
-    guard let co = bodies[op] else { return }
-    co.control.pointee.cancelled = 1
-    interruptPending(co, reason: reason)
   }
 
   func operationField(_ op: OperationNode, _ key: String, _ s: LuaStack) throws -> Int32 {

@@ -17,17 +17,15 @@ public final class ScriptHost {
   let L: OpaquePointer
   var stack: LuaStack { LuaStack(L: L) }
   var functions: [HostFunction] = []
-  var metatables: [HandleKind: Int32] = [:]
-  var handleTables: [HandleKind: Int32] = [:]
-  var methodTables: [HandleKind: Int32] = [:]
+  var metatables = PerKind()
+  var handleTables = PerKind()
+  var methodTables = PerKind()
   /// The light userdata that marks a yield as a request to the scheduler.
   let requestMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// Arms the interrupt hook on the running coroutine when its slice ends or on Ctrl-C.
   let watchdog = tl_watchdog_new()!
-  /// Coroutines of running bodies, by operation.
-  var bodies: [OperationNode: LuaCoroutine] = [:]
-  /// Every coroutine that has not ended.
-  var live: [ObjectIdentifier: LuaCoroutine] = [:]
+  /// Every coroutine that has not ended (each knows its index).
+  var live: [LuaCoroutine] = []
   /// The coroutine whose code is running now (nil between resumes).
   var current: LuaCoroutine?
   /// Resumptions waiting for the loop (never nested inside another coroutine's run).

@@ -174,6 +174,8 @@ public final class OperationNode {
   var unfinishedDependencies = 0
   /// Part of the current run: its dependencies and it will be started when possible.
   public internal(set) var isScheduled = false
+  /// Its place in the scheduler's list of executing operations.
+  var executingIndex = 0
   var finishHandlers: [(OperationNode) -> Void] = []
 
   init(id: Int, name: String, queue: WorkQueue) {

@@ -27,7 +27,8 @@ public final class Scheduler {
   var counts = RunProgress()
   var scheduledWeight = 0.0, finishedWeight = 0.0
   var nextTick: Double?
-  var executing: Set<OperationNode> = []
+  /// Executing operations, in no order (each knows its index: no hashing on the hot path).
+  var executing: [OperationNode] = []
   /// Scheduled operations that have not finished: the run is over when it is 0.
   public private(set) var unfinishedScheduled = 0
   /// Units of each resource category (mutex: 1), and who holds them now.
@@ -39,6 +40,8 @@ public final class Scheduler {
   public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
   var progressDirty: [OperationNode] = []
+  /// Tells the scheduler an operation's progress changed (one closure for all operations).
+  lazy var progressSink: (OperationNode) -> Void = { [unowned self] op in progressDirty.append(op) }
 
   var byName: [String: OperationNode] = [:]
   var timers = Heap<TimerEntry>()
@@ -85,7 +88,7 @@ public final class Scheduler {
     operations.append(op)
     op.queue.operations.append(op)
     byName[finalName] = op
-    op.progressChanged = { [unowned self] op in progressDirty.append(op) }
+    op.progressChanged = progressSink
     return op
   }
 
@@ -337,7 +340,8 @@ public final class Scheduler {
       counts.pending -= 1
       counts.running += 1
     }
-    executing.insert(op)
+    op.executingIndex = executing.count
+    executing.append(op)
     emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
     for label in op.activities { countActivity(label, by: 1) }
     for observer in op.observers { observer.operationDidStart(op) }
@@ -371,7 +375,7 @@ public final class Scheduler {
         op.queue.running -= 1
         counts.running -= 1
       }
-      executing.remove(op)
+      removeExecuting(op)
       for label in op.activities { countActivity(label, by: -1) }
       release(op)
     } else if op.isScheduled && !op.isGroup {
@@ -393,7 +397,7 @@ public final class Scheduler {
     }
     op.traceback = traceback
     op.finishTime = clock.now
-    waits[op] = nil
+    if !waits.isEmpty { waits[op] = nil }
     if op.hasProgress {
       // Succeeding means complete, whatever the body left it at; its final state is reported.
       let progress = op.progress
@@ -430,6 +434,15 @@ public final class Scheduler {
     }
   }
 
+  func removeExecuting(_ op: OperationNode) {
+    let index = op.executingIndex
+    let last = executing.removeLast()
+    if last !== op {
+      executing[index] = last
+      last.executingIndex = index
+    }
+  }
+
   /// Ends a failed attempt and starts the next one after the policy's delay. The queue slot
   /// is given back meanwhile; cancelling during the wait finishes the operation `cancelled`.
   func tryAgain(_ op: OperationNode, _ retry: RetryPolicy, error: String) {
@@ -437,7 +450,7 @@ public final class Scheduler {
     op.queue.running -= 1
     counts.running -= 1
     counts.pending += 1
-    executing.remove(op)
+    removeExecuting(op)
     for label in op.activities { countActivity(label, by: -1) }
     release(op)
     op.state = .pending
