@@ -163,7 +163,7 @@ public final class Scheduler {
         counts.pending += 1
         scheduledWeight += op.weight
       }
-      stack.append(contentsOf: op.dependencies.map(entryPoint))
+      for dependency in op.dependencies { stack.append(entryPoint(for: dependency)) }
     }
     for op in newlyScheduled.sorted(by: { $0.id < $1.id })
     where op.unfinishedDependencies == 0 && op.state == .pending {
@@ -178,8 +178,8 @@ public final class Scheduler {
     let dependencies = op.producedBy.isEmpty ? op.dependencies : op.dependencies.filter { op.producedBy[$0] == nil }
     switch op.policy {
     case .succeeded:
-      let unsuccessful = dependencies.filter { $0.outcome != .succeeded }
-      if let bad = unsuccessful.first(where: { $0.outcome == .failed }) ?? unsuccessful.first {
+      if let bad = dependencies.first(where: { $0.outcome == .failed })
+          ?? dependencies.first(where: { $0.outcome != .succeeded }) {
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
       }
       if failConditionDependency(op) { return }
