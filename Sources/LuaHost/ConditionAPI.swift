@@ -21,6 +21,7 @@ extension ScriptHost {
     pushMarkerMetatable("condition") { host, s in
       host.condition(at: 1, on: s).map { "<condition \($0.name)>" } ?? "condition"
     }
+    conditionMetaAddress = lua_topointer(L, -1)
     conditionMeta = stack.ref()
   }
 
@@ -37,7 +38,7 @@ extension ScriptHost {
   }
 
   func condition(at i: Int32, on s: LuaStack) -> LuaCondition? {
-    guard s.type(i) == LUA_TTABLE, hasMetatable(conditionMeta, at: i, on: s) else { return nil }
+    guard s.type(i) == LUA_TTABLE, hasMetatable(conditionMetaAddress, at: i, on: s) else { return nil }
     s.rawGet(i, "id")
     defer { s.pop() }
     return s.integer(-1).flatMap { $0 < conditionValues.count ? conditionValues[$0] : nil }

@@ -43,6 +43,7 @@ extension ScriptHost {
       s.rawSet(-2, "__index")
       pushFunction { host, s in try host.newIndex(kind, s) }
       s.rawSet(-2, "__newindex")
+      metatableAddresses[kind.rawValue] = lua_topointer(L, -1)
       metatables[kind] = s.ref()
     }
   }
@@ -114,12 +115,12 @@ extension ScriptHost {
     s.rawSet(-2, "__tostring")
   }
 
-  /// Whether the value at `i` has the metatable anchored at `ref` (marks our handles and values).
-  func hasMetatable(_ ref: Int32, at i: Int32, on s: LuaStack) -> Bool {
+  /// Whether the value at `i` has the metatable at `address` (marks our handles and values;
+  /// metatables are anchored for the state's life, so their addresses are stable).
+  func hasMetatable(_ address: UnsafeRawPointer?, at i: Int32, on s: LuaStack) -> Bool {
     guard lua_getmetatable(s.L, i) != 0 else { return false }
-    pushRef(ref, on: s)
-    defer { s.pop(2) }
-    return lua_rawequal(s.L, -1, -2) != 0
+    defer { s.pop() }
+    return lua_topointer(s.L, -1) == address
   }
 
   /// Pushes a list of operation handles.
@@ -134,11 +135,11 @@ extension ScriptHost {
   /// The id inside the handle at `i` if it is a handle of `kind`.
   func handleID(_ kind: HandleKind, at i: Int32, on s: LuaStack) -> Int? {
     if kind == .progress {
-      guard s.type(i) == LUA_TTABLE, hasMetatable(metatables[kind]!, at: i, on: s) else { return nil }
+      guard s.type(i) == LUA_TTABLE, hasMetatable(metatableAddresses[kind.rawValue], at: i, on: s) else { return nil }
       return progressID(inHandle: i, on: s)
     }
     guard s.type(i) == LUA_TUSERDATA, let box = lua_touserdata(s.L, i),
-          hasMetatable(metatables[kind]!, at: i, on: s) else { return nil }
+          hasMetatable(metatableAddresses[kind.rawValue], at: i, on: s) else { return nil }
     return box.load(as: Int.self)
   }
 

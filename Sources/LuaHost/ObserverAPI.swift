@@ -24,6 +24,7 @@ extension ScriptHost {
       case nil: "observer"
       }
     }
+    observerMetaAddress = lua_topointer(L, -1)
     observerMeta = stack.ref()
   }
 
@@ -64,7 +65,7 @@ extension ScriptHost {
 
   /// The observer at `i`, if it is one.
   func observer(at i: Int32, on s: LuaStack) -> Observer? {
-    guard s.type(i) == LUA_TTABLE, hasMetatable(observerMeta, at: i, on: s) else { return nil }
+    guard s.type(i) == LUA_TTABLE, hasMetatable(observerMetaAddress, at: i, on: s) else { return nil }
     defer { s.pop(2) }
     s.rawGet(i, "kind")
     switch s.string(-1) {

@@ -204,6 +204,7 @@ extension ScriptHost {
     if count == 0 && !s.keys(i).isEmpty {
       throw ScriptError("\(what()): \(field) must be a list of operations or names (got a table with named keys)")
     }
+    op.reserveDependencies(count)
     for k in 0..<count {  // one element on the stack at a time: lists may be long
       s.rawGet(i, k + 1)
       defer { s.pop() }

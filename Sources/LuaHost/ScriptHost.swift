@@ -18,6 +18,7 @@ public final class ScriptHost {
   var stack: LuaStack { LuaStack(L: L) }
   var functions: [HostFunction] = []
   var metatables = PerKind()
+  var metatableAddresses = [UnsafeRawPointer?](repeating: nil, count: HandleKind.allCases.count)
   var handleTables = PerKind()
   var methodTables = PerKind()
   /// The light userdata that marks a yield as a request to the scheduler.
@@ -56,11 +57,13 @@ public final class ScriptHost {
   let handleKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// The metatable of condition values and what each stands for (by its `id`).
   var conditionMeta: Int32 = LUA_NOREF
+  var conditionMetaAddress: UnsafeRawPointer?
   var conditionValues: [LuaCondition] = []
   /// Observers made by observer{} (by the `id` in their value).
   var luaObservers: [LuaObserver] = []
   /// The metatable of observer values (activity, timeout).
   var observerMeta: Int32 = LUA_NOREF
+  var observerMetaAddress: UnsafeRawPointer?
   /// The prelude's value formatter (the REPL's way of showing results).
   var formatter: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.

@@ -189,6 +189,11 @@ public final class OperationNode {
     return dependencies.contains { $0 === other }
   }
 
+  /// Room for `count` more dependencies (a list given at once grows the array once).
+  public func reserveDependencies(_ count: Int) {
+    dependencies.reserveCapacity(dependencies.count + count)
+  }
+
   func appendDependency(_ other: OperationNode) {
     dependencies.append(other)
     if dependencyIndex != nil {

@@ -80,14 +80,14 @@ public final class Scheduler {
                             body: (any OperationBody)? = nil) throws -> OperationNode {
     let id = operations.count + 1
     let finalName = name ?? "op\(id)"
-    if byName[finalName] != nil {
+    let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
+    if let existing = byName.updateValue(op, forKey: finalName) {  // one hash, not two
+      byName[finalName] = existing
       throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
     }
-    let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
     op.body = body
     operations.append(op)
     op.queue.operations.append(op)
-    byName[finalName] = op
     op.progressChanged = progressSink
     return op
   }
@@ -113,6 +113,7 @@ public final class Scheduler {
   /// The edge itself, with no checks: `op` waits for `dependency` (if it has not finished).
   func link(_ op: OperationNode, to dependency: OperationNode) {
     op.appendDependency(dependency)
+    if dependency.dependents.isEmpty { dependency.dependents.reserveCapacity(4) }  // grows once, not at 1, 2, 4
     dependency.dependents.append(op)
     if !dependency.isFinished { op.unfinishedDependencies += 1 }
   }
@@ -334,7 +335,8 @@ public final class Scheduler {
   func start(_ op: OperationNode) {
     op.state = .executing
     op.attempt += 1
-    op.startTime = clock.now
+    let now = clock.now
+    op.startTime = now
     if !op.isGroup {
       op.queue.running += 1
       counts.pending -= 1
@@ -342,7 +344,7 @@ public final class Scheduler {
     }
     op.executingIndex = executing.count
     executing.append(op)
-    emit(.operationStart(time: elapsed, name: op.name, attempt: op.attempt))
+    emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt))
     for label in op.activities { countActivity(label, by: 1) }
     for observer in op.observers { observer.operationDidStart(op) }
     if let timeout = op.timeout {
@@ -396,7 +398,8 @@ public final class Scheduler {
     case .skipped: op.errorKind = kind ?? .dependency
     }
     op.traceback = traceback
-    op.finishTime = clock.now
+    let now = clock.now
+    op.finishTime = now
     if !waits.isEmpty { waits[op] = nil }
     if op.hasProgress {
       // Succeeding means complete, whatever the body left it at; its final state is reported.
@@ -406,9 +409,9 @@ public final class Scheduler {
         progress.completed = progress.total
       }
       op.progressDirty = false
-      emit(.operationProgress(time: elapsed, name: op.name, progress: ProgressSnapshot(progress)))
+      emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: ProgressSnapshot(progress)))
     }
-    emit(.operationFinish(time: elapsed, name: op.name, outcome: outcome,
+    emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
                           duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
                           output: op.output, errorKind: op.errorKind))
     for observer in op.observers { observer.operationDidFinish(op) }
@@ -571,7 +574,8 @@ public final class Scheduler {
   }
 
   /// Seconds since the run started.
-  public var elapsed: Double { runStartTime.map { clock.now - $0 } ?? 0 }
+  public var elapsed: Double { elapsed(at: clock.now) }
+  func elapsed(at now: Double) -> Double { runStartTime.map { now - $0 } ?? 0 }
 
   /// Counts per outcome and the failures of every scheduled operation.
   public var summary: RunSummary {

@@ -31,7 +31,9 @@ public final class WorkQueue {
 struct ReadyEntry: Comparable {
   let priority: Int
   public let id: Int
-  let operation: OperationNode
+  /// Unowned: the scheduler's list of operations keeps it alive, and heap moves then cost
+  /// no reference counting.
+  unowned(unsafe) let operation: OperationNode
 
   static func < (a: ReadyEntry, b: ReadyEntry) -> Bool {
     // Heap pops max first: higher priority, then the lower (earlier) id.
