@@ -100,11 +100,21 @@ public final class ScriptHost {
   static let timeSlice = 0.02
 
   deinit {
-    tl_watchdog_free(watchdog)
-    lua_close(L)
+    close()
     requestMarker.deallocate()
     handleKey.deallocate()
   }
+
+  /// Closes the Lua state as lua.c does at exit (pending finalizers run, `__gc` and `__close`);
+  /// nothing may run Lua afterwards. A command that ends the process calls it and skips the
+  /// rest of the teardown.
+  public func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    tl_watchdog_free(watchdog)
+    lua_close(L)
+  }
+  private var isClosed = false
 
   /// Registers a host function and returns its index for `tl_pushhostfn`.
   func register(_ function: @escaping HostFunction) -> Int32 {

@@ -196,6 +196,10 @@ struct RunCommand: ParsableCommand {
     }
     if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
     let summary = host.run(selected)
-    throw Taskrun.Exit(summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure)
+    let code: ExitCode = summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure
+    // Lua's finalizers run; the graph is not taken apart object by object (100,000
+    // operations: 12 ms) since the process ends here.
+    host.close()
+    Taskrun.leave(code.rawValue)
   }
 }

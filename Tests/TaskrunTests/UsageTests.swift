@@ -24,6 +24,14 @@ import Testing
     #expect(run.stderr == "taskrun: cannot read 'no-such-workflow.lua': no such file\n")
   }
 
+  // The binary allocates with mimalloc (see the README's dependencies): it reports itself
+  // when asked to be verbose.
+  @Test func theBinaryAllocatesWithMimalloc() throws {
+    let run = Binary.finish(try Binary.start(["-q", "success.lua"], environment: ["MIMALLOC_VERBOSE": "1"]))
+    #expect(run.status == 0)
+    #expect(run.stderr.contains("mimalloc: process init"))
+  }
+
   @Test func makeStyleJobCountIsAccepted() throws {
     #expect(try Binary.run(["-j3", "success.lua"]).status == 0)
   }

@@ -96,7 +96,8 @@ if let bare = lua["bare"], let update = lua["update"], let field = lua["field"] 
   progress.rows.append(["Lua loop, no update (x = i)", f(bare, 1)])
   progress.rows.append(["Lua loop, a table field store", f(field, 1)])
   progress.rows.append(["Lua loop, p.completed = i", f(update, 1)])
-  progress.rows.append(["Lua: update loop / bare loop", f(update / bare, 1) + "×"])
+  progress.rows.append(["Lua: update loop / bare loop", f(update / bare) + "×"])
+  progress.rows.append(["Lua: update loop / table store loop", f(update / field) + "×"])
 } else {
   progress.rows.append(["Lua loop", "(progress.lua printed no RESULT line)"])
 }
