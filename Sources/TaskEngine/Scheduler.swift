@@ -345,8 +345,9 @@ public final class Scheduler {
     op.executingIndex = executing.count
     executing.append(op)
     emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt))
-    for label in op.activities { countActivity(label, by: 1) }
-    for observer in op.observers { observer.operationDidStart(op) }
+    // Most operations have no activities, observers or handlers: not even an empty loop.
+    if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
+    if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
     if let timeout = op.timeout {
       let attempt = op.attempt
       after(timeout) { [weak self, weak op] in
@@ -378,7 +379,7 @@ public final class Scheduler {
         counts.running -= 1
       }
       removeExecuting(op)
-      for label in op.activities { countActivity(label, by: -1) }
+      if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: -1) } }
       release(op)
     } else if op.isScheduled && !op.isGroup {
       counts.pending -= 1
@@ -414,7 +415,7 @@ public final class Scheduler {
     emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
                           duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
                           output: op.output, errorKind: op.errorKind))
-    for observer in op.observers { observer.operationDidFinish(op) }
+    if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
     if op.isGroup && outcome != .succeeded {
       // Children that never got to run end as their group did.
       for child in op.children where !child.isFinished && !child.hasStarted && child.state != .executing {
@@ -425,9 +426,11 @@ public final class Scheduler {
         finish(child, outcome == .skipped ? .skipped : .cancelled, error: "group '\(op.name)' \(outcome.rawValue)")
       }
     }
-    let handlers = op.finishHandlers
-    op.finishHandlers = []
-    for handler in handlers { handler(op) }
+    if !op.finishHandlers.isEmpty {
+      let handlers = op.finishHandlers
+      op.finishHandlers = []
+      for handler in handlers { handler(op) }
+    }
     if outcome == .failed && !keepGoing && stopReason == nil {
       stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
     }
