@@ -22,7 +22,7 @@ let dynamic = option("--dynamic") ?? root + "/.build/release/taskrun"
 let bench = CommandLine.arguments[0]
 let jobs = Int(option("--jobs") ?? "") ?? ProcessInfo.processInfo.activeProcessorCount
 let graphs = root + "/benchmarks/graphs.lua"
-let repeats = quick ? 1 : 3
+let repeats = quick ? 1 : 5
 let sizes = quick ? [1_000, 10_000] : [10_000, 100_000]
 let commandSizes = quick ? [200, 1_000] : [1_000, 10_000]
 
