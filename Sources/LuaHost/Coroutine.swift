@@ -30,6 +30,8 @@ final class LuaCoroutine {
   var isDead = false
   /// Its place in the host's list of live coroutines.
   var liveIndex = 0
+  /// Lua code was handed this thread (`coroutine.running()`), so it is never reused.
+  var escaped = false
   /// Implicit progress composition in this coroutine (progress.current(), become_current).
   lazy var progress = ProgressContext()  // most bodies never touch progress
   var progressPrimed = false
@@ -59,8 +61,13 @@ extension ScriptHost {
   func makeCoroutine(function: Int32, op: OperationNode?,
                      onEnd: @escaping (CoroutineEnd) -> Void) -> LuaCoroutine {
     let s = stack
-    let thread = lua_newthread(L)!
-    let ref = s.ref()
+    let thread: OpaquePointer, ref: Int32
+    if let idle = idleThreads.popLast() {
+      (thread, ref) = idle
+    } else {
+      thread = lua_newthread(L)!
+      ref = s.ref()
+    }
     s.pushRef(function)
     lua_xmove(L, thread, 1)
     let co = LuaCoroutine(thread: thread, ref: ref, op: op, onEnd: onEnd)
@@ -130,8 +137,17 @@ extension ScriptHost {
       last.liveIndex = co.liveIndex
     }
     co.onEnd(how)
-    stack.unref(co.ref)
+    // A thread that ended cleanly is kept for the next coroutine (a new one costs a state,
+    // a stack and a registry slot), unless Lua code may still hold it or left a hook on it.
+    if !co.escaped, idleThreads.count < Self.idleThreadLimit, lua_status(co.thread) == LUA_OK,
+       lua_gettop(co.thread) == 0, lua_gethook(co.thread) == nil {
+      idleThreads.append((co.thread, co.ref))
+    } else {
+      stack.unref(co.ref)
+    }
   }
+
+  static let idleThreadLimit = 64
 
   /// Resumes `co` from the loop, never from inside another coroutine's host call. `push`
   /// pushes the resume values onto the coroutine's stack and returns how many.

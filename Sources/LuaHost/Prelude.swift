@@ -1,9 +1,10 @@
 // Prelude: the Lua half of the host. Blocking primitives yield from Lua, never from C.
 
 /// Loaded once per state with chunk name "=[taskrun]"; receives the request sentinel, the
-/// table of globals to define and the method tables of operations and queues.
+/// table of globals to define, the method tables of operations and queues, the watchdog's
+/// enter/leave and `escape` (marks the running coroutine's thread as held by Lua code).
 let prelude = #"""
-local REQ, api, op_methods, queue_methods, enter, leave = ...
+local REQ, api, op_methods, queue_methods, enter, leave, escape = ...
 local yield, resume, create, status = coroutine.yield, coroutine.resume, coroutine.create, coroutine.status
 local error, select = error, select
 
@@ -60,6 +61,14 @@ function coroutine.wrap(f)
     return ...
   end
   return function(...) return finish(coroutine.resume(co, ...)) end
+end
+
+-- The host reuses the thread of a body that ended; one that Lua code was handed stays its own.
+local running = coroutine.running
+function coroutine.running()
+  local co, main = running()
+  escape()
+  return co, main
 end
 
 for name, value in pairs(api) do _G[name] = value end

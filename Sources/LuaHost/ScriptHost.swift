@@ -25,8 +25,10 @@ public final class ScriptHost {
   let requestMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// Arms the interrupt hook on the running coroutine when its slice ends or on Ctrl-C.
   let watchdog = tl_watchdog_new()!
-  /// Every coroutine that has not ended (each knows its index).
+  /// Every coroutine that has not ended (each knows its index), and finished threads kept
+  /// for reuse with their registry references.
   var live: [LuaCoroutine] = []
+  var idleThreads: [(thread: OpaquePointer, ref: Int32)] = []
   /// The coroutine whose code is running now (nil between resumes).
   var current: LuaCoroutine?
   /// Resumptions waiting for the loop (never nested inside another coroutine's run).
@@ -150,7 +152,11 @@ public final class ScriptHost {
     s.pushRef(methodTables[.operation]!)
     s.pushRef(methodTables[.queue]!)
     tl_pushwatchfns(L, watchdog)
-    if tl_pcall(L, 6, 1, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
+    pushFunction { host, s in  // coroutine.running() hands out the thread: never reuse it
+      if let co = host.current, co.thread == s.L { co.escaped = true }
+      return 0
+    }
+    if tl_pcall(L, 7, 1, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
     formatter = s.ref()
     s.unref(api)
     lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))

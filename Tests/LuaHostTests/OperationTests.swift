@@ -128,6 +128,29 @@ import TaskEngine
       assert(cleanup.succeeded and always.succeeded)
       """)
   }
+
+  // Bodies run on threads reused from bodies that ended; a thread Lua code was handed
+  // (coroutine.running) is never reused, so what a script saved stays what it was.
+  @Test func aThreadHandedToLuaCodeIsNeverReused() throws {
+    let host = try runLua("""
+      ops = {}
+      local previous = operation { name = "saver", run = function() saved = coroutine.running() end }
+      for i = 1, 100 do
+        previous = operation { name = "next" .. i, after = { previous }, when = "finished", run = function()
+          if i % 2 == 0 then error("fails, and its thread is reused") end
+          return i
+        end }
+        ops[i] = previous
+      end
+      operation { name = "check", after = { previous }, when = "finished", run = function()
+        seen = { coroutine.status(saved), saved == coroutine.running() }
+      end }
+      """)
+    try host.check("""
+      assert(seen[1] == "dead" and seen[2] == false, tostring(seen[1]))
+      assert(ops[99].result == 99 and ops[100].failed and ops[100].error:find("fails, and its thread is reused"))
+      """)
+  }
 }
 
 @Suite struct LargeGraphTests {
