@@ -179,3 +179,22 @@ extension TestModeTests {
     #expect(tagged.stdout.hasSuffix("\n1 passed, 1 failed\n"), "the command line wins: \(tagged.stdout)")
   }
 }
+
+extension TestModeTests {
+  @Test func ctrlCEndsTheRunAndCountsTheTestsItKeptFromRunning() throws {
+    let started = try Binary.start(["test", "--tap", "interrupted_spec.lua"],
+                                   in: Self.fixtures.appendingPathComponent("interrupted"))
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("sleeping now") {
+      usleep(20_000)
+    }
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 20)
+    #expect(run.status == 130)
+    #expect(run.stdout.contains("ok 1 - interrupted passes\n"), "\(run.stdout)")
+    #expect(run.stdout.contains("not ok 2 - interrupted sleeps\n"))
+    #expect(!run.stdout.contains("never starts"), "tests that never started are not reported as failures")
+    #expect(run.stdout.hasSuffix("Bail out! Interrupted: 2 tests not run\n1..2\n# 1 passed, 1 failed, 2 not run (interrupted)\n"),
+            "\(run.stdout)")
+  }
+}

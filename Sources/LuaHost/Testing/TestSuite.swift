@@ -15,6 +15,8 @@ public struct TestCase: Sendable {
   public var status: Status?
   public var message: String?
   public var traceback: String?
+  /// False for a test Ctrl-C stopped before it started: it neither passed nor failed.
+  public var ran = true
 }
 
 /// Which tests run, in what order, and for how long each may.
@@ -139,6 +141,7 @@ extension ScriptHost {
   /// Ctrl-C) gets its status from the operation's outcome.
   public func testCase(for op: OperationNode) -> TestCase? {
     guard var test = testCases[op.id] else { return nil }
+    test.ran = op.hasStarted || op.errorKind != .interrupted
     if test.status == nil, let outcome = op.outcome {
       switch outcome {
       case .succeeded: test.status = .passed

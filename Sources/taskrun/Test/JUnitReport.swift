@@ -9,7 +9,7 @@ final class JUnitReport: TestReport {
 
   init(path: String) { self.path = path }
 
-  func ended(_ results: [TestResult], elapsed: Double) {
+  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
     do {
       try xml(results, elapsed: elapsed).write(toFile: path, atomically: true, encoding: .utf8)
     } catch {

@@ -42,9 +42,10 @@ final class TapReporter: TestReport {
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) { print("# \(line)") }
   }
 
-  func ended(_ results: [TestResult], elapsed: Double) {
+  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
+    if notRun > 0 { print("Bail out! Interrupted: \(notRun) test\(notRun == 1 ? "" : "s") not run") }
     print("1..\(results.count)")
-    print("# \(TestCounts(results).line)")
+    print("# \(TestCounts(results, notRun: notRun).line)")
   }
 
   private func firstLine(_ text: String) -> String {

@@ -44,7 +44,7 @@ final class TestReporter: TestReport {
     print(text)
   }
 
-  func ended(_ results: [TestResult], elapsed: Double) {
+  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
     if marks > 0 { print("") }
     for (title, status) in [("Pending", TestCase.Status.pending), ("Failure", .failure), ("Error", .error)] {
       for result in results where result.status == status {
@@ -61,6 +61,6 @@ final class TestReporter: TestReport {
     let files = Set(results.map(\.test.file)).count
     print("")
     print("\(results.count) test\(results.count == 1 ? "" : "s") from \(files) file\(files == 1 ? "" : "s") in \(formatSeconds(elapsed))")
-    print(TestCounts(results).line)
+    print(TestCounts(results, notRun: notRun).line)
   }
 }

@@ -11,12 +11,13 @@ struct TestResult {
 }
 
 /// A report of a test run: told when it starts, of each result as it comes, of what tests
-/// print, and of the end (with every result, in the order they finished).
+/// print, and of the end (with every result, in the order they finished, and how many tests
+/// an interrupt kept from running).
 protocol TestReport: AnyObject {
   func started(seed: Int?)
   func finished(_ result: TestResult)
   func printed(_ text: String)
-  func ended(_ results: [TestResult], elapsed: Double)
+  func ended(_ results: [TestResult], notRun: Int, elapsed: Double)
 }
 
 extension TestReport {
@@ -31,6 +32,7 @@ final class TestResults: EventSink {
   private let lookup: (String) -> TestCase?
   private let reports: [any TestReport]
   private(set) var results: [TestResult] = []
+  private(set) var notRun = 0
   private var startTime: Double = 0
 
   init(reports: [any TestReport], lookup: @escaping (String) -> TestCase?) {
@@ -46,22 +48,25 @@ final class TestResults: EventSink {
       for report in reports { report.printed(text) }
     case .operationFinish(_, let name, _, let duration, _, _, _, _):
       guard let test = lookup(name) else { return }
+      guard test.ran else { notRun += 1; return }
       let result = TestResult(test: test, duration: duration)
       results.append(result)
       for report in reports { report.finished(result) }
     case .runFinish(let time, _):
-      for report in reports { report.ended(results, elapsed: time - startTime) }
+      for report in reports { report.ended(results, notRun: notRun, elapsed: time - startTime) }
     default:
       break
     }
   }
 }
 
-/// Counts for the closing line: errors count as failed.
+/// Counts for the closing line: errors count as failed; tests an interrupt kept from
+/// starting count as not run.
 struct TestCounts {
-  var passed = 0, failed = 0, skipped = 0
+  var passed = 0, failed = 0, skipped = 0, notRun = 0
 
-  init(_ results: [TestResult]) {
+  init(_ results: [TestResult], notRun: Int = 0) {
+    self.notRun = notRun
     for result in results {
       switch result.status {
       case .passed: passed += 1
@@ -71,8 +76,9 @@ struct TestCounts {
     }
   }
 
-  /// "N passed, N failed" and ", N skipped" when any were.
+  /// "N passed, N failed", then ", N skipped" and ", N not run (interrupted)" when any were.
   var line: String {
     "\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
+      + (notRun > 0 ? ", \(notRun) not run (interrupted)" : "")
   }
 }
