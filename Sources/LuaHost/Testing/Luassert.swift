@@ -275,13 +275,14 @@ function spy.new(callback)
   return s
 end
 
-function spy.on(target, key)
-  local original = target[key]
-  local s = spy.new(original)
-  s.target_table, s.target_key, s.original = target, key, original
+-- Puts spy `s` in place of target[key], remembering the original for revert.
+local function replace(target, key, s)
+  s.target_table, s.target_key, s.original = target, key, target[key]
   rawset(target, key, s)
   return s
 end
+
+function spy.on(target, key) return replace(target, key, spy.new(target[key])) end
 
 setmetatable(spy, { __call = function(_, callback) return spy.new(callback) end })
 
@@ -291,11 +292,7 @@ function stub.new(target, key, ...)
   local values = pack(...)
   local callback = function() return table.unpack(values, 1, values.n) end
   if target == nil then return spy.new(callback) end
-  local original = target[key]
-  local s = spy.new(callback)
-  s.target_table, s.target_key, s.original = target, key, original
-  rawset(target, key, s)
-  return s
+  return replace(target, key, spy.new(callback))
 end
 stub.is_stub = is_spy
 setmetatable(stub, { __call = function(_, ...) return stub.new(...) end })
