@@ -1,43 +1,115 @@
-/* spawn.c: posix_spawn in a new process group, and pidfd_open for one-waiter reaping. */
+/* spawn.c: start a command in its own process group, tied to taskrun's life, and reap it. */
 #define _GNU_SOURCE
 #include "CSpawn.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
-int cs_spawn(char *const argv[], char *const envp[], const char *cwd,
-             int out_fd, int err_fd, pid_t *pid) {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  sigset_t def, empty;
-  int rc;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-  if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
-  sigemptyset(&def);
-  sigaddset(&def, SIGINT);
-  sigaddset(&def, SIGTERM);
-  sigaddset(&def, SIGPIPE);
-  sigaddset(&def, SIGQUIT);
+struct spawn_args {
+  const char *path;
+  char *const *argv;
+  char *const *envp;
+  const char *cwd;
+  int out_fd, err_fd;
+  pid_t parent;
+  volatile int error;   /* written by the child before it exits: why exec failed */
+};
+
+/* Runs in the child, on its own stack, sharing memory with the suspended parent (as glibc's
+   posix_spawn does): only system calls, no allocation. */
+static int child_main(void *arg) {
+  struct spawn_args *a = arg;
+  struct sigaction dfl;
+  sigset_t empty;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  /* Handlers are reset by exec anyway; ignored signals are not: give every one its default. */
+  for (int sig = 1; sig < NSIG; sig++) {
+    struct sigaction old;
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) sigaction(sig, &dfl, NULL);
+  }
+  if (setpgid(0, 0) != 0) goto fail;
+  /* Die with taskrun even if it is killed with SIGKILL. The signal follows the thread that
+     spawned us: taskrun spawns from its scheduler thread, which lives as long as the run. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) goto fail;
+  if (getppid() != a->parent) _exit(127);  /* taskrun died before the line above */
+  int null = open("/dev/null", O_RDONLY);
+  if (null < 0) goto fail;
+  if (null != 0) { if (dup2(null, 0) < 0) goto fail; close(null); }
+  if (dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) goto fail;
+  if (a->cwd && chdir(a->cwd) != 0) goto fail;
   sigemptyset(&empty);
-  posix_spawnattr_setsigdefault(&attr, &def);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                  POSIX_SPAWN_SETSIGMASK);
-  rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, envp ? envp : environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  return rc;
+  sigprocmask(SIG_SETMASK, &empty, NULL);
+  execve(a->path, a->argv, a->envp);
+fail:
+  a->error = errno ? errno : EINVAL;
+  _exit(127);
+}
+
+int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
+             int out_fd, int err_fd, pid_t *pid) {
+  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, out_fd, err_fd, getpid(), 0 };
+  /* The parent is suspended until the child has exec'd or exited (CLONE_VFORK); the child
+     runs on a stack of its own. */
+  static const size_t size = 64 * 1024;
+  char *stack = malloc(size);
+  if (stack == NULL) return ENOMEM;
+  sigset_t all, old;
+  sigfillset(&all);
+  /* No handler of ours may run in the child while it shares our memory. */
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+  int saved = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  free(stack);
+  if (child < 0) return saved;
+  if (a.error != 0) {
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    return a.error;
+  }
+  *pid = child;
+  return 0;
+}
+
+int cs_resolve(const char *name, const char *path, char *out, size_t size) {
+  if (strchr(name, '/')) {
+    if (strlen(name) >= size) return ENAMETOOLONG;
+    strcpy(out, name);
+    return 0;
+  }
+  if (*name == '\0') return ENOENT;
+  if (path == NULL) path = "/usr/local/bin:/usr/bin:/bin";
+  int found = ENOENT;
+  for (const char *p = path;; ) {
+    const char *end = strchrnul(p, ':');
+    size_t dir = (size_t)(end - p);
+    /* An empty entry is the current folder, as execvp has it. */
+    if (dir + 1 + strlen(name) + 1 <= size) {
+      if (dir == 0) { strcpy(out, name); }
+      else { memcpy(out, p, dir); out[dir] = '/'; strcpy(out + dir + 1, name); }
+      struct stat st;
+      if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (access(out, X_OK) == 0) return 0;
+        found = EACCES;
+      }
+    }
+    if (*end == '\0') break;
+    p = end + 1;
+  }
+  return found;
 }
 
 int cs_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
@@ -52,4 +124,27 @@ int cs_exit_code(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+
+int cs_exited(pid_t pid, int *code) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != pid)
+    return 0;
+  *code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+  return 1;
+}
+
+int cs_reap(pid_t pid) {
+  int status;
+  pid_t r;
+  while ((r = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {}
+  return r == pid ? 0 : -1;
+}
+
+int cs_stop_signal(pid_t pid) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  if (waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG) != 0 || info.si_pid != pid) return 0;
+  return info.si_code == CLD_STOPPED || info.si_code == CLD_TRAPPED ? info.si_status : 0;
 }

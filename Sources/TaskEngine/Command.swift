@@ -63,15 +63,19 @@ public struct CommandResult: Sendable, Equatable {
   public var status: Int32
   public var stdout: String
   public var stderr: String
+  /// Why taskrun ended it, when it did so on its own (a command stopped by the terminal).
+  public var reason: String?
 
-  public init(status: Int32, stdout: String, stderr: String) {
+  public init(status: Int32, stdout: String, stderr: String, reason: String? = nil) {
     self.status = status
     self.stdout = stdout
     self.stderr = stderr
+    self.reason = reason
   }
 
   /// "exited with status 2", "killed by signal 9", or why it could not start.
   public var failureDescription: String {
+    if let reason { return reason }
     if status == 127, let reason = stderr.split(separator: "\n").last,
        reason.hasSuffix("command not found") || reason.hasPrefix("cwd '") || reason.hasSuffix("permission denied") {
       return "could not start (\(reason))"

@@ -1,19 +1,34 @@
-// ProcessRunner: posix_spawn into a process group; one I/O thread polls every pipe and pidfd
-// (one waiter, no thread or waitUntilExit per command); completions go to the inbox.
+// ProcessRunner: spawns commands into their own process groups; one I/O thread polls every
+// pipe and pidfd (one waiter, no thread per command); completions go to the inbox.
 import CSpawn
 import Foundation
 
 /// Runs commands off the scheduler's thread and posts what happens to an inbox.
+///
+/// Ownership: a command's process group is signalled only while its leader is unreaped (a
+/// zombie still holds the id), and reaping happens under the same lock as signalling, so an
+/// id that the kernel may have given to someone else is never signalled. What a command
+/// leaves behind (background children, daemons that left the group) becomes taskrun's own
+/// child once orphaned (taskrun is a subreaper, see `endDescendants`).
 public final class ProcessRunner: @unchecked Sendable {
   private let inbox: Inbox
   private let lock = NSLock()
   private var children: [Int: Child] = [:]  // by token; guarded by lock
-  private var groups: Set<pid_t> = []        // every process group ever started
   private var wake: [Int32] = [-1, -1]       // a pipe that interrupts poll when children change
   private var thread: Thread?
+  /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's), and
+  /// a SIGCHLD came that may mean a command stopped.
+  private var suspended = false
+  private var childrenChanged = false
+  /// Programs found in PATH, by PATH and name (scheduler thread only).
+  private var resolved: [String: String] = [:]
+
+  /// Seconds output is still read after a command exited (a background child may hold its
+  /// pipes open for much longer: the operation ends anyway).
+  public static let drainTime = 0.2
 
   /// One command's descriptors and what it has produced. Touched by the I/O thread only,
-  /// except `pid` (immutable) and creation.
+  /// except `pid` (immutable) and the fields the lock guards.
   private final class Child {
     let pid: pid_t
     var pipes: [OutputChannel: Int32]
@@ -21,6 +36,12 @@ public final class ProcessRunner: @unchecked Sendable {
     var stdout = Data(), stderr = Data()
     var partial: [OutputChannel: Data] = [:]
     var status: Int32?
+    var drainUntil: Double?
+    /// Guarded by lock: reaped (its group id may be reused), asked to stop (its group dies
+    /// with it), and why taskrun ended it on its own.
+    var reaped = false
+    var signalled = false
+    var reason: String?
     init(pid: pid_t, stdout: Int32, stderr: Int32, pidfd: Int32) {
       self.pid = pid
       self.pipes = [.stdout: stdout, .stderr: stderr]
@@ -30,72 +51,153 @@ public final class ProcessRunner: @unchecked Sendable {
 
   public init(inbox: Inbox) { self.inbox = inbox }
 
+  /// Makes this process a child subreaper: descendants orphaned by a command (background
+  /// children, daemons that left its group) become its children, for `endDescendants`.
+  /// For the command line only: a test process would collect other tests' orphans.
+  public static func becomeSubreaper() { _ = cs_become_subreaper() }
+
   /// Starts `spec`; its completion arrives as `.processExited(token:…)`. A command that
   /// cannot start completes at once with status 127 and the reason on stderr.
   public func start(_ spec: CommandSpec, token: Int) {
     let argv = spec.argv
-    var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-    guard cs_pipe(&outPipe) == 0, cs_pipe(&errPipe) == 0 else {
-      return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
-    }
     var env: [String]? = nil
+    var searchPath = ProcessInfo.processInfo.environment["PATH"]
     if !spec.environment.isEmpty {
       var merged = ProcessInfo.processInfo.environment
       for (k, v) in spec.environment { merged[k] = v }
       env = merged.map { "\($0.key)=\($0.value)" }
+      searchPath = merged["PATH"]
+    }
+    let program: String
+    switch resolve(argv[0], in: searchPath) {
+    case .success(let path): program = path
+    case .failure(let error): return fail(token: token, describe(error.code.rawValue, argv[0], spec.directory))
+    }
+    var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+    guard cs_pipe(&outPipe) == 0, cs_pipe(&errPipe) == 0 else {
+      return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
     var pid: pid_t = 0
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
-        cs_spawn(cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid)
+        cs_spawn(program, cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid)
       }
     }
     close(outPipe[1]); close(errPipe[1])
     if rc != 0 {
       close(outPipe[0]); close(errPipe[0])
-      let reason: String
-      switch rc {
-      case ENOENT:
-        reason = spec.directory.map { dir in
-          FileManager.default.fileExists(atPath: dir) ? "\(argv[0]): command not found"
-            : "cwd '\(dir)': no such directory" } ?? "\(argv[0]): command not found"
-      case EACCES: reason = "\(argv[0]): permission denied"
-      default: reason = "\(argv[0]): cannot start: \(String(cString: strerror(rc)))"
-      }
-      return fail(token: token, reason)
+      return fail(token: token, describe(rc, argv[0], spec.directory))
     }
     let child = Child(pid: pid, stdout: outPipe[0], stderr: errPipe[0], pidfd: cs_pidfd_open(pid))
     lock.lock()
     children[token] = child
-    groups.insert(pid)
     startThreadIfNeeded()
     lock.unlock()
     poke()
   }
 
-  /// Sends `signal` to the whole process group of the command started with `token`.
+  private func resolve(_ name: String, in path: String?) -> Result<String, POSIXError> {
+    let key = (path ?? "") + "\0" + name
+    if let known = resolved[key] { return .success(known) }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let rc = cs_resolve(name, path, &buffer, buffer.count)
+    guard rc == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT)) }
+    let found = String(cString: buffer)
+    if !name.contains("/") { resolved[key] = found }
+    return .success(found)
+  }
+
+  private func describe(_ rc: Int32, _ program: String, _ directory: String?) -> String {
+    switch rc {
+    case ENOENT:
+      return directory.map { dir in
+        FileManager.default.fileExists(atPath: dir) ? "\(program): command not found"
+          : "cwd '\(dir)': no such directory" } ?? "\(program): command not found"
+    case EACCES: return "\(program): permission denied"
+    default: return "\(program): cannot start: \(String(cString: strerror(rc)))"
+    }
+  }
+
+  /// Sends `signal` to the process group of the command started with `token`, if its leader
+  /// has not been reaped; it remembers that the command was asked to stop, so what is left
+  /// of its group is killed when the leader exits.
   public func signal(token: Int, _ signal: Int32) {
     lock.lock(); defer { lock.unlock() }
-    if let child = children[token] { kill(-child.pid, signal) }
+    guard let child = children[token], !child.reaped else { return }
+    child.signalled = true
+    kill(-child.pid, signal)
   }
 
   /// Sends `signal` to every running command's process group.
   public func signalAll(_ signal: Int32) {
     lock.lock(); defer { lock.unlock() }
-    for child in children.values { kill(-child.pid, signal) }
+    for child in children.values where !child.reaped {
+      child.signalled = true
+      kill(-child.pid, signal)
+    }
   }
 
-  /// SIGKILL to every process group this runner ever started, so that no background
-  /// grandchild outlives taskrun.
-  public func killAllGroups() {
+  /// Ctrl-Z: stops every running command's process group (SIGSTOP: a command may ignore SIGTSTP).
+  func suspendAll() {
     lock.lock(); defer { lock.unlock() }
-    for group in groups { kill(-group, SIGKILL) }
-    groups.removeAll()
+    suspended = true
+    for child in children.values where !child.reaped { kill(-child.pid, SIGSTOP) }
+  }
+
+  /// After Ctrl-Z, `fg` or `bg`: the commands go on.
+  func resumeAll() {
+    lock.lock(); defer { lock.unlock() }
+    guard suspended else { return }
+    suspended = false
+    for child in children.values where !child.reaped { kill(-child.pid, SIGCONT) }
+  }
+
+  /// A SIGCHLD: the I/O thread looks for commands that stopped.
+  func childChanged() {
+    lock.lock()
+    childrenChanged = true
+    lock.unlock()
+    poke()
   }
 
   private func fail(token: Int, _ message: String) {
     inbox.post(.processOutput(token: token, stream: .stderr, text: message + "\n"))
     inbox.post(.processExited(token: token, status: 127, stdout: "", stderr: message + "\n"))
+  }
+
+  // MARK: What is left when the run ends
+
+  /// Ends every process the run left: the running commands' groups (SIGKILL), and every
+  /// child of taskrun's that is not a running command's leader: orphaned background
+  /// children and daemons reparented to taskrun (a subreaper), and zombies. Each is
+  /// killed by its own pid while it is still an unreaped child, so the id is ours. Killing
+  /// one orphans its own children onto taskrun in turn: it repeats until none is left, at
+  /// most `within` seconds. Call it only when no Lua code can be waiting for a child of its
+  /// own (`os.execute`).
+  public func endDescendants(within seconds: Double = 2) {
+    signalAll(SIGKILL)
+    let deadline = Date().addingTimeInterval(seconds)
+    while killStrays(includingOwnGroup: true) > 0 && Date() < deadline { usleep(2_000) }
+  }
+
+  /// Kills (and reaps) taskrun's children that are not running commands' leaders; with
+  /// `includingOwnGroup` false, spares those in taskrun's own process group (a child
+  /// `os.execute` may be waiting for). Returns how many it found.
+  @discardableResult
+  public func killStrays(includingOwnGroup: Bool = false) -> Int {
+    lock.lock(); defer { lock.unlock() }  // no leader is reaped meanwhile: their ids stay ours
+    let leaders = Set(children.values.map(\.pid))
+    let own = getpgrp()
+    var pids = [pid_t](repeating: 0, count: 4096), groups = pids
+    let count = Int(cs_children(&pids, &groups, Int32(pids.count)))
+    var found = 0
+    for i in 0..<max(0, count) where !leaders.contains(pids[i]) && (includingOwnGroup || groups[i] != own) {
+      found += 1
+      kill(pids[i], SIGKILL)
+      kill(pids[i], SIGCONT)
+      _ = cs_reap(pids[i])
+    }
+    return found
   }
 
   // MARK: The I/O thread
@@ -120,10 +222,14 @@ public final class ProcessRunner: @unchecked Sendable {
     while true {
       lock.lock()
       let snapshot = children
+      let lookForStops = childrenChanged && !suspended
+      childrenChanged = false
       lock.unlock()
-      // What to watch: the wake pipe, every open output pipe, every unreaped pidfd.
+      if lookForStops { stopped(snapshot) }
+      // What to watch: the wake pipe, every open output pipe, every running command's pidfd.
       var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
       var owners: [(token: Int, child: Child, channel: OutputChannel?)] = []  // of fds[1...]
+      var nextDeadline: Double?
       for (token, child) in snapshot {
         // stdout before stderr: when both are ready their lines keep the order they were written in.
         for channel in [OutputChannel.stdout, .stderr] {
@@ -135,9 +241,15 @@ public final class ProcessRunner: @unchecked Sendable {
           fds.append(pollfd(fd: child.pidfd, events: Int16(POLLIN), revents: 0))
           owners.append((token, child, nil))
         }
+        if let until = child.drainUntil { nextDeadline = min(nextDeadline ?? until, until) }
       }
       let unwatchedExit = snapshot.values.contains { $0.pidfd < 0 && $0.status == nil }
-      let ready = poll(&fds, nfds_t(fds.count), unwatchedExit ? 20 : -1)
+      var timeout: Int32 = unwatchedExit ? 20 : -1
+      if let nextDeadline {
+        let ms = Int32(max(0, min(1000, (nextDeadline - tl_now()) * 1000)).rounded(.up))
+        timeout = timeout < 0 ? ms : min(timeout, ms)
+      }
+      let ready = poll(&fds, nfds_t(fds.count), timeout)
       if ready < 0 && errno != EINTR { continue }
       if fds[0].revents != 0 { _ = read(wake[0], &buffer, buffer.count) }
       for (i, entry) in fds.enumerated().dropFirst() where entry.revents != 0 {
@@ -149,11 +261,43 @@ public final class ProcessRunner: @unchecked Sendable {
         }
         complete(owner.child, token: owner.token)
       }
-      // Without a pidfd (very old kernels) exits are noticed by polling waitpid.
-      for (token, child) in snapshot where child.pidfd < 0 && child.status == nil {
-        reap(child)
+      let now = tl_now()
+      for (token, child) in snapshot {
+        // Without a pidfd (very old kernels) exits are noticed by polling.
+        if child.pidfd < 0 && child.status == nil { reap(child) }
+        // Its command has exited and the drain time is over: what still holds the pipes
+        // open is a background child, which does not keep the operation running.
+        if let until = child.drainUntil, now >= until {
+          for (channel, fd) in child.pipes {
+            drain(fd, channel: channel, child: child, token: token, buffer: &buffer)
+            if let open = child.pipes[channel] {
+              close(open)
+              child.pipes[channel] = nil
+              flushPartial(channel, child: child, token: token)
+            }
+          }
+        }
         complete(child, token: token)
       }
+    }
+  }
+
+  /// Commands stopped by the terminal (SIGTTIN/SIGTTOU: they tried to read it, or to change
+  /// its modes, from their own process group) would wait forever: end them and say why.
+  private func stopped(_ snapshot: [Int: Child]) {
+    for child in snapshot.values where child.status == nil {
+      let signal = cs_stop_signal(child.pid)
+      guard signal == SIGTTIN || signal == SIGTTOU else { continue }
+      lock.lock()
+      if !child.reaped {
+        child.signalled = true
+        child.reason = "stopped because it \(signal == SIGTTIN ? "read" : "wrote to or set up") the terminal "
+          + "(SIG\(signal == SIGTTIN ? "TTIN" : "TTOU")) and was killed: commands run without a terminal; "
+          + "give them their input another way (a file, an argument or the environment)"
+        kill(-child.pid, SIGKILL)
+        kill(-child.pid, SIGCONT)
+      }
+      lock.unlock()
     }
   }
 
@@ -176,12 +320,20 @@ public final class ProcessRunner: @unchecked Sendable {
     }
   }
 
+  /// Notes the exit of a command's leader and reaps it. A command that was asked to stop
+  /// takes its whole group with it: killed while the leader's zombie still holds the id.
   private func reap(_ child: Child) {
-    var status: Int32 = 0
-    guard waitpid(child.pid, &status, WNOHANG) == child.pid else { return }
-    child.status = cs_exit_code(status)
+    var code: Int32 = 0
+    guard cs_exited(child.pid, &code) != 0 else { return }
+    lock.lock()
+    if child.signalled { kill(-child.pid, SIGKILL) }
+    _ = cs_reap(child.pid)
+    child.reaped = true
+    lock.unlock()
+    child.status = code
     if child.pidfd >= 0 { close(child.pidfd) }
     child.pidfd = -1
+    if !child.pipes.isEmpty { child.drainUntil = tl_now() + Self.drainTime }
   }
 
   private func received(_ data: Data, channel: OutputChannel, child: Child, token: Int) {
@@ -203,19 +355,26 @@ public final class ProcessRunner: @unchecked Sendable {
     child.partial[channel] = nil
   }
 
-  /// Reports a command once it has exited and both pipes reached end of file. A background
-  /// grandchild holding a pipe open keeps it running: its group is killed at exit as well.
+  /// Reports a command once it has exited and its pipes are closed (at end of file, or when
+  /// the drain time after its exit is over).
   private func complete(_ child: Child, token: Int) {
     guard let status = child.status, child.pipes.isEmpty else { return }
     lock.lock()
     let known = children.removeValue(forKey: token) != nil
+    let reason = child.reason
     lock.unlock()
     guard known else { return }
     inbox.post(.processExited(
       token: token, status: status,
       stdout: String(decoding: child.stdout, as: UTF8.self),
-      stderr: String(decoding: child.stderr, as: UTF8.self)))
+      stderr: String(decoding: child.stderr, as: UTF8.self), reason: reason))
   }
+}
+
+private func tl_now() -> Double {
+  var ts = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &ts)
+  return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

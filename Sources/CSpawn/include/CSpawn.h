@@ -1,20 +1,47 @@
-/* CSpawn: start a command in its own process group, and a pollable handle on its exit. */
+/* CSpawn: processes and signals as taskrun needs them, where Glibc's Swift overlay falls short. */
 #ifndef CSPAWN_H
 #define CSPAWN_H
+#include <stddef.h>
 #include <sys/types.h>
 
-/* Spawn argv[0] (searched in PATH when it has no '/') with stdin from /dev/null, stdout and
-   stderr to the given fds, in a new process group, with default SIGINT/SIGTERM/SIGPIPE
-   dispositions. envp NULL = inherit; cwd NULL = inherit. Returns 0 or an errno. */
-int cs_spawn(char *const argv[], char *const envp[], const char *cwd,
+/* {====== spawn.c */
+/* Start `path` (already resolved) with stdin from /dev/null, stdout and stderr to the given
+   fds, in a new process group, every signal at its default and none blocked, and killed
+   (PR_SET_PDEATHSIG) if the spawning thread dies. envp NULL = inherit; cwd NULL = inherit.
+   Returns 0 or an errno (of exec, chdir, …; the child is then reaped). */
+int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
              int out_fd, int err_fd, pid_t *pid);
-
+/* Find `name` as execvp does in the colon-separated `path` (NULL: a default) into out:
+   0, ENOENT, EACCES (found but not executable) or ENAMETOOLONG. A name with '/' is itself. */
+int cs_resolve(const char *name, const char *path, char *out, size_t size);
 /* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 on error. */
 int cs_pidfd_open(pid_t pid);
-
 /* Close-on-exec pipe with a non-blocking read end fds[0]; fds[1] write end. 0 or -1. */
 int cs_pipe(int fds[2]);
-
 /* Decode a waitpid status: exit code, or 128 + signal number when killed. */
 int cs_exit_code(int status);
+/* Has child `pid` exited? 1 with its code (128 + signal when killed) in *code, without
+   reaping it: until cs_reap, its pid and process group id cannot be reused. 0 if not. */
+int cs_exited(pid_t pid, int *code);
+/* Reap an exited child: 0, or -1 if it has not exited. */
+int cs_reap(pid_t pid);
+/* If child `pid` has stopped since last asked: the signal that stopped it; else 0. */
+int cs_stop_signal(pid_t pid);
+/* }====== */
+
+/* {====== descendants.c */
+/* PR_SET_CHILD_SUBREAPER: orphaned descendants become taskrun's children. 0 or -1. */
+int cs_become_subreaper(void);
+/* This process's children now (zombies too) and their process groups, at most max; -1 on error. */
+int cs_children(pid_t *pids, pid_t *groups, int max);
+/* }====== */
+
+/* {====== signals.c */
+/* Block SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT and SIGCHLD in the calling thread (a
+   program named taskrun does it before main). */
+void cs_block_signals(void);
+/* Handle those signals by writing the signal number as a byte to `fd` (non-blocking), then
+   unblock them in the calling thread. 0 or -1. */
+int cs_handle_signals(int fd);
+/* }====== */
 #endif
