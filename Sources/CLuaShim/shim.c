@@ -59,6 +59,7 @@ struct tl_watchdog {
 };
 
 static pthread_mutex_t g_watchdogs_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local tl_watchdog *g_watchdog = NULL;  /* the one resuming on this thread */
 static tl_watchdog *g_watchdogs = NULL;
 
 static void tl_hook(lua_State *L, lua_Debug *ar);
@@ -126,6 +127,7 @@ void tl_watchdog_free(tl_watchdog *w) {
 }
 
 void tl_watchdog_begin(tl_watchdog *w, lua_State *co, tl_control *c, double slice) {
+  g_watchdog = w;
   pthread_mutex_lock(&w->lock);
   w->body = co;
   w->depth = 0;
@@ -140,6 +142,7 @@ void tl_watchdog_begin(tl_watchdog *w, lua_State *co, tl_control *c, double slic
 }
 
 void tl_watchdog_end(tl_watchdog *w) {
+  g_watchdog = NULL;
   pthread_mutex_lock(&w->lock);
   if (w->armed) {
     lua_sethook(w->body, NULL, 0, 0);
@@ -185,33 +188,62 @@ void tl_pushwatchfns(lua_State *L, tl_watchdog *w) {
   lua_pushcclosure(L, tl_leave, 1);
 }
 
+/* Why the running code must stop now (cancelled, interrupted, timed out), or NULL. */
+static const char *stop_reason(tl_control *c) {
+  if (c == NULL) return atomic_load(&g_interrupt) ? "interrupted" : NULL;
+  if (c->cancelled) { c->raised = 1; return "cancelled"; }
+  if (!c->shielded && atomic_load(&g_interrupt)) { c->raised = 2; return "interrupted"; }
+  if (c->deadline > 0 && tl_monotonic() >= c->deadline) { c->raised = 3; return "timed out"; }
+  return NULL;
+}
+
+/* Raises `why` at the running line, with the hook re-armed on every line so that a pcall
+   around the loop cannot swallow it (as Redis does). */
+static int raise_stop(lua_State *L, int level, const char *why) {
+  lua_sethook(L, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
+  luaL_where(L, level);
+  lua_pushstring(L, why);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
 /* Once armed, every 1000 instructions: stop cancelled, interrupted or overdue bodies, and
    end the time slice of the rest by yielding to the scheduler. */
 static void tl_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   tl_control *c = g_current;
-  const char *why = NULL;
-  if (c == NULL) {
-    if (atomic_load(&g_interrupt)) why = "interrupted";
-  } else if (c->cancelled) {
-    why = "cancelled"; c->raised = 1;
-  } else if (!c->shielded && atomic_load(&g_interrupt)) {
-    why = "interrupted"; c->raised = 2;
-  } else {
-    double now = tl_monotonic();
-    if (c->deadline > 0 && now >= c->deadline) { why = "timed out"; c->raised = 3; }
-    else if (L == c->thread && lua_isyieldable(L)) {
-      lua_yield(L, 0);            /* in a hook this returns; the VM yields afterwards */
-      return;
-    }
+  const char *why = stop_reason(c);
+  if (why) { raise_stop(L, 0, why); return; }
+  if (c != NULL && L == c->thread && lua_isyieldable(L)) {
+    lua_yield(L, 0);            /* in a hook this returns; the VM yields afterwards */
   }
-  if (why) {
-    /* re-arm on every line so that a pcall around the loop cannot swallow it (as Redis does) */
-    lua_sethook(L, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
-    luaL_where(L, 0);
-    lua_pushstring(L, why);
-    lua_concat(L, 2);
-    lua_error(L);
+}
+
+/* debug.sethook, guarded: user code that replaces or clears hooks in a loop would take the
+   interrupt hook away; each call is a point where a pending stop is raised instead. */
+static int tl_guarded_sethook(lua_State *L) {
+  const char *why = stop_reason(g_current);
+  if (why) return raise_stop(L, 1, why);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 0);
+  /* Once the watchdog has armed the interrupt hook, it stays: re-arm over the user's. */
+  tl_watchdog *w = g_watchdog;
+  if (w) {
+    pthread_mutex_lock(&w->lock);
+    if (w->armed) { w->armed = 0; arm(w); }
+    pthread_mutex_unlock(&w->lock);
+  }
+  return 0;
+}
+
+void tl_guard_sethook(lua_State *L) {
+  if (lua_getglobal(L, "debug") == LUA_TTABLE && lua_getfield(L, -1, "sethook") == LUA_TFUNCTION) {
+    lua_pushcclosure(L, tl_guarded_sethook, 1);
+    lua_setfield(L, -2, "sethook");
+    lua_pop(L, 1);
+  } else {
+    lua_pop(L, 2);
   }
 }
 

@@ -1,10 +1,11 @@
 // Inbox: the one door through which other threads hand work to the scheduler's thread.
 import Foundation
+import Synchronization
 
 /// Something that happened off the scheduler's thread: a process exited, output arrived, a signal.
 public enum InboxItem: Sendable {
   case processOutput(token: Int, stream: OutputChannel, text: String)
-  case processExited(token: Int, status: Int32, stdout: String, stderr: String)
+  case processExited(token: Int, status: Int32, stdout: String, stderr: String, reason: String? = nil)
   case signal(Int32)
   /// Work done off the scheduler's thread finished with this answer (nil: no error).
   case completion(token: Int, answer: String?)
@@ -15,8 +16,20 @@ public enum InboxItem: Sendable {
 public final class Inbox: @unchecked Sendable {
   private let condition = NSCondition()
   private var items: [InboxItem] = []
+  /// Interrupts posted so far: the scheduler compares it with those it has handled at every
+  /// point where something could start, without waiting for its turn to drain the inbox.
+  public let signalsPosted = Atomic<Int>(0)
+  /// Interrupts the scheduler has handled: one that stays unhandled means the scheduler's
+  /// thread is stuck where Lua cannot be interrupted (a finalizer runs without hooks).
+  public let signalsHandled = Atomic<Int>(0)
 
   public init() {}
+
+  /// An interrupt (SIGINT, SIGTERM, SIGHUP): counted first, then queued to wake the loop.
+  public func postSignal(_ signal: Int32) {
+    signalsPosted.add(1, ordering: .sequentiallyConsistent)
+    post(.signal(signal))
+  }
 
   public func post(_ item: InboxItem) {
     condition.lock()

@@ -131,6 +131,9 @@ public final class OperationNode {
   /// Seconds it may execute before it is cancelled and fails with a timeout error.
   public var timeout: Double?
   public internal(set) var timedOut = false
+  /// The timer of the running attempt's timeout (cancelled when it ends: an idle run with a
+  /// pending hour-long timeout would not notice it can make no progress).
+  var timeoutTimer: Int?
   /// Free-form attachment for the host (the Lua host keeps its result reference here).
   public var hostData: AnyObject?
   /// Called with the operation's output as whole lines (the Lua host parses `progress = pattern`).

@@ -39,9 +39,12 @@ extension Scheduler {
 
   /// Asks a command to stop: SIGTERM to its process group, SIGKILL after `killGrace`.
   public func terminateCommand(_ token: Int) {
-    guard commandHandlers[token] != nil else { return }
+    guard commandHandlers[token] != nil, killTimers[token] == nil else { return }
     processes.signal(token: token, SIGTERM)
-    after(killGrace) { [weak self] in self?.processes.signal(token: token, SIGKILL) }
+    killTimers[token] = after(killGrace) { [weak self] in
+      self?.killTimers[token] = nil
+      self?.processes.signal(token: token, SIGKILL)
+    }
   }
 
   /// Runs blocking `work` off the scheduler's thread (on `queue`: a serial one serializes,
@@ -133,13 +136,14 @@ extension Scheduler {
       switch item {
       case .processOutput(let token, let stream, let text):
         if let op = commandOwners[token] { record(output: text, stream: stream, for: op) }
-      case .processExited(let token, let status, let stdout, let stderr):
+      case .processExited(let token, let status, let stdout, let stderr, let reason):
         commandOwners[token] = nil
+        if let timer = killTimers.removeValue(forKey: token) { cancelTimer(timer) }
         if let handler = commandHandlers.removeValue(forKey: token) {
-          handler(CommandResult(status: status, stdout: stdout, stderr: stderr))
+          handler(CommandResult(status: status, stdout: stdout, stderr: stderr, reason: reason))
         }
       case .signal:
-        interrupt()
+        absorbSignals()
       case .completion(let token, let answer):
         completionHandlers.removeValue(forKey: token)?(answer)
       case .wake:
@@ -156,6 +160,7 @@ extension Scheduler {
     for op in operations where op.isScheduled && !op.isFinished && op.state != .executing {
       let reason = op.state == .ready && op.queue.isSuspended
         ? "never started: queue '\(op.queue.name)' is suspended"
+        : op.state == .ready && parked.contains(op) ? "never started: " + waitingForResources(op)
         : op.state == .ready ? "never started: queue '\(op.queue.name)' has no room"
         : "never started: its dependencies never finished"
       cancel(op, reason: reason)

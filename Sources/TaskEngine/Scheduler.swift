@@ -1,6 +1,7 @@
 // Scheduler: owns the graph and decides what starts when; single-threaded and event-driven.
 import Foundation
 import HeapModule
+import Synchronization
 
 /// Runs operations as their dependencies finish, within queue limits, on one thread.
 /// Everything here is called from the thread that calls `run(until:)`; other threads talk to
@@ -21,6 +22,15 @@ public final class Scheduler {
   /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
   public private(set) var stopReason: String?
   public private(set) var interrupts = 0
+  /// Why the run was ended from inside (`os.exit`): like an interrupt, but not one.
+  public private(set) var endedBy: String?
+  /// Interrupted or ended: nothing new starts, not even cleanup operations.
+  public var halted: Bool { interrupts > 0 || endedBy != nil }
+  /// Called when the run is interrupted or ended, after the operations were cancelled (the
+  /// Lua host wakes the script's top level, which waits on no operation of its own).
+  public var onHalt: () -> Void = {}
+  /// Interrupts of the inbox's count already handled (see `absorbSignals`).
+  var signalsHandled = 0
   /// Seconds between `tick` and `runProgress` events (nil: none; the live view sets ~1/15 s).
   public var tickInterval: Double?
   /// Counts behind `runProgress`, kept as operations move.
@@ -49,6 +59,8 @@ public final class Scheduler {
   var nextToken = 0
   var commandHandlers: [Int: (CommandResult) -> Void] = [:]
   var commandOwners: [Int: OperationNode] = [:]
+  /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
+  var killTimers: [Int: Int] = [:]
   var completionHandlers: [Int: (String?) -> Void] = [:]
   var exclusiveBusy = false
   var exclusiveWaiters: [() -> Void] = []
@@ -174,8 +186,9 @@ public final class Scheduler {
 
   /// Called when every dependency of a scheduled operation finished: skip, cancel or ready it.
   func evaluate(_ op: OperationNode) {
+    absorbSignals()
     guard op.state == .pending, !op.isFinished else { return }
-    if interrupts > 0, let stopReason { return finish(op, .cancelled, error: stopReason) }
+    if halted, let stopReason { return finish(op, .cancelled, error: stopReason) }
     let dependencies = op.producedBy.isEmpty ? op.dependencies : op.dependencies.filter { op.producedBy[$0] == nil }
     switch op.policy {
     case .succeeded:
@@ -189,7 +202,7 @@ public final class Scheduler {
       if !dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled }) {
         return finish(op, .skipped, error: "no dependency failed")
       }
-      if let stopReason, interrupts > 0 { return finish(op, .cancelled, error: stopReason) }
+      if let stopReason, halted { return finish(op, .cancelled, error: stopReason) }
     case .finished:
       break
     }
@@ -262,6 +275,7 @@ public final class Scheduler {
   /// Starts ready operations while their queues have room. Returns whether any started.
   @discardableResult
   public func pump() -> Bool {
+    absorbSignals()
     var started = false
     if !parked.isEmpty {
       // Waiting for resources: first come, first served.
@@ -350,7 +364,7 @@ public final class Scheduler {
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
     if let timeout = op.timeout {
       let attempt = op.attempt
-      after(timeout) { [weak self, weak op] in
+      op.timeoutTimer = after(timeout) { [weak self, weak op] in
         guard let self, let op, op.attempt == attempt else { return }
         expire(op)
       }
@@ -367,12 +381,16 @@ public final class Scheduler {
   public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil,
                      kind: FailureKind? = nil) {
     guard !op.isFinished else { return }
-    if outcome == .failed, op.state == .executing, !op.isCancelled, interrupts == 0,
+    if outcome == .failed, op.state == .executing, !op.isCancelled, !halted,
        let retry = op.retry, op.attempt <= retry.max {
       return tryAgain(op, retry, error: error ?? op.error ?? "failed")
     }
     var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
     if op.timedOut && outcome == .cancelled { outcome = .failed }
+    if let timer = op.timeoutTimer {
+      cancelTimer(timer)
+      op.timeoutTimer = nil
+    }
     if op.state == .executing {
       if !op.isGroup {
         op.queue.running -= 1
@@ -453,6 +471,10 @@ public final class Scheduler {
   /// is given back meanwhile; cancelling during the wait finishes the operation `cancelled`.
   func tryAgain(_ op: OperationNode, _ retry: RetryPolicy, error: String) {
     let delay = retry.delay(after: op.attempt)
+    if let timer = op.timeoutTimer {
+      cancelTimer(timer)
+      op.timeoutTimer = nil
+    }
     op.queue.running -= 1
     counts.running -= 1
     counts.pending += 1
@@ -462,8 +484,10 @@ public final class Scheduler {
     op.state = .pending
     op.timedOut = false
     emit(.operationRetry(time: elapsed, name: op.name, attempt: op.attempt, error: error, delay: delay))
-    after(delay) { [unowned op] in
+    after(delay) { [unowned self, unowned op] in
       guard op.state == .pending, !op.isFinished, !op.isCancelled else { return }
+      absorbSignals()  // an interrupt during the wait cancelled it: no next attempt
+      guard !op.isFinished else { return }
       op.state = .ready
       op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
     }
@@ -496,15 +520,16 @@ public final class Scheduler {
     stopReason = stopReason ?? reason
     // Operations downstream of a failure are left to be skipped when it reaches them.
     var downstream = Set<OperationNode>()
-    if interrupts == 0 {
+    if !halted {
       var stack = operations.filter { $0.outcome == .failed }.flatMap(\.dependents)
       while let op = stack.popLast() {
         guard downstream.insert(op).inserted else { continue }
         stack.append(contentsOf: op.dependents)
       }
     }
-    for op in operations where op.isScheduled && !op.hasStarted && !op.isFinished
-      && (interrupts > 0 || (op.policy == .succeeded && !downstream.contains(op))) {
+    // An interrupt also ends operations waiting for their next attempt.
+    for op in operations where op.isScheduled && !op.isFinished && op.state != .executing
+      && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream.contains(op))) {
       cancel(op, reason: reason)
     }
   }
@@ -520,6 +545,31 @@ public final class Scheduler {
   public func endInterrupt() {
     interrupts = 0
     stopReason = nil
+    signalsHandled = inbox.signalsPosted.load(ordering: .sequentiallyConsistent)
+    inbox.signalsHandled.store(signalsHandled, ordering: .sequentiallyConsistent)
+  }
+
+  /// Handles the interrupts the signal watcher counted since the last look. Called wherever
+  /// something could start (evaluate, pump, a retry's next attempt), so that nothing starts
+  /// after a Ctrl-C even while the loop has not drained the inbox (a CPU-bound body).
+  public func absorbSignals() {
+    let posted = inbox.signalsPosted.load(ordering: .sequentiallyConsistent)
+    while signalsHandled < posted {
+      signalsHandled += 1
+      inbox.signalsHandled.store(signalsHandled, ordering: .sequentiallyConsistent)
+      interrupt()
+    }
+  }
+
+  /// Ends the run now, as `os.exit` asks: every operation that has not finished is cancelled
+  /// with `reason` (running commands get SIGTERM, then SIGKILL after the grace).
+  public func end(because reason: String) {
+    guard endedBy == nil else { return }
+    endedBy = reason
+    stopReason = reason
+    stop(because: reason)
+    for op in operations where op.state == .executing { cancel(op, reason: reason) }
+    onHalt()
   }
 
   /// Ctrl-C / SIGTERM: the first cancels everything; later ones also kill every command.
@@ -527,6 +577,7 @@ public final class Scheduler {
     interrupts += 1
     if interrupts == 1 {
       stopReason = "interrupted"
+      if !executing.isEmpty { message("taskrun: stopping…; Ctrl-C again to kill", from: nil) }
       stop(because: "interrupted")
       for op in operations where op.state == .executing {
         guard let grace = op.backgroundGrace else {
@@ -538,9 +589,12 @@ public final class Scheduler {
           cancel(op, reason: "interrupted: its background grace of \(formatSeconds(grace)) ran out")
         }
       }
+      onHalt()
     } else {
+      if interrupts == 2, !executing.isEmpty { message("taskrun: killing…; Ctrl-C again to exit at once", from: nil) }
       for op in operations where op.state == .executing { cancel(op, reason: "interrupted") }
       processes.signalAll(SIGKILL)
+      processes.killStrays()
     }
   }
 

@@ -1,31 +1,103 @@
-// SignalWatcher: turns SIGINT/SIGTERM into inbox items instead of killing the process.
-import Dispatch
+// SignalWatcher: Ctrl-C, SIGTERM, SIGHUP, Ctrl-Z and SIGCHLD, from taskrun's first instant to its last.
+import CSpawn
 import Foundation
 
-/// Catches SIGINT, SIGTERM and SIGHUP (a closed terminal) for as long as it lives. Each one is posted to the inbox as
-/// `.signal`; `immediately` runs first, off the scheduler's thread (used to interrupt a
-/// runaway Lua loop, which would otherwise never let the scheduler see the inbox).
+/// The one place taskrun's signals arrive. The signals are blocked before `main` runs (see
+/// CSpawn's signals.c); `start()` installs handlers that write each signal to a pipe and
+/// unblocks them, so none arriving earlier is lost or takes its default action. A thread
+/// reads the pipe and hands each signal to whatever run is attached.
+///
+/// - SIGINT, SIGTERM, SIGHUP: an interrupt. `immediately` runs on the watcher's thread (to
+///   stop a runaway Lua loop, or to leave at once on the third), then the inbox hears it.
+///   Interrupts before `attach` are kept and delivered to the first run attached.
+/// - SIGTSTP (Ctrl-Z): `onSuspend` (restore the terminal), the running commands' process
+///   groups stop, then taskrun stops itself. SIGCONT resumes the commands, then `onResume`.
+/// - SIGCHLD: the process runner looks for commands stopped by the terminal (SIGTTIN).
 public final class SignalWatcher: @unchecked Sendable {
-  private let queue = DispatchQueue(label: "taskrun.signals")
-  private var sources: [DispatchSourceSignal] = []
-  private var count = 0
+  public static let shared = SignalWatcher()
 
-  public init(inbox: Inbox, signals: [Int32] = [SIGINT, SIGTERM, SIGHUP],
-              immediately: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void = { _, _ in }) {
-    for number in signals {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler { [unowned self] in
-        count += 1
-        immediately(number, count)
-        inbox.post(.signal(number))
+  private let lock = NSLock()
+  private var started = false
+  private var inbox: Inbox?
+  private var processes: ProcessRunner?
+  private var immediately: @Sendable (_ signal: Int32, _ count: Int) -> Void = { _, _ in }
+  private var onSuspend: @Sendable () -> Void = {}
+  private var onResume: @Sendable () -> Void = {}
+  /// Interrupts delivered to the attached run, and those that came while none was attached.
+  private var count = 0
+  private var early: [Int32] = []
+
+  /// Installs the handlers, once; call it first thing in `main`.
+  public func start() {
+    lock.lock()
+    defer { lock.unlock() }
+    guard !started else { return }
+    started = true
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return }
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)  // the handlers never block; the watcher does
+    let readEnd = fds[0]
+    let thread = Thread { [self] in
+      var byte: UInt8 = 0
+      while true {
+        let n = read(readEnd, &byte, 1)
+        if n == 1 { deliver(Int32(byte)) } else if n < 0 && errno != EINTR { return }
       }
-      source.resume()
-      sources.append(source)
     }
+    thread.name = "taskrun.signals"
+    thread.start()
+    _ = cs_handle_signals(fds[1])
   }
 
-  deinit {
-    for source in sources { source.cancel() }
+  /// Sends the signals to this run from now on (and the interrupts that came before).
+  public func attach(inbox: Inbox, processes: ProcessRunner,
+                     immediately: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void = { _, _ in },
+                     onSuspend: @escaping @Sendable () -> Void = {},
+                     onResume: @escaping @Sendable () -> Void = {}) {
+    lock.lock()
+    self.inbox = inbox
+    self.processes = processes
+    self.immediately = immediately
+    self.onSuspend = onSuspend
+    self.onResume = onResume
+    count = 0
+    let waiting = early
+    early = []
+    lock.unlock()
+    for signal in waiting { deliver(signal) }
+  }
+
+  private func deliver(_ signal: Int32) {
+    lock.lock()
+    let inbox = self.inbox, processes = self.processes
+    let immediately = self.immediately, onSuspend = self.onSuspend, onResume = self.onResume
+    switch signal {
+    case SIGINT, SIGTERM, SIGHUP:
+      if inbox == nil { early.append(signal); lock.unlock(); return }
+      count += 1
+    default: break
+    }
+    let count = self.count
+    lock.unlock()
+    switch signal {
+    case SIGINT, SIGTERM, SIGHUP:
+      // The scheduler counts it before any Lua code can see the interrupt flag, so a body
+      // stopped by the flag always finds the run interrupted.
+      inbox?.postSignal(signal)
+      immediately(signal, count)
+    case SIGTSTP:
+      onSuspend()
+      processes?.suspendAll()
+      kill(getpid(), SIGSTOP)  // returns once continued; SIGCONT then arrives here
+    case SIGCONT:
+      processes?.resumeAll()
+      onResume()
+      inbox?.post(.wake)
+    case SIGCHLD:
+      processes?.childChanged()
+    default:
+      break
+    }
   }
 }

@@ -47,6 +47,9 @@ void tl_set_current(tl_control *c);
 /* Interrupt every unshielded body at its next hook check; arms every watchdog's hook. */
 void tl_interrupt(int on);
 int tl_interrupted(void);
+/* Replace debug.sethook with a guard that raises a pending stop (cancelled, interrupted, timed
+   out) before it lets user code touch the hooks. */
+void tl_guard_sethook(lua_State *L);
 double tl_monotonic(void);
 
 /* After a failed lua_resume: push msg + traceback of `co` (its dead stack). */
