@@ -128,7 +128,7 @@ extension ScriptHost {
       dependency: dependency.map { ref in { [unowned self] op, _ in produceDependency(ref, for: op, condition: name) } },
       evaluate: { [unowned self] op, _, done in
         guard let evaluate else { return done(.satisfied) }
-        evaluateCondition(evaluate, for: op, done: done)
+        evaluateCondition(evaluate, named: name, for: op, done: done)
       })
     pushCondition(.condition(condition), on: s)
     return 1
@@ -151,7 +151,17 @@ extension ScriptHost {
 
   /// Runs `evaluate(op)` as a coroutine (it may call sh, sleep, wait) and maps its answer:
   /// true → satisfied; false, msg → failed; nil, msg → skipped; an error → failed.
-  func evaluateCondition(_ ref: Int32, for op: OperationNode, done: @escaping (ConditionResult) -> Void) {
+  /// A condition that returns a condition hands the decision on; one that leads back to
+  /// itself (`return self`, or two returning each other) would never decide, so the chain of
+  /// conditions handing on is kept per operation and a repeat fails the operation.
+  func evaluateCondition(_ ref: Int32, named name: String, for op: OperationNode,
+                         done: @escaping (ConditionResult) -> Void) {
+    let chain = conditionChains.removeValue(forKey: op.id) ?? []
+    if chain.contains(where: { $0.ref == ref }) {
+      let names = (chain.drop { $0.ref != ref }.map(\.name) + [name]).map { "'\($0)'" }
+      return done(.failed("the conditions loop (\(names.joined(separator: " returns "))): "
+        + "a condition's evaluate may return another condition, but not one that leads back to it"))
+    }
     let co = makeCoroutine(function: ref, op: nil) { [unowned self] end in
       switch end {
       case .returned(let co, let count):
@@ -161,6 +171,8 @@ extension ScriptHost {
         if count >= 1, case .condition(let inner)? = self.condition(at: base, on: s) {
           // evaluate returned a condition (`return ci or exists(".token")`): it decides.
           s.setTop(0)
+          conditionChains[op.id] = chain + [(ref, name)]
+          defer { conditionChains[op.id] = nil }
           return inner.evaluate(for: op, scheduler: self.scheduler) { result in
             if case .failed(let why) = result, !message.isEmpty { return done(.failed("\(message) (\(why))")) }
             done(result)

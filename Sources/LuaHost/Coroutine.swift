@@ -27,6 +27,8 @@ final class LuaCoroutine {
   let onEnd: (CoroutineEnd) -> Void
   /// What it is suspended on, so cancellation can undo it.
   var pending: Pending?
+  /// Why the run woke it (interrupted, os.exit): what its primitive raises.
+  var interruptReason: String?
   var isDead = false
   /// Its place in the host's list of live coroutines.
   var liveIndex = 0

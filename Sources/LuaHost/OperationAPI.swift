@@ -277,6 +277,9 @@ extension ScriptHost {
           scheduler.finish(op, .succeeded)
         }
       case .failed(let failure):
+        // Stopped by the interrupt flag: the scheduler hears of the signal now, before it
+        // lets anything start because this operation ended.
+        if failure.raisedByHook == 2 { scheduler.absorbSignals() }
         if failure.raisedByHook == 3 {
           scheduler.expire(op)
           scheduler.finish(op, .cancelled)

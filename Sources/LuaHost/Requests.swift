@@ -12,6 +12,10 @@ extension ScriptHost {
       s.setTop(base - 3)
       return fail(co, op.error ?? "cancelled")
     }
+    if co.op == nil, scheduler.halted {
+      s.setTop(base - 3)  // nothing starts after an interrupt, not even from the top level
+      return fail(co, scheduler.endedBy ?? "interrupted")
+    }
     do {
       switch kind {
       case "sleep":
@@ -30,6 +34,7 @@ extension ScriptHost {
         s.setTop(base - 3)
         let token = scheduler.runCommand(spec, for: co.op) { [unowned self] result in
           co.pending = nil
+          if let reason = co.interruptReason { return fail(co, reason) }
           if let op = co.op, op.isCancelled { return fail(co, op.error ?? "cancelled") }
           if check && result.status != 0 {
             return fail(co, "command failed: \(spec.display): \(exitDescription(result))")

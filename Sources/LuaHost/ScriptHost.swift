@@ -61,6 +61,9 @@ public final class ScriptHost {
   var conditionMeta: Int32 = LUA_NOREF
   var conditionMetaAddress: UnsafeRawPointer?
   var conditionValues: [LuaCondition] = []
+  /// Per operation id: the conditions that handed their decision on to the one about to be
+  /// evaluated (see `evaluateCondition`).
+  var conditionChains: [Int: [(ref: Int32, name: String)]] = [:]
   /// Observers made by observer{} (by the `id` in their value).
   var luaObservers: [LuaObserver] = []
   /// The metatable of observer values (activity, timeout).
@@ -81,6 +84,8 @@ public final class ScriptHost {
   /// Script arguments (`arg`).
   let arguments: [String]
   var scriptPath = "?"
+  /// The status `os.exit` asked for: the run has ended and the process should exit with it.
+  public internal(set) var exitCode: Int32?
 
   /// A state with the standard libraries, the taskrun API and the interrupt hook.
   public init(scheduler: Scheduler, arguments: [String] = []) {
@@ -91,7 +96,10 @@ public final class ScriptHost {
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)
     tl_gc_generational(L)
+    tl_guard_sethook(L)
+    installExit()
     installAPI()
+    scheduler.onHalt = { [unowned self] in wakeTopLevel() }
     setArguments(script: nil)
   }
 

@@ -32,7 +32,19 @@ extension ScriptHost {
     scheduler.schedule(ops)
     scheduler.run(until: { self.scheduler.unfinishedScheduled == 0 },
                   onStall: { self.failStalledWaits() })
-    scheduler.processes.killAllGroups()  // nothing outlives the run
+    return scheduler.finishRun()
+  }
+
+  /// After the script's top level stopped early (interrupted, os.exit): lets what was
+  /// cancelled finish, then reports the run (summary and `run_finish`) if one started or
+  /// `os.exit` ended it. Nil when there was no run to report.
+  public func settle() -> RunSummary? {
+    scheduler.run(until: { self.scheduler.unfinishedScheduled == 0 },
+                  onStall: { self.failStalledWaits() })
+    if scheduler.runStartTime == nil {
+      guard exitCode != nil else { return nil }
+      scheduler.schedule([])  // os.exit before anything ran: the run is still reported
+    }
     return scheduler.finishRun()
   }
 
