@@ -2,6 +2,7 @@
 // the overall bar, counts, elapsed time and ETA, and one line per running operation.
 import CTerminal
 import Foundation
+import Synchronization
 import TaskEngine
 
 /// Redraws at most `rate` times a second, on ticks; everything it shows comes from events.
@@ -9,6 +10,9 @@ final class LiveReporter: EventSink {
   static let hideCursor = "\u{1B}[?25l"
   static let showCursor = "\u{1B}[?25h"
   static let spinner = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+  /// Set when taskrun continues after Ctrl-Z: the shell wrote below the region meanwhile, so
+  /// the next draw starts a new region where the cursor is, with the cursor hidden again.
+  static let resumed = Atomic<Bool>(false)
 
   private let lines: PlainReporter          // what scrolls above the region
   private let color: ColorPolicy
@@ -128,6 +132,10 @@ final class LiveReporter: EventSink {
     guard active, !prompting, force || now - lastDraw >= interval else { return }
     lastDraw = now
     frame += 1
+    if Self.resumed.exchange(false, ordering: .sequentiallyConsistent) {
+      regionHeight = 0
+      write(Self.hideCursor)
+    }
     let width = max(20, Int(ct_columns(STDOUT_FILENO)))
     var region = [overallLine(width: width)]
     for activity in activities {

@@ -47,11 +47,7 @@ struct ReplCommand: ParsableCommand {
     } else {
       scheduler.sinks.append(lines)
     }
-    let signals = SignalWatcher(inbox: scheduler.inbox) { _, _ in
-      ScriptHost.interruptLua(true)
-      EditLineReader.interrupt()
-    }
-    defer { withExtendedLifetime(signals) {} }
+    Taskrun.attachSignals(scheduler, thirdExits: false) { EditLineReader.interrupt() }
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
     host.assumeYes = yes
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
@@ -59,7 +55,8 @@ struct ReplCommand: ParsableCommand {
     let reader: any LineReader = isatty(STDIN_FILENO) != 0
       ? EditLineReader(complete: { host.completions(for: $0) }) : PlainLineReader()
     Repl(host: host, reader: reader, view: view).loop()
-    throw Taskrun.Exit(.success)
+    if host.exitCode != nil { _ = host.settle() }  // os.exit: the run it ended is reported
+    Taskrun.finish(host, code: 0)
   }
 
   func load(_ path: String, into host: ScriptHost) {
@@ -106,6 +103,7 @@ struct Repl {
         view?.restore()
         FileHandle.standardError.write(Data("\(error)\n".utf8))
       }
+      if host.exitCode != nil { return }  // os.exit: leave
       reader.remember(buffer)
       buffer = ""
       host.endInterrupt()

@@ -15,6 +15,9 @@ enum ExitCode: Int32 {
 @main
 enum Taskrun {
   static func main() {
+    // Signals were blocked before main (CSpawn); from here they are handled, never lost.
+    SignalWatcher.shared.start()
+    ProcessRunner.becomeSubreaper()  // orphaned descendants of commands become ours to end
     ScriptHost.lineBufferStandardOutput()
     // A reader that went away (`taskrun x.lua | head`) must not kill taskrun before it has
     // stopped its children; writes then just fail. Children get the default back.
@@ -65,6 +68,58 @@ enum Taskrun {
     RunCommand.liveView?.restore()
     fflush(nil)
     _exit(code)
+  }
+
+  /// The end of every command that ran work: whatever the run left is ended (no descendant
+  /// outlives taskrun), Lua's finalizers run, and the process exits with `code` (or the
+  /// status `os.exit` asked for). A signal while finalizers run exits at once: a finalizer
+  /// that loops cannot hold taskrun, and hooks do not run inside finalizers.
+  static func finish(_ host: ScriptHost, code: Int32) -> Never {
+    let scheduler = host.scheduler
+    scheduler.processes.endDescendants()
+    SignalWatcher.shared.attach(inbox: scheduler.inbox, processes: scheduler.processes) { _, _ in
+      exitNow(ExitCode.interrupted.rawValue)
+    }
+    host.close()
+    leave(host.exitCode ?? code)
+  }
+
+  /// Leaves from the signal watcher's thread (the third Ctrl-C): the cursor comes back, and
+  /// running commands die with taskrun (PR_SET_PDEATHSIG).
+  static func exitNow(_ code: Int32) -> Never {
+    if RunCommand.liveView != nil { _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7) }
+    _exit(code)
+  }
+
+  /// Sends a run's signals to `scheduler`: the first Ctrl-C stops Lua code at once (the
+  /// scheduler then cancels everything), the third exits. Ctrl-Z restores the terminal first.
+  /// Seconds an interrupt may stay unhandled before taskrun gives up on its Lua thread.
+  static let stuckAfter = 1.5
+
+  static func attachSignals(_ scheduler: Scheduler, thirdExits: Bool = true,
+                            also: @escaping @Sendable () -> Void = {}) {
+    SignalWatcher.shared.attach(
+      inbox: scheduler.inbox, processes: scheduler.processes,
+      immediately: { [inbox = scheduler.inbox, processes = scheduler.processes] _, count in
+        ScriptHost.interruptLua(true)
+        also()
+        guard thirdExits else { return }
+        if count >= 3 { exitNow(ExitCode.interrupted.rawValue) }
+        // Lua code that runs without hooks (a looping __gc finalizer) never lets the
+        // scheduler see the interrupt: after a while, end the run from here.
+        let posted = inbox.signalsPosted.load(ordering: .sequentiallyConsistent)
+        DispatchQueue.global().asyncAfter(deadline: .now() + stuckAfter) {
+          guard inbox.signalsHandled.load(ordering: .sequentiallyConsistent) < posted else { return }
+          FileHandle.standardError.write(Data(("taskrun: interrupted, but Lua code that cannot be interrupted "
+            + "(a __gc finalizer?) holds the run; exiting\n").utf8))
+          processes.endDescendants(within: 0.5)
+          exitNow(ExitCode.interrupted.rawValue)
+        }
+      },
+      onSuspend: {
+        if RunCommand.liveView != nil { _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7) }
+      },
+      onResume: { LiveReporter.resumed.store(true, ordering: .sequentiallyConsistent) })
   }
 
   /// Ends the process with a code once output is flushed.
@@ -163,11 +218,7 @@ struct RunCommand: ParsableCommand {
       reporter.error("\(error)")
       throw Taskrun.Exit(.usage)
     }
-    let signals = SignalWatcher(inbox: scheduler.inbox) { _, count in
-      ScriptHost.interruptLua(true)
-      if count >= 3 { _exit(ExitCode.interrupted.rawValue) }  // a third Ctrl-C: out at once
-    }
-    defer { withExtendedLifetime(signals) {} }
+    Taskrun.attachSignals(scheduler)
     let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments)
     host.assumeYes = yes
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
@@ -175,12 +226,14 @@ struct RunCommand: ParsableCommand {
     do {
       try host.load(path: script)
     } catch let error as HostError {
-      scheduler.processes.killAllGroups()
-      if scheduler.interrupts > 0 || error.description.hasSuffix(": interrupted") {
-        reporter.note("interrupted")
-        throw Taskrun.Exit(.interrupted)
+      // Stopped at the top level: what it started is cancelled; let it end and report it.
+      if host.exitCode != nil || scheduler.halted {
+        let summary = host.settle()
+        if summary == nil && host.exitCode == nil { reporter.note("interrupted") }
+        Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
       }
       reporter.error(error.description)
+      scheduler.processes.endDescendants()
       throw Taskrun.Exit(.usage)
     }
     let selected: [OperationNode]
@@ -194,12 +247,10 @@ struct RunCommand: ParsableCommand {
       reporter.plan(scheduler.plan(for: selected))
       throw Taskrun.Exit(.success)
     }
-    if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
     let summary = host.run(selected)
     let code: ExitCode = summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure
-    // Lua's finalizers run; the graph is not taken apart object by object (100,000
-    // operations: 12 ms) since the process ends here.
-    host.close()
-    Taskrun.leave(code.rawValue)
+    // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
+    // process ends here.
+    Taskrun.finish(host, code: code.rawValue)
   }
 }

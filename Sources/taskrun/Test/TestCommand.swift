@@ -89,11 +89,7 @@ struct TestCommand: ParsableCommand {
         throw Taskrun.Exit(.usage)
       }
     }
-    let signals = SignalWatcher(inbox: scheduler.inbox) { _, count in
-      ScriptHost.interruptLua(true)
-      if count >= 3 { _exit(ExitCode.interrupted.rawValue) }
-    }
-    defer { withExtendedLifetime(signals) {} }
+    Taskrun.attachSignals(scheduler)
 
     host.installTestRuntime()
     // A project's .busted file: where its specs are, which files are specs, its lpath.
@@ -122,18 +118,20 @@ struct TestCommand: ParsableCommand {
       for file in files { try host.collectTests(path: file) }
       try host.planTests(selection)
     } catch let error as HostError {
-      scheduler.processes.killAllGroups()
-      if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
+      if scheduler.halted || host.exitCode != nil {
+        _ = host.settle()
+        Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
+      }
+      scheduler.processes.endDescendants()
       FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
       throw Taskrun.Exit(.usage)
     }
-    if scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
     report.started(seed: selection.seed)
     let summary = host.run(try host.select(targets: []))
-    if summary.interrupted || scheduler.interrupts > 0 { throw Taskrun.Exit(.interrupted) }
     let counts = TestCounts(results.results)
-    if junitReport?.writeError != nil { throw Taskrun.Exit(.failure) }
-    throw Taskrun.Exit(counts.failed > 0 ? .failure : .success)
+    let code: ExitCode = summary.interrupted || scheduler.interrupts > 0 ? .interrupted
+      : junitReport?.writeError != nil || counts.failed > 0 ? .failure : .success
+    Taskrun.finish(host, code: code.rawValue)
   }
 
   /// The test files: files given as they are, folders searched for file names that `isTest`
