@@ -291,9 +291,9 @@ public final class ProcessRunner: @unchecked Sendable {
       lock.lock()
       if !child.reaped {
         child.signalled = true
-        child.reason = "stopped because it \(signal == SIGTTIN ? "read" : "wrote to or set up") the terminal "
-          + "(SIG\(signal == SIGTTIN ? "TTIN" : "TTOU")) and was killed: commands run without a terminal; "
-          + "give them their input another way (a file, an argument or the environment)"
+        child.reason = "stopped to \(signal == SIGTTIN ? "read" : "set up") the terminal "
+          + "(SIG\(signal == SIGTTIN ? "TTIN" : "TTOU")), so taskrun killed it: commands run without "
+          + "a terminal; give it its input another way (a file, an argument, the environment)"
         kill(-child.pid, SIGKILL)
         kill(-child.pid, SIGCONT)
       }
