@@ -64,14 +64,17 @@ static tl_watchdog *g_watchdogs = NULL;
 
 static void tl_hook(lua_State *L, lua_Debug *ar);
 
-/* With w->lock held: set the hook on the running coroutine and the user coroutines inside it. */
-static void arm(tl_watchdog *w) {
-  if (w->armed || w->body == NULL) return;
+/* With w->lock held: set the hook on the running coroutine and the user coroutines inside it.
+   For a time slice every 1000 instructions; to stop (`urgent`) at the very next line too, so
+   that not even one more statement runs after a pcall that caught the stop. */
+static void arm_hook(tl_watchdog *w, int urgent) {
+  if ((w->armed && !urgent) || w->body == NULL) return;
   w->armed = 1;
-  lua_sethook(w->body, tl_hook, LUA_MASKCOUNT, 1000);
-  for (int i = 0; i < w->depth && i < TL_MAXINNER; i++)
-    lua_sethook(w->inner[i], tl_hook, LUA_MASKCOUNT, 1000);
+  int mask = urgent ? LUA_MASKCOUNT | LUA_MASKLINE : LUA_MASKCOUNT, count = urgent ? 1 : 1000;
+  lua_sethook(w->body, tl_hook, mask, count);
+  for (int i = 0; i < w->depth && i < TL_MAXINNER; i++) lua_sethook(w->inner[i], tl_hook, mask, count);
 }
+static void arm(tl_watchdog *w) { arm_hook(w, 0); }
 
 static void *watch(void *arg) {
   tl_watchdog *w = arg;
@@ -134,7 +137,8 @@ void tl_watchdog_begin(tl_watchdog *w, lua_State *co, tl_control *c, double slic
   w->armed = 0;
   w->arm_at = tl_monotonic() + slice;
   /* something to stop at once: arm now */
-  if (c && (c->cancelled || (!c->shielded && atomic_load(&g_interrupt)))) arm(w);
+  if (c ? c->cancelled || (!c->shielded && atomic_load(&g_interrupt)) : atomic_load(&g_interrupt))
+    arm_hook(w, 1);
   /* A waiting watchdog wakes by itself at its deadline and then sees the new one; only an
      idle one needs a signal. Waking a thread on every resume cost more than the resume. */
   if (w->idle) pthread_cond_signal(&w->cond);
@@ -253,7 +257,7 @@ void tl_interrupt(int on) {
   pthread_mutex_lock(&g_watchdogs_lock);
   for (tl_watchdog *w = g_watchdogs; w; w = w->next) {
     pthread_mutex_lock(&w->lock);
-    arm(w);
+    arm_hook(w, 1);
     pthread_mutex_unlock(&w->lock);
   }
   pthread_mutex_unlock(&g_watchdogs_lock);

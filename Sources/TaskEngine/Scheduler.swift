@@ -535,9 +535,9 @@ public final class Scheduler {
   }
 
   /// A new run (a `run()` from a script) starts fresh after an earlier run's failure; an
-  /// interrupt stays in force.
+  /// interrupt or `os.exit` stays in force.
   public func clearStop() {
-    if interrupts == 0 { stopReason = nil }
+    if !halted { stopReason = nil }
   }
 
   /// An interactive session survives Ctrl-C: once everything interrupted has finished, new

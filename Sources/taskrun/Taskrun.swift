@@ -236,6 +236,10 @@ struct RunCommand: ParsableCommand {
       scheduler.processes.endDescendants()
       throw Taskrun.Exit(.usage)
     }
+    if host.exitCode != nil {  // os.exit caught by a pcall at the top level: still the end
+      _ = host.settle()
+      Taskrun.finish(host, code: ExitCode.success.rawValue)
+    }
     let selected: [OperationNode]
     do {
       selected = try host.select(targets: targets)

@@ -32,7 +32,8 @@ enum Binary {
 
   /// Starts taskrun with `arguments` in `directory`; output goes to files so pipes never fill.
   static func start(_ arguments: [String], in directory: URL = workflows,
-                    environment: [String: String] = [:], input: String? = nil) throws -> Started {
+                    environment: [String: String] = [:], input: String? = nil,
+                    program: String = url.path) throws -> Started {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
     for (k, v) in environment { env[k] = v }
@@ -45,7 +46,7 @@ enum Binary {
       try input.write(to: file, atomically: true, encoding: .utf8)
       stdin = file.path
     }
-    let child = try Child([url.path] + arguments, in: directory, environment: env,
+    let child = try Child([program] + arguments, in: directory, environment: env,
                           stdin: stdin, stdout: out.path, stderr: err.path)
     return Started(child: child, out: out, err: err)
   }

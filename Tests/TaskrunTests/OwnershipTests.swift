@@ -1,0 +1,147 @@
+// Processes: taskrun signals only what it owns, and nothing it started outlives it.
+import Foundation
+import Testing
+
+/// A folder with `w.lua`, and a marker that every process of the run carries in its
+/// environment (`TASKRUN_TEST_MARK`), so leftovers can be found without naming programs.
+struct MarkedWorkflow {
+  let dir: URL
+  let mark = "mark-\(UUID().uuidString)"
+
+  init(_ script: (String) -> String) throws {
+    dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-own-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try script("env = { TASKRUN_TEST_MARK = \"\(mark)\" }")
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+  }
+
+  /// Pids of live processes (zombies excluded) whose environment carries the marker.
+  func survivors() -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { pid_t($0) }.filter { pid in
+      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let state = stat.split(separator: ")").last?.split(separator: " ").first, state != "Z",
+            let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+      return String(decoding: environ, as: UTF8.self).contains("TASKRUN_TEST_MARK=\(mark)")
+    }
+  }
+
+  /// Waits up to `seconds` for the marked processes to be gone; returns those left.
+  func survivors(after seconds: Double) -> [pid_t] {
+    let deadline = Date().addingTimeInterval(seconds)
+    var left = survivors()
+    while !left.isEmpty && Date() < deadline { usleep(20_000); left = survivors() }
+    for pid in left { kill(pid, SIGKILL) }  // never leave them to the next test
+    return left
+  }
+
+  func events() -> [[String: Any]] { Events.read(dir.appendingPathComponent("events.jsonl")) }
+
+  func start(_ arguments: [String] = []) throws -> Binary.Started {
+    try Binary.start(["--progress", "plain", "--events", "events.jsonl"] + arguments + ["w.lua"], in: dir)
+  }
+}
+
+enum Events {
+  static func read(_ file: URL) -> [[String: Any]] {
+    let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+  }
+
+  /// Waits until the events file shows `count` op_start events (the run is under way).
+  static func waitForStarts(_ file: URL, count: Int = 1, timeout: Double = 10) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if read(file).filter({ $0["event"] as? String == "op_start" }).count >= count { return }
+      usleep(10_000)
+    }
+  }
+}
+
+@Suite(.serialized) struct OwnershipTests {
+  static let hasStrace = FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
+
+  @Test(.enabled(if: hasStrace)) func aReapedCommandsProcessGroupIsNeverSignalled() throws {
+    let w = try MarkedWorkflow { env in """
+      operation { name = "a", \(env), sh = { "sh", "-c", "echo $$ > child.pid" } }
+      operation { name = "b", \(env), after = { "a" }, sh = "sleep 1.5" }
+      operation { name = "c", \(env), after = { "b" }, sh = "sleep 5", timeout = 0.2 }
+      """ }
+    let trace = w.dir.appendingPathComponent("kill.trace")
+    let started = try Binary.start(["-f", "-e", "trace=kill", "-o", trace.path, Binary.url.path,
+                                    "--progress", "plain", "w.lua"], in: w.dir, program: "/usr/bin/strace")
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")  // c times out: its own group is signalled
+    let pid = try String(contentsOf: w.dir.appendingPathComponent("child.pid"), encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let kills = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("kill(") }
+    #expect(!kills.isEmpty, "the timeout of 'c' should have signalled its group")
+    #expect(!kills.contains { $0.contains("kill(-\(pid),") || $0.contains("kill(\(pid),") },
+            "signalled the reaped command \(pid): \(kills)")
+  }
+
+  @Test(arguments: [
+    "setsid sleep 30 & echo started",              // left its process group and session
+    "sh -c '(sleep 30 &) ; true'",                 // a double fork: reparented at once
+    "nohup sleep 30 >/dev/null 2>&1 &",            // daemon-style, output elsewhere
+  ])
+  func whatACommandLeavesBehindEndsWithTheRun(_ command: String) throws {
+    let w = try MarkedWorkflow { env in """
+      operation { name = "leaver", \(env), sh = [[\(command)]] }
+      operation { name = "later", after = { "leaver" }, run = function() sleep(0.3) end }
+      """ }
+    let run = Binary.finish(try w.start(), timeout: 20)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(w.survivors(after: 0.5).isEmpty, "a process of the run outlived taskrun")
+  }
+
+  @Test func anOperationEndsWhenItsCommandExitsEvenIfABackgroundChildHoldsItsOutput() throws {
+    let w = try MarkedWorkflow { env in #"operation { name = "bg", \#(env), sh = "sleep 7 & echo started" }"# }
+    let begun = Date()
+    let run = Binary.finish(try w.start(), timeout: 20)
+    #expect(run.status == 0 && run.stdout.contains("ok        bg"), "\(run.stdout)\(run.stderr)")
+    #expect(Date().timeIntervalSince(begun) < 3, "the background child held the operation")
+    let output = w.events().filter { $0["event"] as? String == "output" }.compactMap { $0["text"] as? String }
+    #expect(output.joined() == "started\n")
+    #expect(w.survivors(after: 0.5).isEmpty)
+  }
+
+  @Test func runningCommandsDieWhenTaskrunIsKilled() throws {
+    let w = try MarkedWorkflow { env in """
+      operation { name = "a", \(env), sh = "sleep 30" }
+      operation { name = "b", \(env), sh = { "sleep", "31" } }
+      """ }
+    let started = try w.start(["-j2"])
+    Events.waitForStarts(w.dir.appendingPathComponent("events.jsonl"), count: 2)
+    usleep(100_000)
+    #expect(w.survivors().count == 2)
+    kill(started.child.pid, SIGKILL)
+    _ = Binary.finish(started, timeout: 5)
+    #expect(w.survivors(after: 2).isEmpty, "commands outlived a killed taskrun")
+  }
+
+  @Test(arguments: ["body", "top"])
+  func osExitEndsTheRunReportsItAndExitsWithItsCode(_ place: String) throws {
+    let w = try MarkedWorkflow { env in place == "body" ? """
+      operation { name = "long", \(env), sh = "sleep 30" }
+      operation { name = "quit", run = function() sleep(0.3) os.exit(3) end }
+      """ : """
+      operation { name = "nap", run = function() sleep(30) end }
+      sh("sleep 30 & true", { \(env) })
+      pcall(os.exit, 3)
+      io.open("went-on", "w"):close()
+      """ }
+    let begun = Date()
+    let started = try w.start(["-j4"])
+    let run = Binary.finish(started, timeout: 20)
+    #expect(run.status == 3, "\(run.stdout)\(run.stderr)")
+    #expect(Date().timeIntervalSince(begun) < 5)
+    let events = w.events()
+    #expect(events.filter { $0["event"] as? String == "run_finish" }.count == 1, "\(events)")
+    #expect(events.last?["interrupted"] as? Bool == false)
+    #expect(!FileManager.default.fileExists(atPath: w.dir.appendingPathComponent("went-on").path))
+    #expect(w.survivors(after: 0.5).isEmpty)
+  }
+}
