@@ -76,7 +76,7 @@ extension ScriptHost {
         guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "reachable", "host name") }
         guard let port = s.integer(2), (1...65535).contains(port) else { throw s.badArgument(2, "reachable", "port number") }
         let timeout = s.isNil(3) ? 5 : (s.number(3) ?? -1)
-        guard timeout > 0 else { throw s.badArgument(3, "reachable", "positive number of seconds") }
+        guard timeout > 0, timeout <= 3600 else { throw s.badArgument(3, "reachable", "number of seconds from 0 to 3600") }
         host.pushCondition(.condition(BlockCondition.reachable(host: name, port: port, timeout: timeout)), on: s)
         return 1
       }),

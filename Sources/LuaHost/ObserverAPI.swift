@@ -72,15 +72,15 @@ extension ScriptHost {
     case "activity":
       s.rawGet(i, "label")
       return s.string(-1).map(Observer.activity)
-    case "timeout":
+    case "timeout":  // values are checked again: Lua code can change a table's fields
       s.rawGet(i, "seconds")
-      return s.number(-1).map(Observer.timeout)
+      return s.number(-1).flatMap { $0 > 0 && $0 == $0 ? Observer.timeout($0) : nil }
     case "background":
       s.rawGet(i, "seconds")
-      return s.number(-1).map(Observer.background)
+      return s.number(-1).flatMap { $0 >= 0 && $0 == $0 ? Observer.background(Limits.wait($0)) : nil }
     case "observer":
       s.rawGet(i, "id")
-      return s.integer(-1).flatMap { $0 < luaObservers.count ? Observer.lua(luaObservers[$0]) : nil }
+      return s.integer(-1).flatMap { luaObservers.indices.contains($0) ? Observer.lua(luaObservers[$0]) : nil }
     default:
       s.pushNil()
       return nil
@@ -97,7 +97,8 @@ extension ScriptHost {
     }
     switch observer {
     case .activity(let label): if !op.activities.contains(label) { op.activities.append(label) }
-    case .timeout(let seconds): op.timeout = min(op.timeout ?? seconds, seconds)
+    case .timeout(let seconds) where seconds <= Limits.maxSeconds: op.timeout = min(op.timeout ?? seconds, seconds)
+    case .timeout: break  // longer than Limits.maxSeconds: never
     case .lua(let observer): op.observers.append(observer)
     case .background(let grace): op.backgroundGrace = grace
     }

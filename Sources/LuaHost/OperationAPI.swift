@@ -152,18 +152,17 @@ extension ScriptHost {
       op.policy = value
     }
     if let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
-      guard weight >= 0 else { throw ScriptError("\(what()): field 'weight' must not be negative") }
+      guard weight >= 0, weight <= Limits.maxWeight else {
+        throw ScriptError("\(what()): field 'weight' must be from 0 to \(formatNumber(Limits.maxWeight)) (got \(formatNumber(weight)))")
+      }
       op.weight = weight
     }
     if let timeout = try numberField(s, at: spec[.timeout], "timeout", in: what()) {
       guard timeout > 0 else { throw ScriptError("\(what()): field 'timeout' must be a positive number of seconds") }
-      op.timeout = timeout
+      op.timeout = timeout > Limits.maxSeconds ? nil : timeout  // `timeout = 1e10`: none
     }
     if let retries = try numberField(s, at: spec[.retries], "retries", in: what()) {
-      guard retries >= 0, retries == retries.rounded() else {
-        throw ScriptError("\(what()): field 'retries' must be a whole number ≥ 0 (got \(retries))")
-      }
-      op.retry = RetryPolicy(max: Int(retries))
+      op.retry = RetryPolicy(max: try count(retries, "retries", 0...Limits.maxCount, in: what()))
     }
     if !s.isNil(spec[.retry]) {
       if op.retry != nil { throw ScriptError("\(what()): give either 'retries' or 'retry', not both") }
@@ -183,16 +182,16 @@ extension ScriptHost {
     }
     let place = "\(what) retry"
     try checkFields(s, i, valid: ["max", "delay", "backoff"], in: place)
-    guard let max = try optionalNumber(s, i, "max", in: place), max >= 0, max == max.rounded() else {
+    guard let max = try optionalNumber(s, i, "max", in: place) else {
       throw ScriptError("\(place): 'max' must be a whole number ≥ 0")
     }
-    let delay = try optionalNumber(s, i, "delay", in: place) ?? 0
-    guard delay >= 0 else { throw ScriptError("\(place): 'delay' must not be negative") }
+    let attempts = try count(max, "max", 0...Limits.maxCount, in: place)
+    let delay = try seconds(try optionalNumber(s, i, "delay", in: place) ?? 0, "delay", in: place)
     let name = try optionalString(s, i, "backoff", in: place) ?? "constant"
     guard let backoff = RetryPolicy.Backoff(rawValue: name) else {
       throw ScriptError("\(place): 'backoff' must be constant or exponential (got '\(name)')")
     }
-    return RetryPolicy(max: Int(max), delay: delay, backoff: backoff)
+    return RetryPolicy(max: attempts, delay: delay, backoff: backoff)
   }
 
   /// Adds the dependencies at `i`: a handle, a name, or a list of them.
@@ -247,11 +246,11 @@ extension ScriptHost {
         let second = s.stringOrNumber(-1).flatMap { Double($0) }
         s.pop(2)
         if let first, let second, second > 0 {
-          op.progress.total = Int64(second)
-          op.progress.completed = Int64(min(first, second))
+          op.progress.total = Int64(saturating: second)  // a 21-digit capture saturates
+          op.progress.completed = Int64(saturating: min(first, second))
         } else if let first {
           op.progress.total = 100
-          op.progress.completed = Int64(min(100, max(0, first)))
+          op.progress.completed = Int64(saturating: min(100, max(0, first)))
         }
       }
     }

@@ -25,8 +25,8 @@ extension ScriptHost {
   }
 
   func concurrency(_ value: Double, _ what: String) throws -> Int {
-    guard value == value.rounded(), value >= -1 else {
-      throw ScriptError("\(what): max_concurrent must be a whole number ≥ 0, or -1 for unlimited (got \(value))")
+    guard value == value.rounded(), value >= -1, value <= Double(Limits.maxCount) else {
+      throw ScriptError("\(what): max_concurrent must be a whole number from 0 to \(Limits.maxCount), or -1 for unlimited (got \(formatNumber(value)))")
     }
     return Int(value)
   }
@@ -52,8 +52,8 @@ extension ScriptHost {
     let what = "queue '\(queue.name)'"
     switch key {
     case "max_concurrent":
-      guard let value = s.number(3) else {
-        throw ScriptError("\(what): max_concurrent must be a number (got \(s.typeName(3)))")
+      guard let value = try numberField(s, at: 3, "max_concurrent", in: what) else {
+        throw ScriptError("\(what): max_concurrent must be a number (got nil)")
       }
       queue.maxConcurrent = try concurrency(value, what)
     case "suspended":

@@ -20,8 +20,8 @@ extension ScriptHost {
       switch kind {
       case "sleep":
         guard let seconds = s.number(base), seconds >= 0, seconds.isFinite else {
-          throw ScriptError("bad argument #1 to 'sleep' (non-negative number expected, got \(describeArgument(s, base)))")
-        }
+          throw ScriptError("bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got \(describeArgument(s, base)))")
+        }  // beyond Limits.maxSeconds: until cancelled
         s.setTop(base - 3)
         let timer = scheduler.after(seconds) { [unowned self] in
           co.pending = nil

@@ -115,6 +115,7 @@ public final class CommandBody: OperationBody {
 
 /// "1.5 s", "2 min 3 s": a duration as people read it.
 public func formatSeconds(_ seconds: Double) -> String {
+  guard seconds.isFinite, seconds < Limits.maxSeconds else { return "forever" }
   if seconds < 60 {
     return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.2f s", seconds)
   }

@@ -12,7 +12,7 @@ public final class GroupBody: OperationBody {
   public func start(_ group: OperationNode, scheduler: Scheduler) {
     // Its progress composes the children by weight.
     let children = group.children
-    group.progress.total = Int64(children.reduce(0) { $0 + max(0, $1.weight) } * 100)
+    group.progress.total = Int64(saturating: children.reduce(0) { $0 + max(0, $1.weight) } * 100)
     for child in children { watch(child, in: group, scheduler: scheduler) }
     scheduler.scheduleChildren(of: group)
     settle(group, scheduler: scheduler)
@@ -25,7 +25,7 @@ public final class GroupBody: OperationBody {
 
   /// Follows a child (also one added while the group runs) until it finishes.
   func watch(_ child: OperationNode, in group: OperationNode, scheduler: Scheduler) {
-    group.progress.addChild(child.progress, pending: Int64(max(0, child.weight) * 100))
+    group.progress.addChild(child.progress, pending: Int64(saturating: max(0, child.weight) * 100))
     guard !child.isFinished else { return }
     group.unfinishedChildren += 1
     scheduler.onFinish(child) { [unowned group] _ in

@@ -67,7 +67,8 @@ public final class Inbox: @unchecked Sendable {
     defer { condition.unlock() }
     if !items.isEmpty { return }
     if let timeout {
-      _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+      // Wakes at least daily: a far deadline (a timeout of years) is then a plain wait.
+      _ = condition.wait(until: Date(timeIntervalSinceNow: min(Limits.wait(timeout), 86_400)))
     } else {
       while items.isEmpty { condition.wait() }
     }

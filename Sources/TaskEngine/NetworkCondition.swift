@@ -75,7 +75,7 @@ func tcpConnect(host: String, port: Int, timeout: Double) -> String? {
       continue
     }
     var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-    guard poll(&pfd, 1, Int32(timeout * 1000)) == 1 else {
+    guard poll(&pfd, 1, Int32(min(max(0, timeout), 3600) * 1000)) == 1 else {
       reason = "no answer from \(host):\(port) within \(formatSeconds(timeout))"
       continue
     }

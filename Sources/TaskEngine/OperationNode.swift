@@ -74,7 +74,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
   /// Seconds to wait before attempt `attempt + 1`, after attempt `attempt` failed.
   public func delay(after attempt: Int) -> Double {
-    backoff == .constant ? delay : delay * pow(2, Double(attempt - 1))
+    Limits.wait(backoff == .constant ? delay : delay * pow(2, Double(min(attempt, 64) - 1)))
   }
 }
 

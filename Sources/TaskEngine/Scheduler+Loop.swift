@@ -17,7 +17,7 @@ extension Scheduler {
   @discardableResult
   public func after(_ seconds: Double, _ action: @escaping () -> Void) -> Int {
     nextToken += 1
-    timers.insert(TimerEntry(deadline: clock.now + max(0, seconds), id: nextToken))
+    timers.insert(TimerEntry(deadline: clock.now + Limits.wait(seconds), id: nextToken))
     timerActions[nextToken] = action
     return nextToken
   }
