@@ -136,9 +136,10 @@ void tl_watchdog_begin(tl_watchdog *w, lua_State *co, tl_control *c, double slic
   w->depth = 0;
   w->armed = 0;
   w->arm_at = tl_monotonic() + slice;
-  /* something to stop at once: arm now */
-  if (c ? c->cancelled || (!c->shielded && atomic_load(&g_interrupt)) : atomic_load(&g_interrupt))
-    arm_hook(w, 1);
+  /* something to stop: arm now. An interrupt (Ctrl-C, os.exit) stops at the next line; a
+     cancelled body may still run a few statements of cleanup after catching the error. */
+  if (c ? !c->shielded && atomic_load(&g_interrupt) : atomic_load(&g_interrupt)) arm_hook(w, 1);
+  else if (c && c->cancelled) arm_hook(w, 0);
   /* A waiting watchdog wakes by itself at its deadline and then sees the new one; only an
      idle one needs a signal. Waking a thread on every resume cost more than the resume. */
   if (w->idle) pthread_cond_signal(&w->cond);

@@ -92,7 +92,7 @@ final class ActivityRecorder: EventSink {
       == "spec.lua:1: operation retry: unknown field 'backof'; did you mean 'backoff'? (valid fields: max, delay, backoff)")
     #expect(loadError("operation { retries = 1, retry = { max = 1 } }")
       == "spec.lua:1: operation: give either 'retries' or 'retry', not both")
-    #expect(loadError("operation { retries = -1 }") == "spec.lua:1: operation: field 'retries' must be a whole number ≥ 0 (got -1.0)")
+    #expect(loadError("operation { retries = -1 }") == "spec.lua:1: operation: field 'retries' must be a whole number from 0 to 1000000 (got -1)")
   }
 }
 

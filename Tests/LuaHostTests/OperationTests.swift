@@ -70,7 +70,7 @@ import TaskEngine
     ("operation { 'positional' }", "spec.lua:1: operation: unexpected positional value #1; fields are named (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight)"),
     ("operation 'x'", "spec.lua:1: bad argument #1 to 'operation' (table expected, got string)"),
     ("operation { name = 'a' } operation { name = 'a' }", "spec.lua:1: an operation named 'a' already exists"),
-    ("queue { name = 'q', max_concurrent = 1.5 }", "spec.lua:1: queue 'q': max_concurrent must be a whole number ≥ 0, or -1 for unlimited (got 1.5)"),
+    ("queue { name = 'q', max_concurrent = 1.5 }", "spec.lua:1: queue 'q': max_concurrent must be a whole number from 0 to 1000000, or -1 for unlimited (got 1.5)"),
     ("local a = operation {} ; print(a.stat)", "spec.lua:1: operation 'op1' has no field 'stat'; did you mean 'state'?"),
     ("local a = operation {} ; a.cancel()", "spec.lua:1: bad self for 'cancel' (operation expected, got no value; use op:cancel(...))"),
     ("queue { name = 'q' }.suspend(3)", "spec.lua:1: bad self for 'suspend' (queue expected, got number; use q:suspend(...))"),

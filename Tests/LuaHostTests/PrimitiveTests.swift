@@ -36,7 +36,7 @@ import TaskEngine
       operation { name = "y", run = function() sh(42) end }
       operation { name = "z", run = function() wait("x") end }
       """)
-    #expect(host.op("x").error == "spec.lua:2: bad argument #1 to 'sleep' (non-negative number expected, got string)")
+    #expect(host.op("x").error == "spec.lua:2: bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got string)")
     #expect(host.op("y").error == "spec.lua:4: bad argument #1 to 'sh' must be a command string or an argv list (got number)")
     #expect(host.op("z").error == "spec.lua:5: bad argument #1 to 'wait' (operation expected, got string)")
   }
