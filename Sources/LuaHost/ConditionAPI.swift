@@ -21,27 +21,30 @@ extension ScriptHost {
     pushMarkerMetatable("condition") { host, s in
       host.condition(at: 1, on: s).map { "<condition \($0.name)>" } ?? "condition"
     }
+    pushFunction { host, s in  // c.name
+      guard let condition = host.condition(at: 1, on: s), s.string(2) == "name" else {
+        throw ScriptError("a condition has one field, 'name'")
+      }
+      s.push(condition.name)
+      return 1
+    }
+    stack.rawSet(-2, "__index")
+    refuseWrites("a condition")
     conditionMetaAddress = lua_topointer(L, -1)
     conditionMeta = stack.ref()
+    stack.newTable()
+    conditionBoxes = stack.ref()
   }
 
-  /// A condition value: a table holding the index of what it stands for.
+  /// A condition value: a box around the index of what it stands for.
   func pushCondition(_ condition: LuaCondition, on s: LuaStack) {
     conditionValues.append(condition)
-    s.newTable(hash: 2)
-    s.push(conditionValues.count - 1)
-    s.rawSet(-2, "id")
-    s.push(condition.name)
-    s.rawSet(-2, "name")
-    pushRef(conditionMeta, on: s)
-    lua_setmetatable(s.L, -2)
+    pushBox(conditionValues.count - 1, cache: conditionBoxes, meta: conditionMeta, on: s)
   }
 
   func condition(at i: Int32, on s: LuaStack) -> LuaCondition? {
-    guard s.type(i) == LUA_TTABLE, hasMetatable(conditionMetaAddress, at: i, on: s) else { return nil }
-    s.rawGet(i, "id")
-    defer { s.pop() }
-    return s.integer(-1).flatMap { $0 < conditionValues.count ? conditionValues[$0] : nil }
+    boxIndex(at: i, address: conditionMetaAddress, cache: conditionBoxes, count: conditionValues.count, on: s)
+      .map { conditionValues[$0] }
   }
 
   /// The engine condition at argument `i` (a resource cannot be negated or combined).

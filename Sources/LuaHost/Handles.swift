@@ -123,6 +123,12 @@ extension ScriptHost {
     return lua_topointer(s.L, -1) == address
   }
 
+  /// Adds to the metatable on top a `__newindex` that refuses every write.
+  func refuseWrites(_ kind: String) {
+    pushFunction { _, _ in throw ScriptError("\(kind) cannot be changed") }
+    stack.rawSet(-2, "__newindex")
+  }
+
   /// Pushes a list of operation handles.
   func pushOperations(_ ops: [OperationNode], on s: LuaStack) {
     s.newTable(array: Int32(ops.count))
@@ -132,24 +138,63 @@ extension ScriptHost {
     }
   }
 
-  /// The id inside the handle at `i` if it is a handle of `kind`.
+  /// The id inside the handle at `i` if it is a handle of `kind`. Handles cannot be forged:
+  /// the id must be the one cached for this very value, so a progress table whose private
+  /// key was overwritten (`rawset(p, next(p), 1000)`), or another value given a handle's
+  /// metatable with `debug.setmetatable`, is not a handle.
   func handleID(_ kind: HandleKind, at i: Int32, on s: LuaStack) -> Int? {
     if kind == .progress {
       guard s.type(i) == LUA_TTABLE, hasMetatable(metatableAddresses[kind.rawValue], at: i, on: s) else { return nil }
       return progressID(inHandle: i, on: s)
     }
-    guard s.type(i) == LUA_TUSERDATA, let box = lua_touserdata(s.L, i),
+    guard s.type(i) == LUA_TUSERDATA, lua_rawlen(s.L, i) == MemoryLayout<Int>.size, let box = lua_touserdata(s.L, i),
           hasMetatable(metatableAddresses[kind.rawValue], at: i, on: s) else { return nil }
-    return box.load(as: Int.self)
+    let id = box.load(as: Int.self)
+    return isCached(handleTables[kind]!, id, at: i, on: s) ? id : nil
   }
 
-  /// The id a progress handle keeps under its private key.
-  func progressID(inHandle i: Int32, on s: LuaStack) -> Int {
+  /// The id a progress handle keeps under its private key, if it is still its own.
+  func progressID(inHandle i: Int32, on s: LuaStack) -> Int? {
     let table = s.absolute(i)
     tl_pushlightuserdata(s.L, handleKey)
     lua_rawget(s.L, table)
-    defer { s.pop() }
-    return Int(lua_tointegerx(s.L, -1, nil))
+    var isInteger: Int32 = 0
+    let id = lua_tointegerx(s.L, -1, &isInteger)
+    s.pop()
+    guard isInteger != 0, id >= 0, id < progressNodes.count else { return nil }
+    return isCached(handleTables[.progress]!, Int(id), at: table, on: s) ? Int(id) : nil
+  }
+
+  /// Whether the value at `i` is the one the registry table `cache` holds at `id`.
+  func isCached(_ cache: Int32, _ id: Int, at i: Int32, on s: LuaStack) -> Bool {
+    let value = s.absolute(i)
+    _ = lua_checkstack(s.L, 2)
+    pushRef(cache, on: s)
+    lua_rawgeti(s.L, -1, lua_Integer(id))
+    defer { s.pop(2) }
+    return lua_rawequal(s.L, -1, value) != 0
+  }
+
+  /// A value that is only a box around an index into a Swift array (conditions, observers):
+  /// userdata, so Lua cannot change what it holds, cached in `cache` so a look-alike is not it.
+  func pushBox(_ index: Int, cache: Int32, meta: Int32, on s: LuaStack) {
+    let box = tl_newuserdata(s.L, MemoryLayout<Int>.size)!
+    box.storeBytes(of: index, as: Int.self)
+    pushRef(meta, on: s)
+    lua_setmetatable(s.L, -2)
+    pushRef(cache, on: s)
+    s.pushValue(-2)
+    lua_rawseti(s.L, -2, lua_Integer(index))
+    s.pop()
+  }
+
+  /// The index in the box at `i` if it is one of `cache`'s boxes with metatable `address`.
+  func boxIndex(at i: Int32, address: UnsafeRawPointer?, cache: Int32, count: Int, on s: LuaStack) -> Int? {
+    guard s.type(i) == LUA_TUSERDATA, lua_rawlen(s.L, i) == MemoryLayout<Int>.size,
+          let box = lua_touserdata(s.L, i), hasMetatable(address, at: i, on: s) else { return nil }
+    let index = box.load(as: Int.self)
+    guard index >= 0, index < count, isCached(cache, index, at: i, on: s) else { return nil }
+    return index
   }
 
   func operation(at i: Int32, on s: LuaStack) -> OperationNode? {
@@ -162,8 +207,9 @@ extension ScriptHost {
 
   func index(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
     if kind == .progress, let key = lua_tolstring(s.L, 2, nil), key == hotKeys.completed {
-      // Reached only while the handle is not armed (see ProgressSync); trusted: __metatable.
-      s.push(Int(progressNodes[progressID(inHandle: 1, on: s)].completed))
+      // Reached only while the handle is not armed (see ProgressSync).
+      guard let node = progress(at: 1, on: s) else { throw ScriptError("progress expected") }
+      s.push(Int(node.completed))
       return 1
     }
     guard let key = s.string(2) else { s.pushNil(); return 1 }
@@ -186,7 +232,8 @@ extension ScriptHost {
   func newIndex(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
     if kind == .progress, let key = lua_tolstring(s.L, 2, nil), key == hotKeys.completed,
        let value = s.integer(3) {
-      armProgress(id: progressID(inHandle: 1, on: s), value: value, on: s)
+      guard let id = handleID(.progress, at: 1, on: s) else { throw ScriptError("progress expected") }
+      armProgress(id: id, value: value, on: s)
       return 0
     }
     guard let key = s.string(2) else { throw ScriptError("\(kind.luaName) fields are named by strings") }

@@ -13,7 +13,7 @@ extension ScriptHost {
     case lua(LuaObserver)
   }
 
-  /// The metatable that marks observer values (a plain table with `kind` and a setting).
+  /// The metatable that marks observer values (boxes, see `pushObserver`).
   func installObserverKind() {
     pushMarkerMetatable("observer") { host, s in
       switch host.observer(at: 1, on: s) {
@@ -24,8 +24,11 @@ extension ScriptHost {
       case nil: "observer"
       }
     }
+    refuseWrites("an observer")
     observerMetaAddress = lua_topointer(L, -1)
     observerMeta = stack.ref()
+    stack.newTable()
+    observerBoxes = stack.ref()
   }
 
   func observerFunctions() -> [(String, HostFunction)] {
@@ -33,58 +36,37 @@ extension ScriptHost {
       ("observer", { host, s in try host.createObserver(s) }),
       ("activity", { host, s in
         guard let label = s.string(1), !label.isEmpty else { throw s.badArgument(1, "activity", "non-empty string") }
-        host.pushObserver(kind: "activity", key: "label", on: s) { s.push(label) }
+        host.pushObserver(.activity(label), on: s)
         return 1
       }),
       ("background", { host, s in
         guard let grace = s.number(1), grace >= 0, grace.isFinite else {
           throw s.badArgument(1, "background", "number of seconds ≥ 0")
         }
-        host.pushObserver(kind: "background", key: "seconds", on: s) { s.push(grace) }
+        host.pushObserver(.background(Limits.wait(grace)), on: s)
         return 1
       }),
       ("timeout", { host, s in
         guard let seconds = s.number(1), seconds > 0, seconds.isFinite else {
           throw s.badArgument(1, "timeout", "positive number of seconds")
         }
-        host.pushObserver(kind: "timeout", key: "seconds", on: s) { s.push(seconds) }
+        host.pushObserver(.timeout(seconds), on: s)
         return 1
       }),
     ]
   }
 
-  private func pushObserver(kind: String, key: String, on s: LuaStack, value: () -> Void) {
-    s.newTable(hash: 2)
-    s.push(kind)
-    s.rawSet(-2, "kind")
-    value()
-    s.rawSet(-2, key)
-    pushRef(observerMeta, on: s)
-    lua_setmetatable(s.L, -2)
+  /// An observer value: a box around its place in `observerValues` (what it does cannot be
+  /// changed from Lua).
+  func pushObserver(_ observer: Observer, on s: LuaStack) {
+    observerValues.append(observer)
+    pushBox(observerValues.count - 1, cache: observerBoxes, meta: observerMeta, on: s)
   }
 
   /// The observer at `i`, if it is one.
   func observer(at i: Int32, on s: LuaStack) -> Observer? {
-    guard s.type(i) == LUA_TTABLE, hasMetatable(observerMetaAddress, at: i, on: s) else { return nil }
-    defer { s.pop(2) }
-    s.rawGet(i, "kind")
-    switch s.string(-1) {
-    case "activity":
-      s.rawGet(i, "label")
-      return s.string(-1).map(Observer.activity)
-    case "timeout":  // values are checked again: Lua code can change a table's fields
-      s.rawGet(i, "seconds")
-      return s.number(-1).flatMap { $0 > 0 && $0 == $0 ? Observer.timeout($0) : nil }
-    case "background":
-      s.rawGet(i, "seconds")
-      return s.number(-1).flatMap { $0 >= 0 && $0 == $0 ? Observer.background(Limits.wait($0)) : nil }
-    case "observer":
-      s.rawGet(i, "id")
-      return s.integer(-1).flatMap { luaObservers.indices.contains($0) ? Observer.lua(luaObservers[$0]) : nil }
-    default:
-      s.pushNil()
-      return nil
-    }
+    boxIndex(at: i, address: observerMetaAddress, cache: observerBoxes, count: observerValues.count, on: s)
+      .map { observerValues[$0] }
   }
 
   /// Attaches the observer at `i` to `op` (before it starts).
@@ -151,14 +133,7 @@ extension ScriptHost {
       if s.L != L { lua_xmove(s.L, L, 1) }
       refs[key] = stack.ref()
     }
-    luaObservers.append(LuaObserver(host: self, refs: refs))
-    s.newTable(hash: 2)
-    s.push("observer")
-    s.rawSet(-2, "kind")
-    s.push(luaObservers.count - 1)
-    s.rawSet(-2, "id")
-    pushRef(observerMeta, on: s)
-    lua_setmetatable(s.L, -2)
+    pushObserver(.lua(LuaObserver(host: self, refs: refs)), on: s)
     return 1
   }
 

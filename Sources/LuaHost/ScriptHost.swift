@@ -61,11 +61,13 @@ public final class ScriptHost {
   var conditionMeta: Int32 = LUA_NOREF
   var conditionMetaAddress: UnsafeRawPointer?
   var conditionValues: [LuaCondition] = []
+  var conditionBoxes: Int32 = LUA_NOREF
   /// Per operation id: the conditions that handed their decision on to the one about to be
   /// evaluated (see `evaluateCondition`).
   var conditionChains: [Int: [(ref: Int32, name: String)]] = [:]
   /// Observers made by observer{} (by the `id` in their value).
-  var luaObservers: [LuaObserver] = []
+  var observerValues: [Observer] = []
+  var observerBoxes: Int32 = LUA_NOREF
   /// The metatable of observer values (activity, timeout).
   var observerMeta: Int32 = LUA_NOREF
   var observerMetaAddress: UnsafeRawPointer?
