@@ -64,8 +64,8 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
   /* The parent is suspended until the child has exec'd or exited (CLONE_VFORK); the child
      runs on a stack of its own. */
   static const size_t size = 64 * 1024;
-  char *stack = malloc(size);
-  if (stack == NULL) return ENOMEM;
+  static _Thread_local char *stack = NULL;  /* one per spawning thread, kept */
+  if (stack == NULL && (stack = malloc(size)) == NULL) return ENOMEM;
   sigset_t all, old;
   sigfillset(&all);
   /* No handler of ours may run in the child while it shares our memory. */
@@ -73,7 +73,6 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
   pid_t child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
   int saved = errno;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  free(stack);
   if (child < 0) return saved;
   if (a.error != 0) {
     int status;

@@ -20,7 +20,7 @@ public final class ProcessRunner: @unchecked Sendable {
   /// a SIGCHLD came that may mean a command stopped.
   private var suspended = false
   private var childrenChanged = false
-  /// Programs found in PATH, by PATH and name (scheduler thread only).
+  /// Programs found in taskrun's PATH, by name (scheduler thread only).
   private var resolved: [String: String] = [:]
 
   /// Seconds output is still read after a command exited (a background child may hold its
@@ -61,12 +61,12 @@ public final class ProcessRunner: @unchecked Sendable {
   public func start(_ spec: CommandSpec, token: Int) {
     let argv = spec.argv
     var env: [String]? = nil
-    var searchPath = ProcessInfo.processInfo.environment["PATH"]
+    var searchPath: String?? = nil  // taskrun's own PATH, unless the command's env sets one
     if !spec.environment.isEmpty {
       var merged = ProcessInfo.processInfo.environment
       for (k, v) in spec.environment { merged[k] = v }
       env = merged.map { "\($0.key)=\($0.value)" }
-      searchPath = merged["PATH"]
+      if spec.environment["PATH"] != nil { searchPath = .some(merged["PATH"]) }
     }
     let program: String
     switch resolve(argv[0], in: searchPath) {
@@ -96,14 +96,15 @@ public final class ProcessRunner: @unchecked Sendable {
     poke()
   }
 
-  private func resolve(_ name: String, in path: String?) -> Result<String, POSIXError> {
-    let key = (path ?? "") + "\0" + name
-    if let known = resolved[key] { return .success(known) }
+  /// `name` found in `path` (nil: taskrun's own PATH, whose results are cached per name;
+  /// Lua cannot change taskrun's environment, so the cache holds for the process).
+  private func resolve(_ name: String, in path: String??) -> Result<String, POSIXError> {
+    if path == nil, let known = resolved[name] { return .success(known) }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let rc = cs_resolve(name, path, &buffer, buffer.count)
+    let rc = path.map { cs_resolve(name, $0, &buffer, buffer.count) } ?? cs_resolve(name, getenv("PATH"), &buffer, buffer.count)
     guard rc == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT)) }
     let found = String(cString: buffer)
-    if !name.contains("/") { resolved[key] = found }
+    if path == nil && !name.contains("/") { resolved[name] = found }
     return .success(found)
   }
 
