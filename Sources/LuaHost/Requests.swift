@@ -76,14 +76,23 @@ extension ScriptHost {
     return tail.isEmpty || base.hasPrefix("could not start") ? base : "\(base) (\(tail))"
   }
 
+  /// `{ status =, stdout =, stderr = }` with the output byte for byte; past the memory limit
+  /// `stdout` is the tail and `stdout_file` names the file that holds all of it.
   func pushCommandResult(_ result: CommandResult, on s: LuaStack) {
-    s.newTable(hash: 3)
+    s.newTable(hash: 5)
     s.push(Int(result.status))
     s.rawSet(-2, "status")
-    s.push(result.stdout)
-    s.rawSet(-2, "stdout")
-    s.push(result.stderr)
-    s.rawSet(-2, "stderr")
+    for (key, bytes, file) in [("stdout", result.stdoutBytes, result.stdoutFile),
+                               ("stderr", result.stderrBytes, result.stderrFile)] {
+      bytes.withUnsafeBufferPointer { buffer in
+        _ = buffer.withMemoryRebound(to: CChar.self) { lua_pushlstring(s.L, $0.baseAddress, $0.count) }
+      }
+      s.rawSet(-2, key)
+      if let file {
+        s.push(file)
+        s.rawSet(-2, key + "_file")
+      }
+    }
   }
 
   /// `wait(op, ...)`: schedules them if needed, returns their results once all finished;

@@ -61,17 +61,32 @@ public struct CommandSpec: Sendable, Equatable {
 public struct CommandResult: Sendable, Equatable {
   /// Exit status; 128 + signal number when killed by a signal; 127 when it could not start.
   public var status: Int32
-  public var stdout: String
-  public var stderr: String
+  /// What it wrote, byte for byte: all of it, or past `ProcessRunner.memoryLimit` the last
+  /// `ProcessRunner.tailBytes`, with the whole of it in `stdoutFile` / `stderrFile`.
+  public var stdoutBytes: [UInt8]
+  public var stderrBytes: [UInt8]
+  public var stdoutFile: String?
+  public var stderrFile: String?
   /// Why taskrun ended it, when it did so on its own (a command stopped by the terminal).
   public var reason: String?
 
-  public init(status: Int32, stdout: String, stderr: String, reason: String? = nil) {
+  public init(status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8], stdoutFile: String? = nil,
+              stderrFile: String? = nil, reason: String? = nil) {
     self.status = status
-    self.stdout = stdout
-    self.stderr = stderr
+    self.stdoutBytes = stdoutBytes
+    self.stderrBytes = stderrBytes
+    self.stdoutFile = stdoutFile
+    self.stderrFile = stderrFile
     self.reason = reason
   }
+
+  public init(status: Int32, stdout: String, stderr: String, reason: String? = nil) {
+    self.init(status: status, stdoutBytes: Array(stdout.utf8), stderrBytes: Array(stderr.utf8), reason: reason)
+  }
+
+  /// The output as text, for messages (invalid UTF-8 shown as U+FFFD).
+  public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
+  public var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
 
   /// "exited with status 2", "killed by signal 9", or why it could not start.
   public var failureDescription: String {
@@ -102,7 +117,9 @@ public final class CommandBody: OperationBody {
       } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
       } else {
-        scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display,
+        let files = [result.stdoutFile, result.stderrFile].compactMap { $0 }
+        scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display
+                           + (files.isEmpty ? "" : " (all of its output: \(files.joined(separator: ", ")))"),
                          kind: .command)
       }
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// Something that happened off the scheduler's thread: a process exited, output arrived, a signal.
 public enum InboxItem: Sendable {
   case processOutput(token: Int, stream: OutputChannel, text: String)
-  case processExited(token: Int, status: Int32, stdout: String, stderr: String, reason: String? = nil)
+  case processExited(token: Int, result: CommandResult)
   case signal(Int32)
   /// Work done off the scheduler's thread finished with this answer (nil: no error).
   case completion(token: Int, answer: String?)
@@ -33,6 +33,7 @@ public final class Inbox: @unchecked Sendable {
 
   public func post(_ item: InboxItem) {
     condition.lock()
+    if case .processOutput(_, _, let text) = item { backlog += text.utf8.count }
     items.append(item)
     condition.signal()
     condition.unlock()
@@ -44,10 +45,19 @@ public final class Inbox: @unchecked Sendable {
     return items.isEmpty
   }
 
+  /// Bytes of command output posted and not yet taken (for the process runner's backpressure).
+  public var outputBacklog: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return backlog
+  }
+  private var backlog = 0
+
   /// Takes everything posted so far without blocking.
   public func drain() -> [InboxItem] {
     condition.lock()
     defer { condition.unlock() }
+    backlog = 0
     let taken = items
     items.removeAll(keepingCapacity: true)
     return taken

@@ -26,6 +26,15 @@ public final class ProcessRunner: @unchecked Sendable {
   /// Seconds output is still read after a command exited (a background child may hold its
   /// pipes open for much longer: the operation ends anyway).
   public static let drainTime = 0.2
+  /// Bytes of one stream of one command kept in memory (`--output-limit`); past it the whole
+  /// stream goes to a file in `spillDirectory` and memory keeps the last `tailBytes`.
+  nonisolated(unsafe) public static var memoryLimit = 16 << 20
+  public static let tailBytes = 64 << 10
+  /// Output read but not yet taken by the scheduler, above which pipes are not read (the
+  /// command then waits on its write): a command printing without end cannot fill memory.
+  public static let backlogLimit = 4 << 20
+  public static let spillDirectory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("taskrun-\(getpid())").path
 
   /// One command's descriptors and what it has produced. Touched by the I/O thread only,
   /// except `pid` (immutable) and the fields the lock guards.
@@ -33,7 +42,7 @@ public final class ProcessRunner: @unchecked Sendable {
     let pid: pid_t
     var pipes: [OutputChannel: Int32]
     var pidfd: Int32
-    var stdout = Data(), stderr = Data()
+    var stdout = Capture(), stderr = Capture()
     var partial: [OutputChannel: Data] = [:]
     var status: Int32?
     var drainUntil: Double?
@@ -46,6 +55,42 @@ public final class ProcessRunner: @unchecked Sendable {
       self.pid = pid
       self.pipes = [.stdout: stdout, .stderr: stderr]
       self.pidfd = pidfd
+    }
+  }
+
+  /// One stream's bytes: in memory up to `memoryLimit`; past it everything is written to a
+  /// file and memory keeps only the last `tailBytes`.
+  private final class Capture {
+    var bytes: [UInt8] = []
+    var file: FileHandle?
+    var path: String?
+
+    func append(_ data: Data, name: @autoclosure () -> String) {
+      if file == nil && bytes.count + data.count > ProcessRunner.memoryLimit { spill(name()) }
+      if let file {
+        try? file.write(contentsOf: data)
+        bytes.append(contentsOf: data)
+        if bytes.count > 2 * ProcessRunner.tailBytes { bytes.removeFirst(bytes.count - ProcessRunner.tailBytes) }
+      } else {
+        bytes.append(contentsOf: data)
+      }
+    }
+
+    private func spill(_ name: String) {
+      let directory = ProcessRunner.spillDirectory
+      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let path = directory + "/" + name
+      guard FileManager.default.createFile(atPath: path, contents: Data(bytes)),
+            let handle = FileHandle(forWritingAtPath: path) else { return }  // then it stays in memory
+      handle.seekToEndOfFile()
+      file = handle
+      self.path = path
+    }
+
+    /// What the result holds: all of it, or the tail when the whole is in the file.
+    func finish() -> (bytes: [UInt8], path: String?) {
+      try? file?.close()
+      return (path == nil ? bytes : Array(bytes.suffix(ProcessRunner.tailBytes)), path)
     }
   }
 
@@ -163,7 +208,7 @@ public final class ProcessRunner: @unchecked Sendable {
 
   private func fail(token: Int, _ message: String) {
     inbox.post(.processOutput(token: token, stream: .stderr, text: message + "\n"))
-    inbox.post(.processExited(token: token, status: 127, stdout: "", stderr: message + "\n"))
+    inbox.post(.processExited(token: token, result: CommandResult(status: 127, stdout: "", stderr: message + "\n")))
   }
 
   // MARK: What is left when the run ends
@@ -231,9 +276,11 @@ public final class ProcessRunner: @unchecked Sendable {
       var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
       var owners: [(token: Int, child: Child, channel: OutputChannel?)] = []  // of fds[1...]
       var nextDeadline: Double?
+      // Backpressure: while the scheduler has a backlog of output to take, pipes wait.
+      let backlogged = inbox.outputBacklog > Self.backlogLimit
       for (token, child) in snapshot {
         // stdout before stderr: when both are ready their lines keep the order they were written in.
-        for channel in [OutputChannel.stdout, .stderr] {
+        for channel in [OutputChannel.stdout, .stderr] where !backlogged {
           guard let fd = child.pipes[channel] else { continue }
           fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
           owners.append((token, child, channel))
@@ -245,7 +292,7 @@ public final class ProcessRunner: @unchecked Sendable {
         if let until = child.drainUntil { nextDeadline = min(nextDeadline ?? until, until) }
       }
       let unwatchedExit = snapshot.values.contains { $0.pidfd < 0 && $0.status == nil }
-      var timeout: Int32 = unwatchedExit ? 20 : -1
+      var timeout: Int32 = unwatchedExit || backlogged ? 20 : -1
       if let nextDeadline {
         let ms = Int32(max(0, min(1000, (nextDeadline - tl_now()) * 1000)).rounded(.up))
         timeout = timeout < 0 ? ms : min(timeout, ms)
@@ -338,13 +385,17 @@ public final class ProcessRunner: @unchecked Sendable {
   }
 
   private func received(_ data: Data, channel: OutputChannel, child: Child, token: Int) {
-    if channel == .stdout { child.stdout.append(data) } else { child.stderr.append(data) }
+    (channel == .stdout ? child.stdout : child.stderr).append(data, name: "command-\(token).\(channel.rawValue)")
     var pending = (child.partial[channel] ?? Data()) + data
     // Post whole lines only, so that reporters never interleave output mid-line.
     if let lastNewline = pending.lastIndex(of: 10) {
       let lines = pending[pending.startIndex...lastNewline]
       pending = Data(pending[pending.index(after: lastNewline)...])
       inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: lines, as: UTF8.self)))
+    }
+    if pending.count > Self.tailBytes {  // no newline in sight (binary output): a line of its own
+      inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: pending, as: UTF8.self) + "\n"))
+      pending = Data()
     }
     child.partial[channel] = pending
   }
@@ -365,10 +416,10 @@ public final class ProcessRunner: @unchecked Sendable {
     let reason = child.reason
     lock.unlock()
     guard known else { return }
-    inbox.post(.processExited(
-      token: token, status: status,
-      stdout: String(decoding: child.stdout, as: UTF8.self),
-      stderr: String(decoding: child.stderr, as: UTF8.self), reason: reason))
+    let out = child.stdout.finish(), err = child.stderr.finish()
+    inbox.post(.processExited(token: token, result: CommandResult(
+      status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes, stdoutFile: out.path,
+      stderrFile: err.path, reason: reason)))
   }
 }
 

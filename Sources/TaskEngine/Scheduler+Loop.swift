@@ -136,11 +136,11 @@ extension Scheduler {
       switch item {
       case .processOutput(let token, let stream, let text):
         if let op = commandOwners[token] { record(output: text, stream: stream, for: op) }
-      case .processExited(let token, let status, let stdout, let stderr, let reason):
+      case .processExited(let token, let result):
         commandOwners[token] = nil
         if let timer = killTimers.removeValue(forKey: token) { cancelTimer(timer) }
         if let handler = commandHandlers.removeValue(forKey: token) {
-          handler(CommandResult(status: status, stdout: stdout, stderr: stderr, reason: reason))
+          handler(result)
         }
       case .signal:
         absorbSignals()

@@ -606,6 +606,10 @@ public final class Scheduler {
   /// Adds output text to an operation's record and the event stream.
   public func record(output text: String, stream: OutputChannel, for op: OperationNode) {
     op.output += text
+    // The report needs the tail: what is kept per operation is bounded.
+    if op.output.utf8.count > 2 * ProcessRunner.tailBytes {
+      op.output = String(decoding: op.output.utf8.suffix(ProcessRunner.tailBytes), as: UTF8.self)
+    }
     op.outputObserver?(text)
     emit(.output(time: elapsed, name: op.name, stream: stream, text: text))
   }

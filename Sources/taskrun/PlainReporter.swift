@@ -84,6 +84,9 @@ final class PlainReporter: EventSink {
     }
   }
 
+  /// A line of output as a report shows it: 400 characters at most.
+  static func shown(_ line: Substring) -> String { line.count > 400 ? line.prefix(400) + "…" : String(line) }
+
   private func printOutput(_ output: String, limit: Int) {
     var lines = output.split(separator: "\n", omittingEmptySubsequences: false)
     if lines.last == "" { lines.removeLast() }
@@ -91,7 +94,7 @@ final class PlainReporter: EventSink {
       print("    | … \(lines.count - limit) earlier lines")
       lines = Array(lines.suffix(limit))
     }
-    for output in lines { print("    | \(output)") }
+    for output in lines { print("    | " + Self.shown(output)) }
   }
 
   private func printSummary(_ summary: RunSummary) {
@@ -101,7 +104,7 @@ final class PlainReporter: EventSink {
       for failure in failed {
         print("  \(failure.name): \(failure.error)")
         let tail = failure.output.split(separator: "\n").suffix(5)
-        for output in tail { print("    | \(output)") }
+        for output in tail { print("    | " + Self.shown(output)) }
       }
     }
     let notStarted = summary.failures.filter { $0.outcome == .cancelled }

@@ -174,6 +174,10 @@ struct RunCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto).", valueName: "file"))
   var trace: String?
 
+  @Option(name: .customLong("output-limit"), help: ArgumentHelp(
+    "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB"))
+  var outputLimit: Int?
+
   @Argument(help: "The workflow script.")
   var script: String
 
@@ -189,11 +193,15 @@ struct RunCommand: ParsableCommand {
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
     if quiet && verbose { throw ValidationError("-q and -v cannot be used together") }
+    if let outputLimit, !(1...65536).contains(outputLimit) {
+      throw ValidationError("--output-limit must be from 1 to 65536 MB (got \(outputLimit))")
+    }
   }
 
   func run() throws {
     let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     scheduler.keepGoing = keepGoing
+    if let outputLimit { ProcessRunner.memoryLimit = outputLimit << 20 }
     let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     let live = progress == .tty || (progress == .auto && isTerminal)
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)

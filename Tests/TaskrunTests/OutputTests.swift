@@ -1,0 +1,55 @@
+// Command output: byte for byte into Lua, bounded in memory, and the whole of it kept in a file.
+import Foundation
+import Testing
+
+@Suite(.serialized) struct OutputTests {
+  func run(_ script: String, _ arguments: [String] = []) throws -> (Run, MarkedWorkflow) {
+    let w = try MarkedWorkflow { _ in script }
+    return (Binary.finish(try w.start(arguments), timeout: 60), w)
+  }
+
+  @Test func outputReachesLuaByteForByte() throws {
+    let (run, _) = try run("""
+      local r = sh([[printf '\\377\\000x\\n\\200']])
+      assert(#r.stdout == 5, #r.stdout)
+      assert(r.stdout:byte(1) == 255 and r.stdout:byte(2) == 0 and r.stdout:byte(5) == 128)
+      local z = sh("printf hello | gzip -c | gzip -dc")
+      assert(z.stdout == "hello", z.stdout)
+      local gz = sh("printf hello | gzip -c").stdout
+      assert(gz:byte(1) == 0x1f and gz:byte(2) == 0x8b, "gzip's magic bytes were changed")
+      """)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+  }
+
+  @Test func pastTheLimitTheWholeOutputIsInAFileAndLuaGetsTheTail() throws {
+    let (run, _) = try run("""
+      local r = sh("head -c 3000000 /dev/zero | tr '\\\\0' a; printf END")
+      assert(#r.stdout == 65536, #r.stdout)
+      assert(r.stdout:sub(-3) == "END")
+      local f = assert(io.open(r.stdout_file, "rb"))
+      local all = f:read("a")
+      f:close()
+      assert(#all == 3000003 and all:sub(-3) == "END", #all)
+      print("file " .. r.stdout_file)
+      operation { name = "loud", sh = "head -c 3000000 /dev/zero | tr '\\\\0' b; exit 1" }
+      """, ["--output-limit", "1"])
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("(all of its output: /"), "\(run.stdout.prefix(2000))")
+    let longest = run.stdout.split(separator: "\n").map(\.count).max() ?? 0
+    #expect(longest < 2000, "the report printed a line of \(longest) characters")
+  }
+
+  @Test func aCommandThatPrintsWithoutEndDoesNotFillMemory() throws {
+    let w = try MarkedWorkflow { env in #"operation { name = "yes", \#(env), sh = "yes | head -c 300000000" }"# }
+    let started = try w.start()
+    var peakKB = 0
+    var status: Int32 = 0
+    var usage = rusage()
+    let deadline = Date().addingTimeInterval(120)
+    while wait4(started.child.pid, &status, WNOHANG, &usage) == 0 && Date() < deadline { usleep(50_000) }
+    peakKB = usage.ru_maxrss
+    _ = Binary.finish(started, timeout: 1)
+    #expect(status == 0, "status \(status)")
+    #expect(peakKB > 0 && peakKB < 400_000, "peak memory \(peakKB) KB for 300 MB of output")
+  }
+}
