@@ -16,6 +16,7 @@ extension ScriptHost {
       s.setTop(base - 3)  // nothing starts after an interrupt, not even from the top level
       return fail(co, scheduler.endedBy ?? "interrupted")
     }
+    if dryRun, co.op == nil { return dryRunRequest(co, kind: kind, base: base, top: top) }
     do {
       switch kind {
       case "sleep":
@@ -61,6 +62,34 @@ extension ScriptHost {
       }
     } catch {
       s.setTop(base - 3)
+      fail(co, "\(error)")
+    }
+  }
+
+  /// A dry run (`-n`, `taskrun graph`) runs nothing, not even from the script's top level:
+  /// `sh` says what it would run and returns `{ status = 0, stdout = "", stderr = "" }`,
+  /// `sleep` returns at once, `run` returns true and `wait` nothing; what `run` and `wait`
+  /// name stays in the plan. Arguments are checked as in a real run.
+  func dryRunRequest(_ co: LuaCoroutine, kind: String, base: Int32, top: Int32) {
+    let s = LuaStack(L: co.thread)
+    defer { s.setTop(base - 3) }
+    do {
+      switch kind {
+      case "sh":
+        let spec = try commandSpec(s, base, options: base + 1, function: "sh")
+        let note = "(dry run) sh: \(spec.display)"
+        if scheduler.sinks.isEmpty {  // taskrun graph: standard output is the graph
+          FileHandle.standardError.write(Data((note + "\n").utf8))
+        } else {
+          scheduler.message(note, from: nil)
+        }
+        succeed(co) { s in self.pushCommandResult(CommandResult(status: 0, stdout: "", stderr: ""), on: s); return 1 }
+      case "run":
+        succeed(co) { s in s.push(true); return 1 }
+      default:
+        succeed(co)
+      }
+    } catch {
       fail(co, "\(error)")
     }
   }

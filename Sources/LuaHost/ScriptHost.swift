@@ -86,6 +86,8 @@ public final class ScriptHost {
   /// Script arguments (`arg`).
   let arguments: [String]
   var scriptPath = "?"
+  /// `-n` and `taskrun graph`: the script is loaded, nothing runs (see `dryRunRequest`).
+  public var dryRun = false
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
   public internal(set) var exitCode: Int32?
 
@@ -184,10 +186,16 @@ public final class ScriptHost {
   /// Runs a script's top level as a coroutine, driving the scheduler while it waits (a script
   /// may call `run` or `wait`). Throws a HostError with `file:line` if it fails to load or run.
   public func load(path: String) throws {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw HostError("cannot read '\(path)': " + (FileManager.default.fileExists(atPath: path)
-        ? "permission denied" : "no such file"))
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+    guard !isDirectory.boolValue else { throw HostError("cannot read '\(path)': it is a directory, not a script") }
+    guard var data = FileManager.default.contents(atPath: path) else {
+      throw HostError("cannot read '\(path)': " + (exists ? "permission denied" : "no such file"))
     }
+    // As lua.c: a UTF-8 byte order mark, then a first line starting with # (#!/usr/bin/env
+    // taskrun) are skipped; the line's newline stays, so line numbers hold.
+    if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
+    if data.first == UInt8(ascii: "#") { data.removeFirst(data.firstIndex(of: 10).map { $0 - data.startIndex } ?? data.count) }
     scriptPath = path
     setArguments(script: path)
     try execute(chunk: data, name: "@" + path)
@@ -235,7 +243,9 @@ public final class ScriptHost {
     case .failed(let failure)?:
       // At the top level a single frame repeats the message's file:line; deeper ones help.
       let frames = failure.traceback.split(separator: "\n").count - 1
-      throw HostError(failure.message + (frames < 2 ? "" : "\n" + failure.traceback))
+      // error({}) carries no position: the message still names the script.
+      let message = failure.message.hasPrefix("(error object is") ? "\(name.dropFirst()): " + failure.message : failure.message
+      throw HostError(message + (frames < 2 ? "" : "\n" + failure.traceback))
     case nil:
       throw HostError("\(name.dropFirst()): the script never finished")
     }

@@ -54,6 +54,9 @@ public struct CommandSpec: Sendable, Equatable {
   static let shellWords: Set<String> = [
     ":", ".", "cd", "exit", "export", "set", "unset", "eval", "exec", "source", "alias",
     "if", "for", "while", "case", "until", "ulimit", "umask", "wait", "trap", "shift", "read",
+    // POSIX special and regular builtins that have no executable of their own, and bash's
+    "command", "hash", "type", "getopts", "times", "readonly", "local", "return", "break",
+    "continue", "unalias", "let", "declare", "typeset", "builtin", "fc", "jobs", "fg", "bg",
   ]
 }
 
@@ -92,7 +95,8 @@ public struct CommandResult: Sendable, Equatable {
   public var failureDescription: String {
     if let reason { return reason }
     if status == 127, let reason = stderr.split(separator: "\n").last,
-       reason.hasSuffix("command not found") || reason.hasPrefix("cwd '") || reason.hasSuffix("permission denied") {
+       reason.hasSuffix("command not found") || reason.hasPrefix("cwd '") || reason.hasSuffix("permission denied")
+         || reason.contains(": cannot start: ") || reason.hasPrefix("cannot create a pipe") {
       return "could not start (\(reason))"
     }
     return status > 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"

@@ -100,6 +100,11 @@ public final class OperationNode {
   /// Declaration order; ties between equal priorities break on it.
   public let id: Int
   public internal(set) var name: String
+  /// Named op1, op2, … by taskrun: a name the script chooses later wins over it.
+  var hasDefaultName = false
+  /// Skipped because something upstream failed (or was cancelled): `when = "failed"`
+  /// downstream runs for it, as Airflow's one_failed counts upstream failures.
+  public internal(set) var upstreamFailed = false
   public var body: (any OperationBody)?
   public internal(set) var queue: WorkQueue
   public var priority: Priority = .normal

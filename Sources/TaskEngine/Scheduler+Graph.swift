@@ -23,12 +23,12 @@ extension Scheduler {
       }
     }
     if touched, let cycle = findCycle() {
-      throw EngineError(.cycle, "dependency cycle: " + cycle.map(\.name).joined(separator: " -> "))
+      throw EngineError(.cycle, "dependency cycle: " + cycleText(cycle))
     }
   }
 
   func unknownName(_ name: String, for op: OperationNode) -> EngineError {
-    let hint = suggestion(for: name, among: Array(byName.keys))
+    let hint = suggestion(for: name, among: byName.keys.filter { $0 != op.name })  // never itself
     return EngineError(.unknownName,
       "'\(op.name)' depends on '\(name)', but no operation has that name" + (hint.isEmpty ? "" : "; \(hint)"))
   }

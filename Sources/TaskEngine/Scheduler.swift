@@ -91,8 +91,20 @@ public final class Scheduler {
   public func makeOperation(name: String? = nil, queue: WorkQueue? = nil,
                             body: (any OperationBody)? = nil) throws -> OperationNode {
     let id = operations.count + 1
-    let finalName = name ?? "op\(id)"
+    var finalName = name ?? "op\(id)"
+    if name == nil {  // a default name never takes one the script chose (op2 declared before)
+      var k = 1
+      while byName[finalName] != nil { k += 1; finalName = "op\(id)_\(k)" }
+    } else if let holder = byName[finalName], holder.hasDefaultName {
+      // ...nor one it chooses later: the unnamed operation moves aside.
+      var k = 1, moved = finalName
+      while byName[moved] != nil { k += 1; moved = "\(finalName)_\(k)" }
+      byName[finalName] = nil
+      holder.name = moved
+      byName[moved] = holder
+    }
     let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
+    op.hasDefaultName = name == nil
     if let existing = byName.updateValue(op, forKey: finalName) {  // one hash, not two
       byName[finalName] = existing
       throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
@@ -106,6 +118,13 @@ public final class Scheduler {
 
   public func operation(named name: String) -> OperationNode? { byName[name] }
 
+  /// "a -> b -> a", shortened for a long cycle (a 200,000-operation ring prints one line).
+  func cycleText(_ cycle: [OperationNode]) -> String {
+    let names = cycle.map(\.name)
+    guard names.count > 12 else { return names.joined(separator: " -> ") }
+    return (names.prefix(6) + ["… (\(names.count - 9) more)"] + names.suffix(3)).joined(separator: " -> ")
+  }
+
   /// `op` runs after `dependency`. Duplicates are ignored; an edge that closes a cycle, or a
   /// dependency added to an operation that already started, is an error.
   public func addDependency(_ op: OperationNode, on dependency: OperationNode) throws {
@@ -113,10 +132,11 @@ public final class Scheduler {
       throw EngineError(.alreadyStarted,
         "cannot add a dependency to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
+    if op === dependency { throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)") }
     if op.hasDependency(dependency) { return }
     // A new edge op -> dependency closes a cycle only if op is already upstream of dependency.
     if !op.dependents.isEmpty, let path = path(from: dependency, to: op) {
-      throw EngineError(.cycle, "dependency cycle: " + ([op] + path).map(\.name).joined(separator: " -> "))
+      throw EngineError(.cycle, "dependency cycle: " + cycleText([op] + path))
     }
     link(op, to: dependency)
     if op.isScheduled { schedule([dependency]) }
@@ -194,12 +214,13 @@ public final class Scheduler {
     case .succeeded:
       if let bad = dependencies.first(where: { $0.outcome == .failed })
           ?? dependencies.first(where: { $0.outcome != .succeeded }) {
+        op.upstreamFailed = bad.outcome == .failed || bad.outcome == .cancelled || bad.upstreamFailed
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
       }
       if failConditionDependency(op) { return }
       if let stopReason { return finish(op, .cancelled, error: stopReason) }
     case .failed:
-      if !dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled }) {
+      if !dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled || $0.upstreamFailed }) {
         return finish(op, .skipped, error: "no dependency failed")
       }
       if let stopReason, halted { return finish(op, .cancelled, error: stopReason) }

@@ -27,6 +27,7 @@ struct GraphCommand: ParsableCommand {
   func run() throws {
     let scheduler = Scheduler(jobs: 1)
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    host.dryRun = true  // the graph is drawn, nothing runs
     let ops: [OperationNode]
     do {
       try host.load(path: script)

@@ -29,10 +29,14 @@ enum Taskrun {
         RunCommand.scriptArguments = Array(arguments[(separator + 1)...])
         arguments = Array(arguments[..<separator])
       }
-      // make's spelling `-j4` means `-j 4`.
+      // make's spelling `-j4` means `-j 4`; `-j -1` is a value to refuse, not an option.
       arguments = arguments.flatMap { argument -> [String] in
         argument.hasPrefix("-j") && argument.count > 2 && Int(argument.dropFirst(2)) != nil
           ? ["-j", String(argument.dropFirst(2))] : [argument]
+      }
+      for i in arguments.indices.dropLast().reversed()
+      where ["-j", "--jobs"].contains(arguments[i]) && Int(arguments[i + 1]).map({ $0 < 1 }) == true {
+        arguments[i...i + 1] = ["--jobs=\(arguments[i + 1])"]
       }
       if arguments.first == "graph" {
         var command = try GraphCommand.parseAsRoot(Array(arguments.dropFirst()))
@@ -229,6 +233,7 @@ struct RunCommand: ParsableCommand {
     Taskrun.attachSignals(scheduler)
     let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments)
     host.assumeYes = yes
+    host.dryRun = dryRun
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
     do {
