@@ -13,10 +13,81 @@ static atomic_int g_interrupt = 0;
 
 void tl_set_dispatch(tl_dispatch_fn fn) { g_dispatch = fn; }
 
+/* {====== the Lua heap and its limit */
+
+/* The allocator's state: bytes in use, the limit (0: none), and whether it applies now. It
+   applies only while Lua code runs inside a protected resume or call of the host's
+   (`tl_protected_*`): an allocation that fails raises "not enough memory" there, inside
+   Lua's own error handling. Outside (the host building values, or a Swift host function,
+   whose frames Lua must never longjmp through) allocations always succeed. */
+typedef struct tl_heap { size_t used, limit; int enforce; } tl_heap;
+
+static void *tl_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  tl_heap *h = ud;
+  if (ptr == NULL) osize = 0;
+  if (nsize == 0) { free(ptr); h->used -= osize; return NULL; }
+  if (h->limit && h->enforce > 0 && nsize > osize && h->used + (nsize - osize) > h->limit) return NULL;
+  void *p = realloc(ptr, nsize);
+  if (p) h->used = h->used - osize + nsize;
+  return p;
+}
+
+static int tl_panic(lua_State *L) {
+  fprintf(stderr, "taskrun: unprotected Lua error: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+  return 0;  /* abort() follows: the host never calls Lua unprotected where it could fail */
+}
+
+lua_State *tl_newstate(size_t limit) {
+  tl_heap *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  h->limit = limit;
+  lua_State *L = lua_newstate(tl_alloc, h);
+  if (L) lua_atpanic(L, tl_panic);
+  return L;
+}
+
+static tl_heap *heap_of(lua_State *L) {
+  void *ud;
+  lua_Alloc f = lua_getallocf(L, &ud);
+  return f == tl_alloc ? ud : NULL;
+}
+
+void tl_closestate(lua_State *L) {
+  tl_heap *h = heap_of(L);
+  lua_close(L);
+  free(h);
+}
+
+size_t tl_heap_used(lua_State *L) { tl_heap *h = heap_of(L); return h ? h->used : 0; }
+
+int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres) {
+  tl_heap *h = heap_of(co);
+  int saved = h ? h->enforce : 0;
+  if (h) h->enforce = 1;
+  int status = lua_resume(co, from, nargs, nres);
+  if (h) h->enforce = saved;
+  return status;
+}
+
+int tl_protected_call(lua_State *L, int nargs, int nres) {
+  tl_heap *h = heap_of(L);
+  int saved = h ? h->enforce : 0;
+  if (h) h->enforce = 1;
+  int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
+  if (h) h->enforce = saved;
+  return status;
+}
+
+/* }====== */
+
 /* Called by Lua; calls Swift, which has returned before anything is raised. */
 static int tl_entry(lua_State *L) {
   int index = (int)lua_tointeger(L, lua_upvalueindex(1));
+  tl_heap *h = heap_of(L);
+  int saved = h ? h->enforce : 0;
+  if (h) h->enforce = 0;  /* Swift frames: no allocation may raise until it returns */
   int r = g_dispatch(L, index);
+  if (h) h->enforce = saved;
   if (r >= 0) return r;
   if (r == TL_RAISE && lua_type(L, -1) == LUA_TSTRING) {
     luaL_where(L, 1);            /* position of the Lua code that called us */

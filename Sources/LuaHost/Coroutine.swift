@@ -98,7 +98,7 @@ extension ScriptHost {
     tl_set_current(co.control)
     tl_watchdog_begin(watchdog, co.thread, co.control, Self.timeSlice)
     var results: Int32 = 0
-    var status = lua_resume(co.thread, L, arguments, &results)
+    var status = tl_protected_resume(co.thread, L, arguments, &results)
     tl_watchdog_end(watchdog)
     tl_set_current(previous?.control)
     current = previous
@@ -122,7 +122,8 @@ extension ScriptHost {
     case LUA_OK:
       end(co, .returned(co, count: results))
     default:
-      let message = s.errorMessage(-1)
+      let message = status == LUA_ERRMEM
+        ? "out of memory: the Lua heap reached its limit of \(memoryLimit >> 20) MB (--memory)" : s.errorMessage(-1)
       tl_traceback(L, co.thread, message)
       let traceback = cleanTraceback(stack.string(-1) ?? "", message: message)
       stack.pop()

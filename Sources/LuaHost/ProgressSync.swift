@@ -49,7 +49,7 @@ extension ScriptHost {
   /// `lua_pcall` for user functions (handlers, observers): afterwards progress is synced, and
   /// a bad `completed` the function stored counts as its error (message on top, as pcall's).
   func protectedCall(_ s: LuaStack, arguments: Int32, results: Int32) -> Int32 {
-    let status = tl_pcall(s.L, arguments, results, 0)
+    let status = tl_protected_call(s.L, Int32(arguments), Int32(results))
     guard let message = syncProgress() else { return status }
     if status == LUA_OK { s.pop(results) } else { s.pop() }
     s.push(message)

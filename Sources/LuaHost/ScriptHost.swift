@@ -86,16 +86,19 @@ public final class ScriptHost {
   /// Script arguments (`arg`).
   let arguments: [String]
   var scriptPath = "?"
+  /// Bytes the Lua heap may hold while Lua code runs (`--memory`; 0: no limit).
+  public let memoryLimit: Int
   /// `-n` and `taskrun graph`: the script is loaded, nothing runs (see `dryRunRequest`).
   public var dryRun = false
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
   public internal(set) var exitCode: Int32?
 
   /// A state with the standard libraries, the taskrun API and the interrupt hook.
-  public init(scheduler: Scheduler, arguments: [String] = []) {
+  public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int = 0) {
     self.scheduler = scheduler
     self.arguments = arguments
-    L = luaL_newstate()
+    self.memoryLimit = memoryLimit
+    L = tl_newstate(memoryLimit)
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)
@@ -126,7 +129,7 @@ public final class ScriptHost {
     guard !isClosed else { return }
     isClosed = true
     tl_watchdog_free(watchdog)
-    lua_close(L)
+    tl_closestate(L)
   }
   private var isClosed = false
 

@@ -178,6 +178,12 @@ struct RunCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto).", valueName: "file"))
   var trace: String?
 
+  @Option(help: ArgumentHelp("Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB"))
+  var memory: Int?
+
+  @Flag(help: "Run an untrusted script: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks.")
+  var sandbox = false
+
   @Option(name: .customLong("output-limit"), help: ArgumentHelp(
     "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB"))
   var outputLimit: Int?
@@ -197,6 +203,9 @@ struct RunCommand: ParsableCommand {
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
     if quiet && verbose { throw ValidationError("-q and -v cannot be used together") }
+    if let memory, !(1...1_048_576).contains(memory) {
+      throw ValidationError("--memory must be from 1 to 1048576 MB (got \(memory))")
+    }
     if let outputLimit, !(1...65536).contains(outputLimit) {
       throw ValidationError("--output-limit must be from 1 to 65536 MB (got \(outputLimit))")
     }
@@ -231,9 +240,10 @@ struct RunCommand: ParsableCommand {
       throw Taskrun.Exit(.usage)
     }
     Taskrun.attachSignals(scheduler)
-    let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments)
+    let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments, memoryLimit: (memory ?? 0) << 20)
     host.assumeYes = yes
     host.dryRun = dryRun
+    if sandbox { host.applySandbox() }
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
     do {

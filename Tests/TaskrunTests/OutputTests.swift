@@ -53,3 +53,30 @@ import Testing
     #expect(peakKB > 0 && peakKB < 400_000, "peak memory \(peakKB) KB for 300 MB of output")
   }
 }
+
+@Suite struct MemoryLimitTests {
+  @Test func aBodyOverTheLimitFailsAndTheRunGoesOn() throws {
+    let w = try MarkedWorkflow { _ in """
+      operation { name = "hog", run = function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(100) .. i end end }
+      operation { name = "big", run = function() local s = ("x"):rep(2^30) end }
+      operation { name = "inner", run = function()
+        coroutine.wrap(function() local t = {} for i = 1, 1e9 do t[i] = { i } end end)()
+      end }
+      operation { name = "after", after = { "hog" }, when = "finished", run = function() print(#("y"):rep(1000)) end }
+      """ }
+    let run = Binary.finish(try w.start(["--memory", "40", "-k"]), timeout: 60)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    for name in ["hog", "big", "inner"] {
+      #expect(run.stdout.contains("FAILED    \(name)"), "\(name): \(run.stdout)")
+    }
+    #expect(run.stdout.contains("out of memory: the Lua heap reached its limit of 40 MB (--memory)"))
+    #expect(run.stdout.contains("ok        after"), "the run did not go on")
+    #expect(!run.stderr.contains("PANIC"))
+  }
+
+  @Test func theLoadOverTheLimitIsAScriptError() throws {
+    let w = try MarkedWorkflow { _ in "local t = {} for i = 1, 1e9 do t[i] = { i } end" }
+    let run = Binary.finish(try w.start(["--memory", "20"]), timeout: 60)
+    #expect(run.status == 2 && run.stderr.contains("out of memory: the Lua heap reached its limit of 20 MB"), "\(run.stderr)")
+  }
+}

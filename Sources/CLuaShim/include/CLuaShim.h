@@ -7,6 +7,14 @@
 #include <lualib.h>
 #include <stdint.h>
 
+/* A Lua state whose heap is capped at `limit` bytes (0: no cap) while Lua code runs inside
+   tl_protected_resume / tl_protected_call; closed with tl_closestate. */
+lua_State *tl_newstate(size_t limit);
+void tl_closestate(lua_State *L);
+size_t tl_heap_used(lua_State *L);
+int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres);
+int tl_protected_call(lua_State *L, int nargs, int nres);
+
 /* What a Swift host function returns when it does not return a count of results. */
 #define TL_RAISE (-1)   /* raise the value on top of the stack (strings get "file:line: ") */
 #define TL_RAISE_PLAIN (-2)  /* raise the value on top of the stack as it is */
