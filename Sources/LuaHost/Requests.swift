@@ -139,18 +139,22 @@ extension ScriptHost {
       }
     }
     co.pending = .wait(ops)
+    if let waiter = co.op, ops.contains(where: { !$0.isFinished }) { scheduler.yieldSlot(waiter) }
     whenAllFinished(ops) { [unowned self] in
       guard case .wait = co.pending else { return }
       co.pending = nil
       if let waiter = co.op { for target in ops { scheduler.endWait(waiter, for: target) } }
-      if raising, let bad = ops.first(where: { !$0.succeeded }) {
-        return fail(co, "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? ""))
+      let answer = { [unowned self] in
+        if raising, let bad = ops.first(where: { !$0.succeeded }) {
+          return fail(co, "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? ""))
+        }
+        succeed(co, room: ops.count + 4) { s in
+          guard raising else { return 0 }
+          for op in ops { self.pushResult(of: op, on: s) }
+          return Int32(ops.count)
+        }
       }
-      succeed(co, room: ops.count + 4) { s in
-        guard raising else { return 0 }
-        for op in ops { self.pushResult(of: op, on: s) }
-        return Int32(ops.count)
-      }
+      if let waiter = co.op { scheduler.reclaimSlot(waiter, then: answer) } else { answer() }
     }
   }
 
@@ -162,14 +166,18 @@ extension ScriptHost {
     try startIfNeeded(ops, for: co)
     let all = scheduler.plan(for: ops)
     co.pending = .wait(all)
+    if let runner = co.op, all.contains(where: { !$0.isFinished }) { scheduler.yieldSlot(runner) }
     whenAllFinished(all) { [unowned self] in
       guard case .wait = co.pending else { return }
       co.pending = nil
-      let bad = all.filter { !$0.succeeded && !$0.skipped }
-      if bad.isEmpty { return succeed(co) { s in s.push(true); return 1 } }
-      let text = bad.map { "\($0.name) \($0.outcome!.rawValue)" + ($0.error.map { ": \($0)" } ?? "") }
-        .joined(separator: "\n")
-      succeed(co) { s in s.push(false); s.push(text); return 2 }
+      let answer = { [unowned self] in
+        let bad = all.filter { !$0.succeeded && !$0.skipped }
+        if bad.isEmpty { return succeed(co) { s in s.push(true); return 1 } }
+        let text = bad.map { "\($0.name) \($0.outcome!.rawValue)" + ($0.error.map { ": \($0)" } ?? "") }
+          .joined(separator: "\n")
+        succeed(co) { s in s.push(false); s.push(text); return 2 }
+      }
+      if let runner = co.op { scheduler.reclaimSlot(runner, then: answer) } else { answer() }
     }
   }
 

@@ -100,6 +100,8 @@ public final class OperationNode {
   /// Declaration order; ties between equal priorities break on it.
   public let id: Int
   public internal(set) var name: String
+  /// Its body waits for other operations and gave its queue slot back meanwhile.
+  public internal(set) var slotYielded = false
   /// Named op1, op2, … by taskrun: a name the script chooses later wins over it.
   var hasDefaultName = false
   /// Skipped because something upstream failed (or was cancelled): `when = "failed"`

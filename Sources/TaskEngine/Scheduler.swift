@@ -307,6 +307,15 @@ public final class Scheduler {
       parked = still
     }
     for queue in queues {
+      // Bodies that waited come back first: they started before anything still ready.
+      while queue.hasCapacity && !queue.reclaimers.isEmpty {
+        let (op, resume) = queue.reclaimers.removeFirst()
+        guard op.slotYielded, op.state == .executing else { continue }
+        op.slotYielded = false
+        queue.running += 1
+        resume()
+        started = true
+      }
       while queue.hasCapacity, let entry = queue.ready.popMax() {
         let op = entry.operation
         guard op.state == .ready else { continue }
@@ -414,7 +423,7 @@ public final class Scheduler {
     }
     if op.state == .executing {
       if !op.isGroup {
-        op.queue.running -= 1
+        if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
         counts.running -= 1
       }
       removeExecuting(op)
@@ -479,6 +488,26 @@ public final class Scheduler {
     }
   }
 
+  /// A body waits for other operations: its queue slot goes back meanwhile (as a group's or
+  /// a retry delay's does), so what it waits for can run even at -j1.
+  public func yieldSlot(_ op: OperationNode) {
+    guard op.state == .executing, !op.isGroup, !op.slotYielded else { return }
+    op.slotYielded = true
+    op.queue.running -= 1
+  }
+
+  /// Takes a slot again for a body that yielded one, then calls `resume` (at once if the
+  /// queue has room, else when it has, before anything new starts).
+  public func reclaimSlot(_ op: OperationNode, then resume: @escaping () -> Void) {
+    guard op.slotYielded else { return resume() }
+    if op.queue.hasCapacity && op.queue.reclaimers.isEmpty {
+      op.slotYielded = false
+      op.queue.running += 1
+      return resume()
+    }
+    op.queue.reclaimers.append((op, resume))
+  }
+
   func removeExecuting(_ op: OperationNode) {
     let index = op.executingIndex
     let last = executing.removeLast()
@@ -496,7 +525,7 @@ public final class Scheduler {
       cancelTimer(timer)
       op.timeoutTimer = nil
     }
-    op.queue.running -= 1
+    if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
     counts.running -= 1
     counts.pending += 1
     removeExecuting(op)

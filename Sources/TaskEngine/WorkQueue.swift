@@ -12,6 +12,9 @@ public final class WorkQueue {
   /// Every operation ever put on this queue, in declaration order.
   public internal(set) var operations: [OperationNode] = []
   var ready = Heap<ReadyEntry>()
+  /// Operations whose body waited with its slot given back, to be resumed when one is free
+  /// (before anything new starts).
+  var reclaimers: [(op: OperationNode, resume: () -> Void)] = []
   public let id: Int
 
   init(id: Int, name: String, maxConcurrent: Int, suspended: Bool) {

@@ -65,3 +65,22 @@ import TaskEngine
     try host.check("assert(name == 'mutex m', name)")
   }
 }
+
+@Suite struct SlotTests {
+  @Test(arguments: [1, 2])
+  func aWaitingBodyGivesItsSlotBack(_ jobs: Int) throws {
+    let host = try runLua("""
+      operation { name = "producer", run = function()
+        local kids = {}
+        for i = 1, 4 do kids[i] = operation { name = "kid" .. i, run = function() sleep(1) end } end
+        wait(table.unpack(kids))
+        done_at = true
+      end }
+      """, jobs: jobs)
+    try host.check("assert(done_at)")
+    #expect(host.op("producer").succeeded, "\(host.op("producer").error ?? "")")
+    // At -j1 the four run one after another; at -j2 two at a time while the producer waits.
+    #expect(host.op("producer").duration == Double(4 / jobs))
+    #expect(host.scheduler.mainQueue.running == 0)
+  }
+}

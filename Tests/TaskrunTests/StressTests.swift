@@ -62,7 +62,8 @@ struct RandomGraph {
       if rng.chance(0.15) { fields.append("retries = \(rng.int(1...2))") }
       else if rng.chance(0.1) { fields.append("retry = { max = 2, delay = 0.0\(rng.int(1...5)) }") }
       if rng.chance(0.15) { fields.append("timeout = 0.0\(rng.int(3...9))") }
-      if rng.chance(0.2) { fields.append("queue = q"); onQueue.insert(name) }
+      // A body that waits gives its slot back meanwhile: the limit counts the others only.
+      if rng.chance(0.2) && !fields[0].contains("wait(") { fields.append("queue = q"); onQueue.insert(name) }
       if rng.chance(0.15) { fields.append("conditions = { mutex \"m1\" }"); mutexUsers.insert(name) }
       else if rng.chance(0.15) { fields.append("conditions = { resource(\"r\", 2) }"); resourceUsers.insert(name) }
       script += "operation { name = \"\(name)\", \(fields.joined(separator: ", ")) }\n"
