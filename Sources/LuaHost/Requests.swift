@@ -185,8 +185,13 @@ extension ScriptHost {
     let unscheduled = ops.filter { !$0.isScheduled }
     guard !unscheduled.isEmpty else { return }
     do {
-      try scheduler.resolveNames(scheduler.plan(for: unscheduled))
-      try scheduler.resolveNames()
+      // Only names the run needs: another operation may name one declared later. Resolving
+      // a name can bring in operations with names of their own, so until none is left.
+      while true {
+        let plan = scheduler.plan(for: unscheduled)
+        guard plan.contains(where: { !$0.unresolvedNames.isEmpty }) else { break }
+        try scheduler.resolveNames(plan)
+      }
     } catch let error as EngineError {
       throw ScriptError(error.description)
     }

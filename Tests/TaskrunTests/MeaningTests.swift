@@ -65,6 +65,15 @@ import Testing
     #expect(run.stdout.contains("skipped   quiet: no dependency failed"))
   }
 
+  @Test func namesResolveWhenTheRunNeedsThemAlsoAfterAnEarlierRun() throws {
+    let (run, _) = try run("""
+      operation { name = "b", after = { "c" }, sh = "true" }
+      assert(run(operation { name = "a", sh = "true" }) == true)
+      operation { name = "c", sh = "true" }
+      """)
+    #expect(run.status == 0 && run.stdout.contains("ok        b"), "\(run.stdout)\(run.stderr)")
+  }
+
   @Test func defaultNamesNeverTakeANameTheScriptChose() throws {
     let (run, _) = try run("""
       operation { name = "op2", sh = "true" }
@@ -89,6 +98,19 @@ import Testing
     let (run, _) = try run(start + "operation { name = 'a', sh = 'true' }\nerror('line 2')\n")
     let line = start.hasSuffix("\n") ? 3 : 2  // the #! line keeps its number
     #expect(run.status == 2 && run.stderr.contains("w.lua:\(line): line 2"), "\(run.stderr)")
+  }
+
+  @Test func aCommandThatCannotBeSpawnedCouldNotStart() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-fds-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try "for i = 1, 20 do operation { name = 's' .. i, sh = 'sleep 0.3' } end"
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let started = try Binary.start(["-c", "ulimit -n 24; exec \"$0\" -j20 -k --progress plain w.lua", Binary.url.path],
+                                   in: dir, program: "/bin/sh")
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("could not start (sleep: cannot start: Too many open files)")
+              || run.stdout.contains("could not start (cannot create a pipe"), "\(run.stdout)")
   }
 
   @Test func messagesNameWhatIsWrong() throws {
