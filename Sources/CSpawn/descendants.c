@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int cs_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1); }
@@ -24,6 +25,12 @@ static int read_stat(const char *pid, int *ppid, int *pgrp, char *state) {
   char *close_paren = strrchr(buf, ')');
   if (!close_paren) return -1;
   return sscanf(close_paren + 1, " %c %d %d", state, ppid, pgrp) == 3 ? 0 : -1;
+}
+
+int cs_has_children(void) {
+  siginfo_t info;
+  /* ECHILD: none at all, running or not; no need to read /proc. */
+  return waitid(P_ALL, 0, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT) == 0;
 }
 
 int cs_children(pid_t *out, pid_t *groups, int max) {

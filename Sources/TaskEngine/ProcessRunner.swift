@@ -231,6 +231,7 @@ public final class ProcessRunner: @unchecked Sendable {
   /// `os.execute` may be waiting for). Returns how many it found.
   @discardableResult
   public func killStrays(includingOwnGroup: Bool = false) -> Int {
+    guard cs_has_children() != 0 else { return 0 }  // most runs end with none: skip /proc
     lock.lock(); defer { lock.unlock() }  // no leader is reaped meanwhile: their ids stay ours
     let leaders = Set(children.values.map(\.pid))
     let own = getpgrp()

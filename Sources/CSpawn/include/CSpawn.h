@@ -32,6 +32,8 @@ int cs_stop_signal(pid_t pid);
 /* {====== descendants.c */
 /* PR_SET_CHILD_SUBREAPER: orphaned descendants become taskrun's children. 0 or -1. */
 int cs_become_subreaper(void);
+/* Whether this process has any child at all (one waitid, no /proc). */
+int cs_has_children(void);
 /* This process's children now (zombies too) and their process groups, at most max; -1 on error. */
 int cs_children(pid_t *pids, pid_t *groups, int max);
 /* }====== */
