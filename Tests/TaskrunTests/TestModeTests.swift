@@ -178,6 +178,15 @@ extension TestModeTests {
     let tagged = try Binary.run(["test", "--exclude-tags", "none"], in: project)
     #expect(tagged.stdout.hasSuffix("\n1 passed, 1 failed\n"), "the command line wins: \(tagged.stdout)")
   }
+
+  @Test func aBustedFileWithOnlyADefaultTaskIsRead() throws {
+    let project = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-busted-\(UUID().uuidString)")
+    try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("busted-config"), to: project)
+    try #"return { default = { lpath = "lib/?.lua", ROOT = { "test" }, pattern = "^check_", ["exclude-tags"] = "slow" } }"#
+      .write(to: project.appendingPathComponent(".busted"), atomically: true, encoding: .utf8)
+    let run = try Binary.run(["test", "-v"], in: project)
+    #expect(run.status == 0 && run.stdout.hasSuffix("\n1 passed, 0 failed\n"), "\(run.stdout)\(run.stderr)")
+  }
 }
 
 extension TestModeTests {

@@ -392,7 +392,8 @@ function runtime.config(path)
   if not ok then error(path .. ": " .. tostring(tasks), 0) end
   if type(tasks) ~= "table" then error(path .. ": must return a table of tasks (got " .. type(tasks) .. ")", 0) end
   local merged = {}
-  for _, task in ipairs { tasks._all, tasks.default } do
+  for _, name in ipairs { "_all", "default" } do  -- either may be missing
+    local task = tasks[name]
     if type(task) == "table" then for k, v in pairs(task) do merged[k] = v end end
   end
   local function list(value)
