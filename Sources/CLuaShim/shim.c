@@ -58,8 +58,6 @@ void tl_closestate(lua_State *L) {
   free(h);
 }
 
-size_t tl_heap_used(lua_State *L) { tl_heap *h = heap_of(L); return h ? h->used : 0; }
-
 int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres) {
   tl_heap *h = heap_of(co);
   int saved = h ? h->enforce : 0;

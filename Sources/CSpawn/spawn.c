@@ -119,12 +119,6 @@ int cs_pipe(int fds[2]) {
   return fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) == 0 ? 0 : -1;
 }
 
-int cs_exit_code(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
 int cs_exited(pid_t pid, int *code) {
   siginfo_t info;
   memset(&info, 0, sizeof info);

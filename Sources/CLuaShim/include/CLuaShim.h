@@ -11,7 +11,6 @@
    tl_protected_resume / tl_protected_call; closed with tl_closestate. */
 lua_State *tl_newstate(size_t limit);
 void tl_closestate(lua_State *L);
-size_t tl_heap_used(lua_State *L);
 int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres);
 int tl_protected_call(lua_State *L, int nargs, int nres);
 

@@ -18,8 +18,6 @@ int cs_resolve(const char *name, const char *path, char *out, size_t size);
 int cs_pidfd_open(pid_t pid);
 /* Close-on-exec pipe with a non-blocking read end fds[0]; fds[1] write end. 0 or -1. */
 int cs_pipe(int fds[2]);
-/* Decode a waitpid status: exit code, or 128 + signal number when killed. */
-int cs_exit_code(int status);
 /* Has child `pid` exited? 1 with its code (128 + signal when killed) in *code, without
    reaping it: until cs_reap, its pid and process group id cannot be reused. 0 if not. */
 int cs_exited(pid_t pid, int *code);
