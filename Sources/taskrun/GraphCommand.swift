@@ -26,6 +26,7 @@ struct GraphCommand: ParsableCommand {
 
   func run() throws {
     let scheduler = Scheduler(jobs: 1)
+    Taskrun.attachSignals(scheduler)  // a script's top level may loop: Ctrl-C stops it
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
     host.dryRun = true  // the graph is drawn, nothing runs
     let ops: [OperationNode]
@@ -33,6 +34,7 @@ struct GraphCommand: ParsableCommand {
       try host.load(path: script)
       ops = scheduler.plan(for: try host.select(targets: targets))
     } catch let error as HostError {
+      if scheduler.halted { throw Taskrun.Exit(.interrupted) }
       FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
       throw Taskrun.Exit(.usage)
     }

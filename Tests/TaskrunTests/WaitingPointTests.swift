@@ -84,6 +84,16 @@ import Testing
     #expect(run.status == 1 && run.stdout.contains("timed out after 0.50 s"), "\(run.stdout)")
   }
 
+  @Test(arguments: [["graph"], ["-n"]])
+  func aTopLevelLoopWhileOnlyPlanning(_ mode: [String]) throws {
+    let w = try MarkedWorkflow { _ in "while true do end" }
+    let started = try Binary.start(mode + ["w.lua"], in: w.dir)
+    usleep(400_000)
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 10)
+    #expect(run.status == 130, "\(mode): \(run.stdout)\(run.stderr)")
+  }
+
   @Test func aFinalizerThatLoopsAtExit() throws {
     try expectInterrupted(wait: 0.8, runOver: true) { _ in """
       gc = setmetatable({}, { __gc = function() while true do end end })
