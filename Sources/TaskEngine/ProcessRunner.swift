@@ -259,7 +259,7 @@ public final class ProcessRunner: @unchecked Sendable {
       let unwatchedExit = snapshot.values.contains { $0.pidfd < 0 && $0.status == nil }
       var timeout: Int32 = unwatchedExit || backlogged ? 20 : -1
       if let nextDeadline {
-        let ms = Int32(max(0, min(1000, (nextDeadline - tl_now()) * 1000)).rounded(.up))
+        let ms = Int32(max(0, min(1000, (nextDeadline - MonotonicClock.seconds()) * 1000)).rounded(.up))
         timeout = timeout < 0 ? ms : min(timeout, ms)
       }
       let ready = poll(&fds, nfds_t(fds.count), timeout)
@@ -274,7 +274,7 @@ public final class ProcessRunner: @unchecked Sendable {
         }
         complete(owner.child, token: owner.token)
       }
-      let now = tl_now()
+      let now = MonotonicClock.seconds()
       for (token, child) in snapshot {
         // Without a pidfd (very old kernels) exits are noticed by polling.
         if child.pidfd < 0 && child.status == nil { reap(child) }
@@ -346,7 +346,7 @@ public final class ProcessRunner: @unchecked Sendable {
     child.status = code
     if child.pidfd >= 0 { close(child.pidfd) }
     child.pidfd = -1
-    if !child.pipes.isEmpty { child.drainUntil = tl_now() + Self.drainTime }
+    if !child.pipes.isEmpty { child.drainUntil = MonotonicClock.seconds() + Self.drainTime }
   }
 
   private func received(_ data: Data, channel: OutputChannel, child: Child, token: Int) {
@@ -386,12 +386,6 @@ public final class ProcessRunner: @unchecked Sendable {
       status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes, stdoutFile: out.path,
       stderrFile: err.path, reason: reason)))
   }
-}
-
-private func tl_now() -> Double {
-  var ts = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &ts)
-  return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

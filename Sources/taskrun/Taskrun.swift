@@ -91,8 +91,13 @@ enum Taskrun {
   /// Leaves from the signal watcher's thread (the third Ctrl-C): the cursor comes back, and
   /// running commands die with taskrun (PR_SET_PDEATHSIG).
   static func exitNow(_ code: Int32) -> Never {
-    if RunCommand.liveView != nil { _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7) }
+    showCursor()
     _exit(code)
+  }
+
+  /// The cursor back, from any thread (one write), when the live view may have hidden it.
+  static func showCursor() {
+    if RunCommand.liveView != nil { _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7) }
   }
 
   /// Sends a run's signals to `scheduler`: the first Ctrl-C stops Lua code at once (the
@@ -120,9 +125,7 @@ enum Taskrun {
           exitNow(ExitCode.interrupted.rawValue)
         }
       },
-      onSuspend: {
-        if RunCommand.liveView != nil { _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7) }
-      },
+      onSuspend: { showCursor() },
       onResume: { LiveReporter.resumed.store(true, ordering: .sequentiallyConsistent) })
   }
 
