@@ -25,8 +25,11 @@ let package = Package(
     .target(
       name: "TaskEngine",
       dependencies: ["CSpawn", .product(name: "HeapModule", package: "swift-collections")]),
+    // The host's own Lua (prelude, sandbox, the busted runner) as .lua files, compiled in
+    // with clang's #embed so they can be read, highlighted and linted as Lua.
+    .target(name: "LuaSources", exclude: ["lua"]),
     // The Lua state, value conversion, coroutine driver and the Lua API.
-    .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua"]),
+    .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua", "LuaSources"]),
     // Line editing, history and completion for the REPL (BSD-licensed; Debian libedit-dev).
     .systemLibrary(
       name: "CEditLine", pkgConfig: "libedit",

@@ -1,4 +1,5 @@
--- The busted API itself: hooks run in busted's order, spies revert, insulation holds.
+-- The busted API itself, as busted 2.1.1 runs it (this file passes under busted too): hooks
+-- run in busted's order, insulation holds, luassert is the real one.
 local log = {}
 
 describe("hooks", function()
@@ -16,7 +17,7 @@ end)
 
 describe("after the hooks block", function()
   it("saw them in order", function()
-    assert.are.same({ "setup", "before", "first", "after", "finally", "before", "second", "after", "teardown" }, log)
+    assert.are.same({ "setup", "before", "first", "finally", "after", "before", "second", "after", "teardown" }, log)
   end)
 end)
 
@@ -31,7 +32,9 @@ describe("spies", function()
     assert.spy(s).was.returned_with("hello you")
   end)
 
-  it("are reverted after the test that made them", function()
+  it("outlive the test that made them, as in busted, until reverted", function()
+    assert.is_true(spy.is_spy(target.greet))
+    target.greet:revert()
     assert.is_false(spy.is_spy(target.greet))
   end)
 
@@ -47,14 +50,14 @@ describe("assertion failures", function()
     local ok, err = pcall(assert.are.equal, 1, 2)
     assert.is_false(ok)
     local message = tostring(err)
-    assert.matches("busted_spec.lua:%d+: Expected objects to be equal", message)
+    assert.matches("^Expected objects to be equal", message)
     assert.matches("Passed in:\n%(number%) 2\nExpected:\n%(number%) 1", message)
   end)
 
   it("use the caller's own message when given", function()
     local ok, err = pcall(assert.is_true, false, "the flag should be set")
     assert.is_false(ok)
-    assert.matches("the flag should be set$", tostring(err))
+    assert.matches("^the flag should be set\nExpected objects to be the same", tostring(err))
   end)
 
   it("negate with not", function()
@@ -93,7 +96,7 @@ describe("custom assertions", function()
 
   it("pass and negate like the built-in ones", function()
     assert.has_key({ a = 1 }, "a")
-    assert.has_no_key({ a = 1 }, "b")
+    assert.not_has_key({ a = 1 }, "b")
     assert.is_not.has_key({ a = 1 }, "c")
   end)
 

@@ -79,6 +79,7 @@ public final class ScriptHost {
   /// bodies that end as skipped when they return (a pending test).
   var testRuntime: Int32 = LUA_NOREF
   var testCases: [Int: TestCase] = [:]
+  var testErrors: [Int: [TestCase]] = [:]
   var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
   public var assumeYes = false
@@ -159,9 +160,7 @@ public final class ScriptHost {
     pushProgressGlobal()
     s.rawSet(-2, "progress")
     let api = s.ref()
-    guard tl_load(L, prelude, prelude.utf8.count, "=[taskrun]", "t") == LUA_OK else {
-      fatalError("taskrun prelude: \(s.describe(-1))")
-    }
+    loadChunk("prelude.lua", as: "=[taskrun]")
     tl_pushlightuserdata(L, requestMarker)
     s.pushRef(api)
     s.pushRef(methodTables[.operation]!)

@@ -1,10 +1,11 @@
-// TestSuite: `taskrun test` on the host: busted's API in Lua, each test an operation.
+// TestSuite: `taskrun test` on the host: busted's runner (busted/*.lua), each test an operation.
 import CLua
 import CLuaShim
 import Foundation
 import TaskEngine
 
-/// One test as reports show it: where it is declared and how it ended.
+/// One result as reports show it: a test, or an error outside a test (a file that does not
+/// load, a describe body, a hook), where it is declared and how it ended.
 public struct TestCase: Sendable {
   public enum Status: String, Sendable {
     case passed, failure, error, pending
@@ -17,10 +18,15 @@ public struct TestCase: Sendable {
   public var traceback: String?
   /// False for a test Ctrl-C stopped before it started: it neither passed nor failed.
   public var ran = true
+  /// False for a test busted does not count: a before_each or lazy_setup above it failed
+  /// (that failure is the error reported).
+  public var counted = true
+  /// Which block this is an error of (a file, describe or hook), nil for a test.
+  public var outside = false
 }
 
-/// Which tests run, in what order, and for how long each may.
-public struct TestSelection: Sendable {
+/// What `taskrun test` asks of the runner: busted's options, by their meaning.
+public struct TestOptions: Sendable {
   /// Lua patterns a test's full name must match (any of them), or must not.
   public var filter: [String] = []
   public var filterOut: [String] = []
@@ -30,64 +36,77 @@ public struct TestSelection: Sendable {
   /// Shuffles files and tests within each block, reproducibly.
   public var seed: Int?
   public var timeout: Double?
+  /// --list: declare every test and print its name; run none.
+  public var list = false
+  /// Pending tests are not reported at all (busted's --suppress-pending).
+  public var suppressPending = false
+  /// Each file restores the globals and package.loaded it found (busted's default).
+  public var autoInsulate = true
+  /// Put in front of package.path / package.cpath.
+  public var lpath = ""
+  public var cpath = ""
+  /// `arg[-1]`, `arg[0]` and `arg[1...]`, as lua.c and busted set them.
+  public var interpreter = ""
+  public var program = ""
+  public var arguments: [String] = []
+  /// Lua statements run before the files (-e).
+  public var statements: [String] = []
+  /// --coverage: start LuaCov (with this configuration file, if any).
+  public var coverage = false
+  public var coverageConfig: String?
+  /// A helper script (or module) run before the files, with `arg` = its options.
+  public var helper = ""
+  public var helperArguments: [String] = []
   public init() {}
-}
-
-/// What a project's `.busted` file asks for (busted's `default` task over `_all`).
-public struct BustedConfig: Sendable {
-  /// Where the tests are (`ROOT`), which file names are tests (`pattern`, Lua patterns).
-  public var roots: [String] = []
-  public var patterns: [String] = []
-  public var tags: [String] = []
-  public var excludeTags: [String] = []
-  public var filter: [String] = []
-  public var filterOut: [String] = []
-  public init() {}
-  init(roots: [String], patterns: [String], tags: [String], excludeTags: [String],
-       filter: [String], filterOut: [String]) {
-    (self.roots, self.patterns, self.tags) = (roots, patterns, tags)
-    (self.excludeTags, self.filter, self.filterOut) = (excludeTags, filter, filterOut)
-  }
 }
 
 extension ScriptHost {
-  /// Defines busted's globals (describe, it, assert, spy, …) and `require "luassert"`/`"say"`.
-  public func installTestRuntime() {
+  /// Defines busted's runner with the real luassert; throws, saying how to install it, when
+  /// luassert or say cannot be loaded.
+  public func installTestRuntime() throws {
     let s = stack
-    guard tl_load(L, luassertSource, luassertSource.utf8.count, "=[luassert]", "t") == LUA_OK,
-          tl_pcall(L, 0, 1, 0) == LUA_OK else { fatalError("luassert: \(s.describe(-1))") }
-    let luassert = s.ref()
-    guard tl_load(L, bustedSource, bustedSource.utf8.count, "=[busted]", "t") == LUA_OK else {
-      fatalError("busted runtime: \(s.describe(-1))")
-    }
     s.newTable()
     for (name, function) in testHostFunctions() {
       pushFunction(function)
       s.rawSet(-2, name)
     }
-    s.pushRef(luassert)
-    s.unref(luassert)
-    guard tl_pcall(L, 2, 1, 0) == LUA_OK else { fatalError("busted runtime: \(s.describe(-1))") }
-    testRuntime = s.ref()
+    let functions = s.ref()
+    s.newTable()
+    let shared = s.ref()
+    defer { s.unref(functions); s.unref(shared) }
+    for chunk in ["busted/declare.lua", "busted/run.lua", "busted/files.lua"] {
+      loadChunk(chunk, as: "=[busted]")
+      s.pushRef(functions)
+      s.pushRef(shared)
+      guard tl_pcall(L, 2, 1, 0) == LUA_OK else {
+        defer { s.pop() }
+        throw HostError(s.describe(-1))
+      }
+      if chunk == "busted/files.lua" { testRuntime = s.ref() } else { s.pop() }
+    }
   }
 
-  /// Reads a `.busted` file; its `lpath` and `cpath` go in front of the search paths.
-  public func readBustedConfig(path: String) throws -> BustedConfig {
-    var config = BustedConfig()
+  /// Reads a `.busted` file: the task `run` names, else `default`, under `_all`, as lists
+  /// of strings by option name.
+  public func readBustedConfig(path: String, run: String?) throws -> [String: [String]] {
+    var options: [String: [String]] = [:]
     try callRuntime("config", results: { s in
-      func list(_ key: String) -> [String] {
+      s.pushNil()
+      while lua_next(s.L, -2) != 0 {
         defer { s.pop() }
-        guard s.rawGet(-1, key) == LUA_TTABLE else { return [] }
-        return (0..<s.rawLength(-1)).compactMap { i in
+        guard let key = s.string(-2), lua_type(s.L, -1) == LUA_TTABLE else { continue }
+        options[key] = (0..<s.rawLength(-1)).compactMap { i in
           defer { s.pop() }
           s.rawGet(-1, i + 1)
           return s.stringOrNumber(-1)
         }
       }
-      config = BustedConfig(roots: list("roots"), patterns: list("pattern"), tags: list("tags"),
-                            excludeTags: list("exclude_tags"), filter: list("filter"), filterOut: list("filter_out"))
-    }) { s in s.push(path); return 1 }
-    return config
+    }) { s in
+      s.push(path)
+      if let run { s.push(run) } else { s.pushNil() }
+      return 2
+    }
+    return options
   }
 
   /// Whether `name` matches one of the Lua `patterns` (busted's test file `pattern`).
@@ -96,62 +115,78 @@ extension ScriptHost {
     s.pushRef(testRuntime)
     _ = s.rawGet(-1, "matches")
     s.push(name)
-    s.newTable(array: Int32(patterns.count))
-    for (i, pattern) in patterns.enumerated() {
-      s.push(pattern)
-      s.rawSet(-2, i + 1)
-    }
+    pushList(patterns)
     defer { s.pop(2) }
     guard tl_pcall(L, 2, 1, 0) == LUA_OK else { return false }
     return s.boolean(-1)
   }
 
-  /// Adds a spec file. Its top level runs when its turn comes; a file that does not load or
-  /// fails at its top level becomes one error, as in busted.
-  public func collectTests(path: String) throws {
-    scriptPath = path
-    try callRuntime("collect") { s in s.push(path); return 1 }
-  }
-
-  /// Makes the operations of the files, one after another; each file's operation declares
-  /// its blocks and tests when it runs and makes them operations in turn. Returns how many
-  /// files there are.
-  @discardableResult
-  public func planTests(_ selection: TestSelection) throws -> Int {
-    var count = 0
-    try callRuntime("plan", results: { s in count = s.integer(-1) ?? 0 }) { s in
+  /// Before the files: search paths, `arg`, -e, LuaCov and the helper; throws what failed.
+  public func prepareTests(_ options: TestOptions) throws {
+    try callRuntime("prepare") { s in
       s.newTable()
-      for (key, list) in [("filter", selection.filter), ("filter_out", selection.filterOut),
-                          ("tags", selection.tags), ("exclude_tags", selection.excludeTags)] {
-        s.newTable(array: Int32(list.count))
-        for (i, item) in list.enumerated() {
-          s.push(item)
-          s.rawSet(-2, i + 1)
-        }
+      for (key, list) in [("filter", options.filter), ("filter_out", options.filterOut),
+                          ("tags", options.tags), ("exclude_tags", options.excludeTags),
+                          ("arguments", options.arguments), ("statements", options.statements),
+                          ("helper_arguments", options.helperArguments)] {
+        pushList(list, on: s)
         s.rawSet(-2, key)
       }
-      if let seed = selection.seed { s.push(seed); s.rawSet(-2, "seed") }
-      if let timeout = selection.timeout { s.push(timeout); s.rawSet(-2, "timeout") }
+      for (key, text) in [("lpath", options.lpath), ("cpath", options.cpath), ("helper", options.helper),
+                          ("interpreter", options.interpreter), ("program", options.program)] {
+        s.push(text)
+        s.rawSet(-2, key)
+      }
+      for (key, flag) in [("list", options.list), ("suppress_pending", options.suppressPending), ("auto_insulate", options.autoInsulate), ("coverage", options.coverage)] {
+        s.push(flag)
+        s.rawSet(-2, key)
+      }
+      if let config = options.coverageConfig { s.push(config); s.rawSet(-2, "coverage_config") }
+      if let seed = options.seed { s.push(seed); s.rawSet(-2, "seed") }
+      if let timeout = options.timeout { s.push(timeout); s.rawSet(-2, "timeout") }
       return 1
     }
-    return count
   }
 
-  /// The test an operation runs, with its status; one that ended without saying (a timeout,
-  /// Ctrl-C) gets its status from the operation's outcome.
-  public func testCase(for op: OperationNode) -> TestCase? {
-    guard var test = testCases[op.id] else { return nil }
-    test.ran = op.hasStarted || op.errorKind != .interrupted
-    if test.status == nil, let outcome = op.outcome {
-      switch outcome {
-      case .succeeded: test.status = .passed
-      case .skipped: test.status = .pending
-      case .failed, .cancelled:
-        test.status = .error
-        test.message = "\(test.file):\(test.line): " + (op.error ?? outcome.rawValue)
-      }
+  /// Loads the spec files and makes their operations, one file after another, `rounds`
+  /// times; each file's operation declares its blocks and tests when it runs.
+  public func planTests(files: [String], rounds: Int = 1) throws {
+    scriptPath = files.first ?? scriptPath
+    try callRuntime("plan") { s in
+      pushList(files, on: s)
+      s.push(rounds)
+      return 2
     }
-    return test
+  }
+
+  /// What an operation of the run reports: its test (a test Ctrl-C or a timeout ended
+  /// without saying gets its status from the operation's outcome) and the errors outside
+  /// tests it met (a file, a describe body, hooks).
+  public func testResults(for op: OperationNode) -> [TestCase] {
+    var results: [TestCase] = []
+    if var test = testCases[op.id], test.counted {
+      test.ran = op.hasStarted || op.errorKind != .interrupted
+      if test.status == nil, let outcome = op.outcome {
+        switch outcome {
+        case .succeeded: test.status = .passed
+        case .skipped: test.status = .pending
+        case .failed, .cancelled:
+          test.status = .error
+          test.message = "\(test.file):\(test.line): " + (op.error ?? outcome.rawValue)
+        }
+      }
+      results.append(test)
+    }
+    return results + (testErrors[op.id] ?? [])
+  }
+
+  private func pushList(_ list: [String], on s: LuaStack? = nil) {
+    let s = s ?? stack
+    s.newTable(array: Int32(list.count))
+    for (i, item) in list.enumerated() {
+      s.push(item)
+      s.rawSet(-2, i + 1)
+    }
   }
 
   /// Calls `runtime[name]` with what `arguments` pushes, as a coroutine run to its end.
@@ -175,7 +210,8 @@ extension ScriptHost {
     }
   }
 
-  /// What the Lua runtime tells the host: a test's operation, its status, a pending end.
+  /// What the Lua runner tells the host: a test's operation, its status, a pending end, an
+  /// error outside a test, a test that does not count.
   private func testHostFunctions() -> [(String, HostFunction)] {
     [
       ("case", { host, s in
@@ -194,6 +230,21 @@ extension ScriptHost {
       ("skip", { host, s in
         guard let op = host.operation(at: 1, on: s) else { return 0 }
         host.skipOnReturn[op] = s.string(2) ?? "pending"
+        return 0
+      }),
+      ("drop", { host, s in
+        guard let op = host.operation(at: 1, on: s) else { return 0 }
+        host.testCases[op.id]?.counted = false
+        return 0
+      }),
+      ("extra", { host, s in  // extra(op, status, name, file, line, message, traceback)
+        guard let op = host.operation(at: 1, on: s) else { return 0 }
+        var error = TestCase(name: s.string(3) ?? op.name, file: s.string(4) ?? "?", line: s.integer(5) ?? 0)
+        error.status = s.string(2).flatMap(TestCase.Status.init(rawValue:)) ?? .error
+        error.message = s.string(6)
+        error.traceback = s.string(7)
+        error.outside = true
+        host.testErrors[op.id, default: []].append(error)
         return 0
       }),
     ]

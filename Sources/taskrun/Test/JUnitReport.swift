@@ -9,9 +9,19 @@ final class JUnitReport: TestReport {
 
   init(path: String) { self.path = path }
 
+  /// A report to `path` ("-": standard output); a file that cannot be written is refused
+  /// before anything runs.
+  static func open(path: String) throws -> JUnitReport {
+    guard path == "-" || FileManager.default.createFile(atPath: path, contents: nil) else {
+      throw HostError("cannot write the JUnit report to '\(path)'")
+    }
+    return JUnitReport(path: path)
+  }
+
   func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
     do {
-      try xml(results, elapsed: elapsed).write(toFile: path, atomically: true, encoding: .utf8)
+      let text = xml(results, elapsed: elapsed)
+      if path == "-" { print(text, terminator: "") } else { try text.write(toFile: path, atomically: true, encoding: .utf8) }
     } catch {
       writeError = "cannot write the JUnit report to '\(path)': \(error.localizedDescription)"
       FileHandle.standardError.write(Data("taskrun: \(writeError!)\n".utf8))

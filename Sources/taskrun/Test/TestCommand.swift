@@ -1,4 +1,4 @@
-// TestCommand: `taskrun test [PATH...]`: busted specs, each test an operation.
+// TestCommand: `taskrun test [ROOT...]`: busted's command line, each test an operation.
 import ArgumentParser
 import Foundation
 import LuaHost
@@ -7,17 +7,73 @@ import TaskEngine
 struct TestCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "taskrun test",
-    abstract: "Run busted-style Lua test files (*_spec.lua, *_test.lua); each test is an operation.",
-    usage: "taskrun test [PATH...] [--filter PATTERN] [--tap | --junit FILE] [-j N] [--timeout S]",
+    abstract: "Run busted specs with the real luassert; each test is an operation.",
+    usage: "taskrun test [ROOT...] [busted's options] [-j N] [--timeout S]",
     discussion: """
-      PATHs are test files or folders searched for *_spec.lua and *_test.lua (default: spec/, \
-      else tests/; a .busted file's ROOT, pattern and lpath apply). Tests of a file run in declared order; files run one after another; tests \
-      tagged #parallel may overlap their neighbours (up to -j at once). \
+      ROOTs are spec files or folders searched for .lua files whose name matches --pattern \
+      (default: _spec; ROOT default: spec/, else tests/). Options keep busted's names and \
+      meanings, and a .busted file in the folder supplies their defaults (its -r/--run task, \
+      else `default`, under `_all`). Tests of a file run in declared order; files run one \
+      after another; tests tagged #parallel may overlap their neighbours (up to -j at once). \
       Exit codes: 0 all passed; 1 a test failed or errored; 2 usage error; 130 interrupted.
       """)
 
-  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Tests tagged #parallel that run at once (default: cores).")
-  var jobs: Int?
+  @Argument(help: "Spec files, or folders to search (default: spec/, else tests/).")
+  var roots: [String] = []
+
+  @Option(name: [.customShort("p"), .long], help: "Only run files whose name matches this Lua pattern (default: _spec; repeatable).")
+  var pattern: [String] = []
+
+  @Option(name: .customLong("exclude-pattern"), help: "Do not run files whose name matches this Lua pattern (repeatable).")
+  var excludePattern: [String] = []
+
+  @Option(name: [.customShort("C"), .long], help: "Change to DIR first (repeatable, each relative to the one before).")
+  var directory: [String] = []
+
+  @Option(name: [.customShort("f"), .customLong("config-file")], help: "Read options from FILE instead of ./.busted.")
+  var configFile: String?
+
+  @Option(name: [.customShort("r"), .customLong("run")], help: "The task of the .busted file to run (default: `default`).")
+  var task: String?
+
+  @Option(name: [.customShort("o"), .long], help: "utfTerminal (default), plainTerminal, TAP, json or junit.")
+  var output: String?
+
+  @Option(name: .customLong("Xoutput", withSingleDash: true), help: "An option for the output (junit: the file to write).")
+  var outputOptions: [String] = []
+
+  @Option(help: "A Lua file (or module) run before the specs.")
+  var helper: String?
+
+  @Option(name: .customLong("Xhelper", withSingleDash: true), help: "An option for the helper (its `arg`).")
+  var helperOptions: [String] = []
+
+  @Option(name: [.customShort("m"), .long], help: "Put in front of package.path (default: ./src/?.lua;./src/?/?.lua;./src/?/init.lua).")
+  var lpath: [String] = []
+
+  @Option(help: "Put in front of package.cpath (default: ./csrc/?.so;./csrc/?/?.so).")
+  var cpath: [String] = []
+
+  @Option(name: .customShort("e"), help: "Run this Lua statement before the specs (repeatable).")
+  var statements: [String] = []
+
+  @Option(name: .customLong("repeat"), help: "Run the specs COUNT times.")
+  var repeatCount: Int?
+
+  @Flag(name: [.customShort("l"), .long], help: "Print the name of every test instead of running them.")
+  var list = false
+
+  @Flag(name: .customLong("auto-insulate"), inversion: .prefixedNo, help: "Each file restores the globals and modules it found (default).")
+  var autoInsulate: Bool?
+
+  @Flag(name: .customLong("suppress-pending"), help: "Do not report pending tests.")
+  var suppressPending = false
+
+  @Flag(name: [.customShort("c"), .long], help: "Measure coverage with LuaCov.")
+  var coverage = false
+
+  @Option(name: .customLong("coverage-config-file"), help: "LuaCov's configuration file.")
+  var coverageConfigFile: String?
 
   @Option(help: "Run only tests whose full name matches this Lua pattern (repeatable).")
   var filter: [String] = []
@@ -37,10 +93,13 @@ struct TestCommand: ParsableCommand {
   @Option(help: "The seed of a --shuffle order to repeat (implies --shuffle).")
   var seed: Int?
 
-  @Option(help: "Seconds each test may take before it is stopped and counted as an error.")
+  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Tests tagged #parallel that run at once (default: cores).")
+  var jobs: Int?
+
+  @Option(help: "Seconds each test, and each describe body, may take before it is stopped and counted as an error.")
   var timeout: Double?
 
-  @Flag(help: "Print TAP version 14 instead of the readable report.")
+  @Flag(help: "Same as -o TAP.")
   var tap = false
 
   @Option(help: "Also write a JUnit XML report to FILE.")
@@ -55,114 +114,95 @@ struct TestCommand: ParsableCommand {
   @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR).")
   var noColor = false
 
-  @Argument(help: "Test files, or folders to search.")
-  var paths: [String] = []
-
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
-    if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
-    if tap && verbose { throw ValidationError("--tap and -v cannot be used together") }
+    if let timeout, !(timeout > 0 && timeout <= Limits.maxSeconds) {
+      throw ValidationError("--timeout must be a number of seconds from 0 to \(formatNumber(Limits.maxSeconds)) (got \(timeout))")
+    }
+    if let repeatCount, !(1...Limits.maxCount).contains(repeatCount) {
+      throw ValidationError("--repeat must be from 1 to \(Limits.maxCount) (got \(repeatCount))")
+    }
+    if tap && output != nil { throw ValidationError("--tap and -o cannot be used together") }
   }
 
   func run() throws {
+    let start = FileManager.default.currentDirectoryPath
+    // Our own report files are named from where taskrun started; busted's from -C's folder.
+    let junitPath = junit.map { absolute($0, from: start) }
+    let eventsPath = events.map { $0 == "-" ? $0 : absolute($0, from: start) }
+    if !directory.isEmpty {
+      let folder = directory.reduce("") { ($0 as NSString).appendingPathComponent($1) }
+      guard FileManager.default.changeCurrentDirectoryPath(folder) else { usage("cannot change to directory '\(folder)'") }
+    }
     let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     scheduler.keepGoing = true
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-    let color = ColorPolicy.decide(disabled: noColor || tap, isTerminal: isTerminal)
-    // A report that cannot be written is a usage error found before anything runs.
-    if let junit, !FileManager.default.createFile(atPath: junit, contents: nil) {
-      FileHandle.standardError.write(Data("taskrun: cannot write the JUnit report to '\(junit)'\n".utf8))
-      throw Taskrun.Exit(.usage)
-    }
-    let junitReport = junit.map(JUnitReport.init(path:))
-    let report: any TestReport = tap ? TapReporter() : TestReporter(verbose: verbose, color: color)
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    do { try host.installTestRuntime() } catch let error as HostError { usage(error.description) }
+    let settings: TestSettings
+    do {
+      settings = try TestSettings(self, config: try config(host))
+    } catch let error as HostError {
+      usage(error.description)
+    }
+    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
+    // A report that cannot be written is a usage error found before anything runs.
+    let junitReport = try junitPath.map(JUnitReport.open(path:))
+    let report: any TestReport
+    do { report = try settings.report(verbose: settings.verbose, color: color) } catch let error as HostError {
+      usage(error.description)
+    }
     let results = TestResults(reports: [report] + (junitReport.map { [$0] } ?? [])) { name in
-      scheduler.operation(named: name).flatMap(host.testCase(for:))
+      scheduler.operation(named: name).map(host.testResults(for:)) ?? []
     }
     scheduler.sinks.append(results)
-    if let events {
-      do {
-        scheduler.sinks.append(try EventsReporter(path: events))
-      } catch {
-        FileHandle.standardError.write(Data("taskrun: \(error)\n".utf8))
-        throw Taskrun.Exit(.usage)
-      }
+    if let eventsPath {
+      do { scheduler.sinks.append(try EventsReporter(path: eventsPath)) } catch { usage("\(error)") }
     }
     Taskrun.attachSignals(scheduler)
 
-    host.installTestRuntime()
-    // A project's .busted file: where its specs are, which files are specs, its lpath.
-    var config = BustedConfig()
-    let files: [String]
     do {
-      if FileManager.default.fileExists(atPath: ".busted") { config = try host.readBustedConfig(path: ".busted") }
-      let patterns = config.patterns
-      files = try Self.testFiles(paths.isEmpty ? config.roots : paths) { name in
-        patterns.isEmpty ? name.hasSuffix("_spec.lua") || name.hasSuffix("_test.lua")
-          : name.hasSuffix(".lua") && host.fileName(name, matches: patterns)
-      }
-    } catch let error as HostError {
-      FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
-      throw Taskrun.Exit(.usage)
-    }
-    func split(_ lists: [String]) -> [String] { lists.flatMap { $0.split(separator: ",").map(String.init) } }
-    var selection = TestSelection()
-    selection.filter = filter.isEmpty ? config.filter : filter
-    selection.filterOut = filterOut.isEmpty ? config.filterOut : filterOut
-    selection.tags = tags.isEmpty ? config.tags : split(tags)
-    selection.excludeTags = excludeTags.isEmpty ? config.excludeTags : split(excludeTags)
-    selection.seed = seed ?? (shuffle ? Int.random(in: 1...2_147_483_646) : nil)
-    selection.timeout = timeout
-    do {
-      for file in files { try host.collectTests(path: file) }
-      try host.planTests(selection)
+      let files = try settings.files(host)
+      try host.prepareTests(settings.options)
+      try host.planTests(files: files, rounds: settings.rounds)
     } catch let error as HostError {
       if scheduler.halted || host.exitCode != nil {
         _ = host.settle()
         Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
       }
       scheduler.processes.endDescendants()
-      FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
-      throw Taskrun.Exit(.usage)
+      usage(error.description)
     }
-    report.started(seed: selection.seed)
+    report.started(seed: settings.options.seed)
     let summary = host.run(try host.select(targets: []))
     let counts = TestCounts(results.results)
+    let writeFailed = junitReport?.writeError != nil || (report as? JUnitReport)?.writeError != nil
     let code: ExitCode = summary.interrupted || scheduler.interrupts > 0 ? .interrupted
-      : junitReport?.writeError != nil || counts.failed > 0 ? .failure : .success
+      : writeFailed || counts.failed > 0 ? .failure : .success
     Taskrun.finish(host, code: code.rawValue)
   }
 
-  /// The test files: files given as they are, folders searched for file names that `isTest`
-  /// (sorted); with no paths, spec/ or else tests/.
-  static func testFiles(_ paths: [String], isTest: (String) -> Bool) throws -> [String] {
-    let manager = FileManager.default
-    var roots = paths
-    if roots.isEmpty {
-      guard let found = ["spec", "tests"].first(where: { isDirectory($0) }) else {
-        throw HostError("no spec/ or tests/ folder here; give test files or folders (taskrun test PATH...)")
+  /// The .busted file's options (-f's file, else ./.busted if there is one).
+  private func config(_ host: ScriptHost) throws -> [String: [String]] {
+    if let configFile {
+      guard FileManager.default.fileExists(atPath: configFile) else {
+        throw HostError("specified config file '\(configFile)' not found")
       }
-      roots = [found]
+      return try host.readBustedConfig(path: configFile, run: task)
     }
-    var files: [String] = []
-    for root in roots {
-      guard manager.fileExists(atPath: root) else { throw HostError("no such test file or folder: \(root)") }
-      guard isDirectory(root) else { files.append(root); continue }
-      let found = (manager.enumerator(atPath: root)?.allObjects as? [String] ?? [])
-        .filter { isTest(($0 as NSString).lastPathComponent) }
-        .sorted()
-        .map { root.hasSuffix("/") ? root + $0 : root + "/" + $0 }
-      if found.isEmpty {
-        throw HostError("no test files under \(root) (names ending in _spec.lua or _test.lua, or matching .busted's pattern)")
-      }
-      files += found
+    guard FileManager.default.fileExists(atPath: ".busted") else {
+      if let task { throw HostError("-r \(task): there is no .busted file here") }
+      return [:]
     }
-    return files
+    return try host.readBustedConfig(path: ".busted", run: task)
   }
 
-  private static func isDirectory(_ path: String) -> Bool {
-    var directory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+  private func absolute(_ path: String, from folder: String) -> String {
+    path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
+  }
+
+  private func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("taskrun: \(message)\n".utf8))
+    Taskrun.leave(ExitCode.usage.rawValue)
   }
 }

@@ -7,11 +7,16 @@ import TaskEngine
 final class TestReporter: TestReport {
   let verbose: Bool
   let color: ColorPolicy
+  let style: Marks
   private var marks = 0
 
-  init(verbose: Bool, color: ColorPolicy) {
+  /// busted's utfTerminal marks (● ◼ ✱ ◌) or plainTerminal's (+ - * .).
+  enum Marks { case utf, plain }
+
+  init(verbose: Bool, color: ColorPolicy, marks: Marks = .utf) {
     self.verbose = verbose
     self.color = color
+    self.style = marks
   }
 
   func started(seed: Int?) {
@@ -19,17 +24,18 @@ final class TestReporter: TestReport {
   }
 
   /// How each status shows: a word with -v, else a mark (busted's), and its colour.
-  static func style(_ status: TestCase.Status) -> (word: String, mark: String, color: String) {
+  static func style(_ status: TestCase.Status, _ marks: Marks = .utf) -> (word: String, mark: String, color: String) {
+    let plain = marks == .plain
     switch status {
-    case .passed: ("ok     ", "●", "32")
-    case .failure: ("FAIL   ", "◼", "31")
-    case .error: ("ERROR  ", "✱", "35")
-    case .pending: ("pending", "◌", "33")
+    case .passed: return ("ok     ", plain ? "+" : "●", "32")
+    case .failure: return ("FAIL   ", plain ? "-" : "◼", "31")
+    case .error: return ("ERROR  ", plain ? "*" : "✱", "35")
+    case .pending: return ("pending", plain ? "." : "◌", "33")
     }
   }
 
   func finished(_ result: TestResult) {
-    let style = Self.style(result.status)
+    let style = Self.style(result.status, self.style)
     if verbose {
       print("\(color.paint(style.word, style.color)) \(result.test.name) (\(formatSeconds(result.duration)))")
       return

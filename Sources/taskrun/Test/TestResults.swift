@@ -29,13 +29,13 @@ extension TestReport {
 /// The event sink of test mode: finds the test behind each finished operation (through
 /// `lookup`, given by the command) and tells the reports.
 final class TestResults: EventSink {
-  private let lookup: (String) -> TestCase?
+  private let lookup: (String) -> [TestCase]
   private let reports: [any TestReport]
   private(set) var results: [TestResult] = []
   private(set) var notRun = 0
   private var startTime: Double = 0
 
-  init(reports: [any TestReport], lookup: @escaping (String) -> TestCase?) {
+  init(reports: [any TestReport], lookup: @escaping (String) -> [TestCase]) {
     self.reports = reports
     self.lookup = lookup
   }
@@ -47,11 +47,12 @@ final class TestResults: EventSink {
     case .message(_, _, let text):
       for report in reports { report.printed(text) }
     case .operationFinish(_, let name, _, let duration, _, _, _, _):
-      guard let test = lookup(name) else { return }
-      guard test.ran else { notRun += 1; return }
-      let result = TestResult(test: test, duration: duration)
-      results.append(result)
-      for report in reports { report.finished(result) }
+      for test in lookup(name) {
+        guard test.ran else { notRun += 1; continue }
+        let result = TestResult(test: test, duration: test.outside ? 0 : duration)
+        results.append(result)
+        for report in reports { report.finished(result) }
+      }
     case .runFinish(let time, _):
       for report in reports { report.ended(results, notRun: notRun, elapsed: time - startTime) }
     default:

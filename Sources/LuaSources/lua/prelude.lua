@@ -1,9 +1,7 @@
-// Prelude: the Lua half of the host. Blocking primitives yield from Lua, never from C.
-
-/// Loaded once per state with chunk name "=[taskrun]"; receives the request sentinel, the
-/// table of globals to define, the method tables of operations and queues, the watchdog's
-/// enter/leave and `escape` (marks the running coroutine's thread as held by Lua code).
-let prelude = #"""
+-- prelude.lua: the Lua half of the host. Blocking primitives yield from Lua, never from C.
+-- Loaded once per state as "=[taskrun]"; receives the request sentinel, the table of globals
+-- to define, the method tables of operations and queues, the watchdog's enter/leave and
+-- `escape` (marks the running coroutine's thread as held by Lua code).
 local REQ, api, op_methods, queue_methods, enter, leave, escape = ...
 local yield, resume, create, status = coroutine.yield, coroutine.resume, coroutine.create, coroutine.status
 local error, select = error, select
@@ -106,4 +104,3 @@ return function(...)
   for i = 1, select("#", ...) do out[i] = format((select(i, ...)), 0, {}) end
   return table.concat(out, "\t")
 end
-"""#

@@ -1,0 +1,325 @@
+-- busted/run.lua: runs declared blocks in busted's order (busted/block.lua, busted/init.lua),
+-- each block and each test an operation. Loaded as "=[busted]" after busted/declare.lua.
+local host, T = ...
+local operation, queue, wait = operation, queue, wait
+local running = T.running
+
+-- Blocks wait for their children here, so a block never takes one of the -j slots.
+local blocks = queue { name = "test blocks", max_concurrent = -1 }
+
+-- The global state an insulated block changes, as busted/context.lua saves it.
+local function snapshot()
+  local globals, loaded = {}, {}
+  for k in next, _G do globals[k] = rawget(_G, k) end
+  for k, v in next, package.loaded do loaded[k] = v end
+  return { metatable = debug.getmetatable(_G), globals = globals, loaded = loaded }
+end
+local function restore(world)
+  debug.setmetatable(_G, world.metatable)
+  for k in next, _G do rawset(_G, k, world.globals[k]) end
+  for k, v in next, world.globals do if rawget(_G, k) == nil then rawset(_G, k, v) end end
+  for k in next, package.loaded do package.loaded[k] = world.loaded[k] end
+  for k, v in next, world.loaded do if package.loaded[k] == nil then package.loaded[k] = v end end
+end
+
+---------------------------------------------------------------------------------------------
+-- Errors, as busted's safe() reports them
+
+local pretty_ok, pretty = pcall(require, "pl.pretty")
+local format_argument = require("luassert.state").format_argument
+
+-- The first frame that is the spec's: not C, not luassert, not this runtime.
+local function origin(level)
+  while true do
+    local info = debug.getinfo(level, "Sl")
+    if not info then return nil end
+    if info.what ~= "C" and not info.short_src:find("luassert[/\\]") and info.source ~= "=[busted]" then
+      return info.short_src .. ":" .. info.currentline .. ": "
+    end
+    level = level + 1
+  end
+end
+
+-- busted.rewriteMessage: text for any error value, with "file:line: " in front.
+local function message_of(e, where)
+  local message
+  if type(e) == "string" or (debug.getmetatable(e) or {}).__tostring then
+    message = tostring(e)
+  elseif e ~= nil then
+    message = pretty_ok and pretty.write(e) or format_argument(e)
+  else
+    message = "Nil error"
+  end
+  if where and not message:match("^[^\n]-:%d+: .*") then message = where .. message end
+  return message
+end
+
+-- A traceback without the runtime's own frames (they mean nothing to a spec's author).
+local function clean_traceback(trace)
+  local lines = {}
+  for line in trace:gmatch("[^\n]+") do
+    if not (line:find("%[busted%]") or line:find("luassert[/\\]") or line:find("%[taskrun%]")
+            or line:find("in function 'xpcall'") or line:find("%(%.%.%.tail calls%.%.%.%)")) then
+      lines[#lines + 1] = line
+    end
+  end
+  return #lines > 1 and table.concat(lines, "\n") or nil
+end
+
+-- Runs fn as `element` (whose environment its globals use): "success", or the status
+-- ("failure", "error", "pending"), message and traceback. Only a test's own body can fail;
+-- a failed assertion anywhere else is an error.
+local function guarded(descriptor, fn, element)
+  local kind, message, trace
+  local previous = T.enter(element)
+  local ok = xpcall(fn, function(e)
+    kind = T.error_kind(e)
+    message = message_of(e, origin(2))
+    trace = clean_traceback(debug.traceback("", 2))
+  end)
+  T.leave(previous)
+  if ok then return "success" end
+  if kind == "failure" and descriptor ~= "it" then kind = "error" end
+  return kind, message, trace
+end
+
+-- The name busted gives what fails outside a test: the file, a block, or a block's hook.
+local function block_name(block)
+  return block.kind == "file" and block.name or T.full_name(block)
+end
+local function hook_name(block, word)
+  return block.kind == "file" and word or T.full_name(block) .. " " .. word
+end
+
+-- Runs a block's hooks of one kind; each that fails is an error of its own. Returns whether
+-- all succeeded.
+local function run_hooks(block, list, op, backwards)
+  local ok = true
+  local hooks = block[list]
+  local first, last, step = 1, #hooks, 1
+  if backwards then first, last, step = #hooks, 1, -1 end
+  for i = first, last, step do
+    local hook = hooks[i]
+    local status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
+    if status ~= "success" and status ~= "pending" then
+      host.extra(op, "error", hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
+      ok = false
+    end
+  end
+  return ok
+end
+
+---------------------------------------------------------------------------------------------
+-- Tests
+
+local function ancestors(test)
+  local list = {}
+  local block = test.parent
+  while block do
+    table.insert(list, 1, block)
+    block = block.parent
+  end
+  return list
+end
+
+-- Ends a test's operation as its status says: passed, pending (skipped) or failed.
+local function conclude(op, status, message, trace)
+  if status == "success" then
+    host.status(op, "passed")
+  elseif status == "pending" then
+    host.status(op, "pending", message)
+    host.skip(op, message)
+    if T.options.suppress_pending then host.drop(op) end
+  else
+    host.status(op, status, message, trace)
+    error(message, 0)
+  end
+end
+
+-- busted's `it`: lazy setups once, before_each from the outside in (a level that fails stops
+-- the descent and the test does not count), the body, its finally, after_each back out.
+-- Spies and stubs are not reverted between tests: busted 2.1.1 does not either (a spec
+-- reverts them itself, with assert:snapshot() or spy:revert()).
+local function run_test(test, op)
+  if T.options.list then return host.status(op, "passed") end
+  if test.pending then return conclude(op, "pending", "pending") end
+  local chain = ancestors(test)
+  test.env = {}
+  for _, block in ipairs(chain) do
+    if block.lazy_ok == nil then block.lazy_ok = run_hooks(block, "lazy_setup", op) end
+    if not block.lazy_ok then return host.drop(op) end
+  end
+  local co = coroutine.running()
+  local state = {}
+  running[co] = state
+  local ran, reached = true, #chain
+  for i, block in ipairs(chain) do
+    if not run_hooks(block, "before_each", op) then ran, reached = false, i break end
+  end
+  local status, message, trace = "success", nil, nil
+  if ran then
+    status, message, trace = guarded("it", test.fn, test)
+    if state.finally then
+      local s, m, t = guarded("finally", state.finally, test)
+      if s ~= "success" and (status == "success" or status == "pending") then status, message, trace = s, m, t end
+    end
+  end
+  running[co] = nil
+  for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op, true) end
+  if not ran then return host.drop(op) end
+  conclude(op, status, message, trace)
+end
+
+---------------------------------------------------------------------------------------------
+-- Blocks
+
+local names = {}  -- operation names in use
+local function unique(name)
+  if names[name] then
+    local n = 2
+    while names[name .. " (" .. n .. ")"] do n = n + 1 end
+    name = name .. " (" .. n .. ")"
+  end
+  names[name] = true
+  return name
+end
+
+-- A small seeded generator, so a printed seed reproduces the order on any Lua.
+function T.generator(seed)
+  local state = math.floor(seed) % 2147483647
+  if state <= 0 then state = state + 2147483646 end
+  return function(n)
+    state = (state * 48271) % 2147483647
+    return state % n + 1
+  end
+end
+function T.shuffle(list, next_index)
+  for i = #list, 2, -1 do
+    local j = next_index(i)
+    list[i], list[j] = list[j], list[i]
+  end
+end
+
+local run_block
+
+-- One operation per child, each after the one before (whatever its outcome); a test tagged
+-- #parallel waits only for the last untagged one, and the next untagged one for all of them.
+local function start_children(block)
+  local children = { table.unpack(block.children) }
+  if T.random then
+    T.shuffle(children, T.random)
+  elseif block.randomize then
+    T.shuffle(children, T.generator(block.seed or T.options.seed or os.time()))
+  end
+  local made, anchor, since = {}, nil, {}
+  for _, child in ipairs(children) do
+    local after = { anchor }
+    local full = T.full_name(child)
+    local parallel = child.kind == "test" and full:find("#parallel") ~= nil
+    if not parallel then
+      for _, other in ipairs(since) do after[#after + 1] = other end
+    end
+    local op
+    if child.kind == "test" then
+      op = operation {
+        name = unique(full ~= "" and full or child.file .. ":" .. child.line),
+        after = after, when = "finished", timeout = T.options.timeout,
+        run = function(self) return run_test(child, self) end,
+      }
+      host.case(op, full, child.file, child.line)
+    else
+      op = operation {
+        name = unique("[" .. child.kind .. "] " .. full), queue = blocks, after = after, when = "finished",
+        run = function(self) return run_block(child, self) end,
+      }
+    end
+    made[#made + 1] = op
+    if parallel then since[#since + 1] = op else anchor, since = op, {} end
+  end
+  return made
+end
+
+-- A block's function declares its children. With --timeout it runs as an operation of its
+-- own, so the limit bounds the body and not the tests it declares.
+local function run_body(block)
+  if block.load_error then return "error", block.load_error end
+  local previous = T.current
+  T.current = block
+  local status, message, trace
+  if T.options.timeout then
+    local body = operation {
+      name = unique("[" .. block.kind .. " body] " .. block_name(block)), queue = blocks,
+      timeout = T.options.timeout,
+      run = function() status, message, trace = guarded(block.kind, block.fn, block) end,
+    }
+    local ok, err = pcall(wait, body)
+    if not ok and status == nil then
+      status, message = "error", block.file .. ":" .. block.line .. ": " .. tostring(err)
+    end
+  else
+    status, message, trace = guarded(block.kind, block.fn, block)
+  end
+  T.current = previous
+  return status, message, trace
+end
+
+-- Its changes outlive it: the nearest enclosing insulated block keeps them.
+local function expose(block, before)
+  local after, outer = snapshot(), block.parent
+  while outer and not outer.world do outer = outer.parent end
+  if not outer then return end
+  for _, part in ipairs { "globals", "loaded" } do
+    for k, v in next, after[part] do
+      if before[part][k] ~= v then outer.world[part][k] = v end
+    end
+  end
+end
+
+function run_block(block, op)
+  for _, list in ipairs { "children", "before_each", "after_each", "setup", "teardown", "lazy_setup", "lazy_teardown" } do
+    block[list] = {}
+  end
+  block.lazy_ok, block.env = nil, {}
+  block.hooks_context = { parent = block, unwrap = 1 }  -- hooks see and set their block's names
+  local insulated = block.kind == "insulate" or (block.kind == "file" and T.options.auto_insulate)
+  local world = (insulated or block.kind == "expose") and snapshot() or nil
+  block.world = insulated and world or nil
+  local status, message, trace = run_body(block)
+  if status ~= "success" then
+    local line = block.line
+    if block.kind == "file" then line = tonumber(tostring(message):match(":(%d+):")) or 0 end
+    host.extra(op, "error", block_name(block), block.file, line, message, trace)
+  elseif not T.options.list then
+    if run_hooks(block, "setup", op) then
+      local children = start_children(block)
+      if #children > 0 then pcall(wait, table.unpack(children)) end
+    end
+    if block.lazy_ok ~= nil then run_hooks(block, "lazy_teardown", op, true) end
+    run_hooks(block, "teardown", op, true)
+  else
+    local children = start_children(block)
+    if #children > 0 then pcall(wait, table.unpack(children)) end
+  end
+  if block.kind == "expose" then expose(block, world) elseif insulated then restore(world) end
+end
+
+-- Makes the operations of the files, one after another, `rounds` times (--repeat).
+function T.plan(files, rounds)
+  T.random = T.options.seed and T.generator(T.options.seed) or nil
+  local anchor
+  for _ = 1, rounds do
+    local round = {}
+    for i, file in ipairs(files) do
+      round[i] = T.new_block("file", file.name, nil, file.fn, { file = file.name, line = 0 })
+      round[i].load_error = file.load_error
+    end
+    if T.random then T.shuffle(round, T.random) end
+    for _, file in ipairs(round) do
+      anchor = operation {
+        name = unique("[file] " .. file.name), queue = blocks, after = { anchor }, when = "finished",
+        run = function(self) return run_block(file, self) end,
+      }
+    end
+  end
+  return #files * rounds
+end

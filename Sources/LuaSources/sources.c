@@ -1,0 +1,38 @@
+/* sources.c: the table of embedded .lua files (clang's #embed reads them at compile time). */
+#include "LuaSources.h"
+#include <string.h>
+
+static const char prelude[] = {
+#embed "lua/prelude.lua"
+};
+static const char sandbox[] = {
+#embed "lua/sandbox.lua"
+};
+static const char busted_declare[] = {
+#embed "lua/busted/declare.lua"
+};
+static const char busted_run[] = {
+#embed "lua/busted/run.lua"
+};
+static const char busted_files[] = {
+#embed "lua/busted/files.lua"
+};
+
+static const struct { const char *name; const char *text; size_t length; } sources[] = {
+  { "prelude.lua", prelude, sizeof prelude },
+  { "sandbox.lua", sandbox, sizeof sandbox },
+  { "busted/declare.lua", busted_declare, sizeof busted_declare },
+  { "busted/run.lua", busted_run, sizeof busted_run },
+  { "busted/files.lua", busted_files, sizeof busted_files },
+};
+
+const char *tl_lua_source(const char *name, size_t *length) {
+  for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+    if (strcmp(sources[i].name, name) == 0) {
+      *length = sources[i].length;
+      return sources[i].text;
+    }
+  }
+  *length = 0;
+  return NULL;
+}
