@@ -80,6 +80,7 @@ public final class ScriptHost {
   var testRuntime: Int32 = LUA_NOREF
   var testCases: [Int: TestCase] = [:]
   var testErrors: [Int: [TestCase]] = [:]
+  var testBlocks: [Int: TestCase] = [:]
   var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
   public var assumeYes = false

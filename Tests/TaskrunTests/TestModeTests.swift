@@ -27,7 +27,7 @@ import FoundationXML
       (number) 5
       """), "\(run.stdout)")
     #expect(run.stdout.contains("Error → outcomes_spec.lua:5\noutcomes breaks\noutcomes_spec.lua:5: attempt to index a nil value (local 'missing')"))
-    #expect(run.stdout.contains("Pending → outcomes_spec.lua:7\noutcomes becomes pending\nwaiting for the API"))
+    #expect(run.stdout.contains("Pending → outcomes_spec.lua:7\noutcomes becomes pending\noutcomes_spec.lua:7: waiting for the API"))
     #expect(run.stdout.contains("6 tests from 1 file in "))
     #expect(run.stdout.hasSuffix("\n2 passed, 2 failed, 2 skipped\n"), "the closing line: \(run.stdout)")
   }
@@ -47,7 +47,7 @@ import FoundationXML
     #expect(lines.contains("  severity: fail") && lines.contains("  severity: error"))
     #expect(lines.contains("    outcomes_spec.lua:4: Expected objects to be equal."))
     #expect(lines.contains("ok 4 - outcomes is declared pending # SKIP pending"))
-    #expect(lines.contains("ok 5 - outcomes becomes pending # SKIP waiting for the API"))
+    #expect(lines.contains("ok 5 - outcomes becomes pending # SKIP outcomes_spec.lua:7: waiting for the API"))
     #expect(lines.contains(##"ok 6 - outcomes prints and waits \#slow"##), "'#' is escaped in descriptions")
     #expect(lines.contains("# hello from a test"), "printed text becomes a TAP comment")
     #expect(run.stdout.hasSuffix("1..6\n# 2 passed, 2 failed, 2 skipped\n"), "the plan comes last")
@@ -130,8 +130,8 @@ import FoundationXML
   }
 
   @Test(arguments: [
-    (["no-such-dir"], "no such test file or folder: no-such-dir"),
-    (["--timeout", "0", "outcomes_spec.lua"], "--timeout must be a positive number"),
+    (["no-such-dir"], "Cannot find file or directory: no-such-dir"),
+    (["--timeout", "0", "outcomes_spec.lua"], "--timeout must be a number of seconds"),
     (["--tap", "-v", "outcomes_spec.lua"], "--tap and -v cannot be used together"),
     (["--junit", "/no/such/dir/report.xml", "outcomes_spec.lua"], "cannot write the JUnit report to '/no/such/dir/report.xml'"),
   ])
@@ -149,11 +149,12 @@ import FoundationXML
     #expect(none.stderr.contains("no spec/ or tests/ folder here"), "\(none.stderr)")
     let tests = empty.appendingPathComponent("tests")
     try FileManager.default.createDirectory(at: tests, withIntermediateDirectories: true)
-    try #"it("is found", function() end)"#.write(to: tests.appendingPathComponent("found_test.lua"), atomically: true, encoding: .utf8)
+    try #"it("is found", function() end)"#.write(to: tests.appendingPathComponent("found_spec.lua"), atomically: true, encoding: .utf8)
     try "not a test".write(to: tests.appendingPathComponent("helper.lua"), atomically: true, encoding: .utf8)
+    try "not a test".write(to: tests.appendingPathComponent("other_test.lua"), atomically: true, encoding: .utf8)
     let found = try Binary.run(["test"], in: empty)
     #expect(found.status == 0, "\(found.stdout)\(found.stderr)")
-    #expect(found.stdout.hasSuffix("\n1 passed, 0 failed\n"), "only *_test.lua files run: \(found.stdout)")
+    #expect(found.stdout.hasSuffix("\n1 passed, 0 failed\n"), "only names matching busted's _spec run: \(found.stdout)")
   }
 }
 
@@ -203,7 +204,7 @@ extension TestModeTests {
     #expect(run.stdout.contains("ok 1 - interrupted passes\n"), "\(run.stdout)")
     #expect(run.stdout.contains("not ok 2 - interrupted sleeps\n"))
     #expect(!run.stdout.contains("never starts"), "tests that never started are not reported as failures")
-    #expect(run.stdout.hasSuffix("Bail out! Interrupted: 2 tests not run\n1..2\n# 1 passed, 1 failed, 2 not run (interrupted)\n"),
+    #expect(run.stdout.hasSuffix("Bail out! Interrupted: 2 tests not run\n1..2\n# 1 passed, 1 failed, 2 tests not run (interrupted)\n"),
             "\(run.stdout)")
   }
 }

@@ -177,6 +177,14 @@ extension ScriptHost {
       }
       results.append(test)
     }
+    // A block (file, describe) an interrupt stopped before its body had declared its tests:
+    // an error if the body was running, else a block not run.
+    if var block = testBlocks[op.id], op.errorKind == .interrupted {
+      block.ran = op.hasStarted
+      block.status = .error
+      block.message = "\(block.file):\(block.line): interrupted while its body ran (the tests it had yet to declare did not run)"
+      results.append(block)
+    }
     return results + (testErrors[op.id] ?? [])
   }
 
@@ -230,6 +238,18 @@ extension ScriptHost {
       ("skip", { host, s in
         guard let op = host.operation(at: 1, on: s) else { return 0 }
         host.skipOnReturn[op] = s.string(2) ?? "pending"
+        return 0
+      }),
+      ("block", { host, s in  // block(op, name, file, line): a block's body runs in op
+        guard let op = host.operation(at: 1, on: s) else { return 0 }
+        var block = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?", line: s.integer(4) ?? 0)
+        block.outside = true
+        host.testBlocks[op.id] = block
+        return 0
+      }),
+      ("declared", { host, s in  // its body has run: from here on it only waits for its tests
+        guard let op = host.operation(at: 1, on: s) else { return 0 }
+        host.testBlocks[op.id] = nil
         return 0
       }),
       ("drop", { host, s in

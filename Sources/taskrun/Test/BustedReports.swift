@@ -10,7 +10,7 @@ final class JSONTestReport: TestReport {
     FileHandle.standardError.write(Data((text + "\n").utf8))
   }
 
-  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
+  func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
     func entry(_ result: TestResult) -> JSON {
       let test = result.test
       let trace = JSON.object([("short_src", .string(test.file)), ("currentline", .int(test.line)),
@@ -43,5 +43,5 @@ final class ListReport: TestReport {
     print("\(result.test.file):\(result.test.line): \(result.test.name)")
   }
 
-  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {}
+  func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {}
 }

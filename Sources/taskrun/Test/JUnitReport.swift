@@ -18,7 +18,7 @@ final class JUnitReport: TestReport {
     return JUnitReport(path: path)
   }
 
-  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
+  func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
     do {
       let text = xml(results, elapsed: elapsed)
       if path == "-" { print(text, terminator: "") } else { try text.write(toFile: path, atomically: true, encoding: .utf8) }

@@ -42,8 +42,8 @@ final class TapReporter: TestReport {
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) { print("# \(line)") }
   }
 
-  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
-    if notRun > 0 { print("Bail out! Interrupted: \(notRun) test\(notRun == 1 ? "" : "s") not run") }
+  func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
+    if let text = notRun.text { print("Bail out! Interrupted: \(text) not run") }
     print("1..\(results.count)")
     print("# \(TestCounts(results, notRun: notRun).line)")
   }

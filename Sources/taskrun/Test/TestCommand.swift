@@ -123,6 +123,7 @@ struct TestCommand: ParsableCommand {
       throw ValidationError("--repeat must be from 1 to \(Limits.maxCount) (got \(repeatCount))")
     }
     if tap && output != nil { throw ValidationError("--tap and -o cannot be used together") }
+    if tap && verbose { throw ValidationError("--tap and -v cannot be used together") }
   }
 
   func run() throws {

@@ -50,13 +50,13 @@ final class TestReporter: TestReport {
     print(text)
   }
 
-  func ended(_ results: [TestResult], notRun: Int, elapsed: Double) {
+  func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
     if marks > 0 { print("") }
     for (title, status) in [("Pending", TestCase.Status.pending), ("Failure", .failure), ("Error", .error)] {
       for result in results where result.status == status {
         let test = result.test
         print("")
-        print(color.paint("\(title) → \(test.file):\(test.line)", status == .pending ? "33" : "31"))
+        print(color.paint("\(title) \(style == .plain ? "->" : "→") \(test.file):\(test.line)", status == .pending ? "33" : "31"))
         print(test.name)
         if let message = test.message, status != .pending || message != "pending" { print(message) }
         if verbose, status == .error, let traceback = test.traceback, !traceback.isEmpty {

@@ -17,7 +17,7 @@ protocol TestReport: AnyObject {
   func started(seed: Int?)
   func finished(_ result: TestResult)
   func printed(_ text: String)
-  func ended(_ results: [TestResult], notRun: Int, elapsed: Double)
+  func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double)
 }
 
 extension TestReport {
@@ -32,7 +32,7 @@ final class TestResults: EventSink {
   private let lookup: (String) -> [TestCase]
   private let reports: [any TestReport]
   private(set) var results: [TestResult] = []
-  private(set) var notRun = 0
+  private(set) var notRun = NotRun()
   private var startTime: Double = 0
 
   init(reports: [any TestReport], lookup: @escaping (String) -> [TestCase]) {
@@ -48,7 +48,10 @@ final class TestResults: EventSink {
       for report in reports { report.printed(text) }
     case .operationFinish(_, let name, _, let duration, _, _, _, _):
       for test in lookup(name) {
-        guard test.ran else { notRun += 1; continue }
+        guard test.ran else {
+          if test.outside { notRun.blocks += 1 } else { notRun.tests += 1 }
+          continue
+        }
         let result = TestResult(test: test, duration: test.outside ? 0 : duration)
         results.append(result)
         for report in reports { report.finished(result) }
@@ -61,12 +64,25 @@ final class TestResults: EventSink {
   }
 }
 
+/// What an interrupt kept from running: tests, and blocks (files, describes) whose bodies
+/// never ran, so their tests were never declared.
+struct NotRun {
+  var tests = 0, blocks = 0
+
+  /// "2 tests and 1 block", or nil when nothing was kept from running.
+  var text: String? {
+    let parts = [(tests, "test"), (blocks, "block")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }
+    return parts.isEmpty ? nil : parts.joined(separator: " and ")
+  }
+}
+
 /// Counts for the closing line: errors count as failed; tests an interrupt kept from
 /// starting count as not run.
 struct TestCounts {
-  var passed = 0, failed = 0, skipped = 0, notRun = 0
+  var passed = 0, failed = 0, skipped = 0
+  var notRun = NotRun()
 
-  init(_ results: [TestResult], notRun: Int = 0) {
+  init(_ results: [TestResult], notRun: NotRun = NotRun()) {
     self.notRun = notRun
     for result in results {
       switch result.status {
@@ -80,6 +96,6 @@ struct TestCounts {
   /// "N passed, N failed", then ", N skipped" and ", N not run (interrupted)" when any were.
   var line: String {
     "\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
-      + (notRun > 0 ? ", \(notRun) not run (interrupted)" : "")
+      + (notRun.text.map { ", \($0) not run (interrupted)" } ?? "")
   }
 }

@@ -232,6 +232,7 @@ local function start_children(block)
         name = unique("[" .. child.kind .. "] " .. full), queue = blocks, after = after, when = "finished",
         run = function(self) return run_block(child, self) end,
       }
+      host.block(op, full, child.file, child.line)
     end
     made[#made + 1] = op
     if parallel then since[#since + 1] = op else anchor, since = op, {} end
@@ -254,7 +255,9 @@ local function run_body(block)
     }
     local ok, err = pcall(wait, body)
     if not ok and status == nil then
-      status, message = "error", block.file .. ":" .. block.line .. ": " .. tostring(err)
+      status = "error"
+      message = block.file .. ":" .. block.line .. ": the " .. block.kind .. " body "
+        .. (tostring(err):match("failed: (.*)$") or tostring(err))
     end
   else
     status, message, trace = guarded(block.kind, block.fn, block)
@@ -263,16 +266,12 @@ local function run_body(block)
   return status, message, trace
 end
 
--- Its changes outlive it: the nearest enclosing insulated block keeps them.
-local function expose(block, before)
-  local after, outer = snapshot(), block.parent
+-- An expose block's changes outlive it: as busted/context.lua does, the nearest enclosing
+-- insulated block will restore the world as it is when the expose block ends.
+local function expose(block)
+  local outer = block.parent
   while outer and not outer.world do outer = outer.parent end
-  if not outer then return end
-  for _, part in ipairs { "globals", "loaded" } do
-    for k, v in next, after[part] do
-      if before[part][k] ~= v then outer.world[part][k] = v end
-    end
-  end
+  if outer then outer.world = snapshot() end
 end
 
 function run_block(block, op)
@@ -282,9 +281,10 @@ function run_block(block, op)
   block.lazy_ok, block.env = nil, {}
   block.hooks_context = { parent = block, unwrap = 1 }  -- hooks see and set their block's names
   local insulated = block.kind == "insulate" or (block.kind == "file" and T.options.auto_insulate)
-  local world = (insulated or block.kind == "expose") and snapshot() or nil
-  block.world = insulated and world or nil
+  local world = insulated and snapshot() or nil
+  block.world = world
   local status, message, trace = run_body(block)
+  host.declared(op)
   if status ~= "success" then
     local line = block.line
     if block.kind == "file" then line = tonumber(tostring(message):match(":(%d+):")) or 0 end
@@ -300,7 +300,7 @@ function run_block(block, op)
     local children = start_children(block)
     if #children > 0 then pcall(wait, table.unpack(children)) end
   end
-  if block.kind == "expose" then expose(block, world) elseif insulated then restore(world) end
+  if block.kind == "expose" then expose(block) elseif insulated then restore(block.world) end
 end
 
 -- Makes the operations of the files, one after another, `rounds` times (--repeat).
@@ -319,6 +319,7 @@ function T.plan(files, rounds)
         name = unique("[file] " .. file.name), queue = blocks, after = { anchor }, when = "finished",
         run = function(self) return run_block(file, self) end,
       }
+      host.block(anchor, file.name, file.name, 0)
     end
   end
   return #files * rounds

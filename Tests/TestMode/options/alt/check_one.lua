@@ -1,0 +1,1 @@
+it("is found by the alt task's pattern", function() end)

@@ -1,0 +1,1 @@
+it("does not match ^check_", function() error("must not run") end)

@@ -1,0 +1,1 @@
+it("runs under LuaCov", function() print("LUACOV_STARTED=" .. tostring(LUACOV_STARTED)) end)

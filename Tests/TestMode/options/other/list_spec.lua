@@ -1,0 +1,6 @@
+describe("listed", function()
+  it("first", function() error("--list runs no test") end)
+  describe("inner", function()
+    it("second", function() error("--list runs no test") end)
+  end)
+end)

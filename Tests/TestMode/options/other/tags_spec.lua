@@ -1,0 +1,8 @@
+describe("#skipme block", function()
+  error("an excluded block's body must not run")
+end)
+describe("tagged", function()
+  it("is #slow", function() end)
+  it("is #fast", function() end)
+  it("has none", function() end)
+end)
