@@ -128,7 +128,7 @@ local function conclude(op, status, message, trace)
     host.status(op, "passed")
   elseif status == "pending" then
     host.status(op, "pending", message)
-    host.skip(op, message)
+    host.skip(op, message or "pending")
     if T.options.suppress_pending then host.drop(op) end
   else
     host.status(op, status, message, trace)
@@ -142,7 +142,7 @@ end
 -- reverts them itself, with assert:snapshot() or spy:revert()).
 local function run_test(test, op)
   if T.options.list then return host.status(op, "passed") end
-  if test.pending then return conclude(op, "pending", "pending") end
+  if test.pending then return conclude(op, "pending") end  -- busted gives it no message
   local chain = ancestors(test)
   test.env = {}
   for _, block in ipairs(chain) do
