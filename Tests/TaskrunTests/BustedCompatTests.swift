@@ -20,6 +20,7 @@ import Testing
       "\(Self.fixtures.path)/luassert::luassert_spec.lua",
       "\(Self.fixtures.path)/options",
       "\(Self.fixtures.path)/options::other/tags_spec.lua --tags=sl",
+      "\(Self.fixtures.path)/options::--helper snapshot_helper.lua other/helper_events_spec.lua",
       "\(root.path)::spec/busted_spec.lua spec/isolation_a_spec.lua spec/isolation_b_spec.lua",
     ]
     let compat = Binary.finish(try Binary.start(["--messages", "--taskrun", Binary.url.path] + suites, in: root,

@@ -39,6 +39,15 @@ import Testing
     #expect(broken.status == 2 && broken.stderr.contains("failed running the specified helper (no-such-helper.lua)"))
   }
 
+  @Test func aHelperMaySubscribeToBustedsEventsAndAddSuiteHooks() throws {
+    // snapshot_helper.lua reverts luassert's state at every test's end and counts tests in
+    // a suite-wide before_each; without the helper the stub leaks into the next test.
+    let run = try test(["--helper", "snapshot_helper.lua", "other/helper_events_spec.lua"])
+    #expect(run.status == 0 && run.stdout.hasSuffix("\n3 passed, 0 failed\n"), "\(run.stdout)\(run.stderr)")
+    let without = try test(["other/helper_events_spec.lua"])
+    #expect(without.stdout.hasSuffix("\n1 passed, 2 failed\n"), "\(without.stdout)")
+  }
+
   @Test func lpathAndCpathGoInFrontOfTheSearchPaths() throws {
     let run = try test(["--lpath", "./lib/?.lua", "--filter", "lpath"], environment: ["EXPECT_LPATH": "1"])
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")

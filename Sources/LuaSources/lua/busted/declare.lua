@@ -65,11 +65,13 @@ local function position(level)
 end
 T.position = position
 
+-- A block; `descriptor` and `trace` are what busted's event subscribers read of it.
 function T.new_block(kind, name, parent, fn, where)
   return {
     kind = kind, name = name, parent = parent, fn = fn, children = {}, unwrap = kind == "expose" and 2 or nil,
     before_each = {}, after_each = {}, setup = {}, teardown = {}, lazy_setup = {}, lazy_teardown = {},
     file = where.file, line = where.line,
+    descriptor = kind, trace = { short_src = where.file, currentline = where.line },
   }
 end
 
@@ -134,7 +136,8 @@ end
 
 local function test_node(name, fn, where)
   return { kind = "test", name = tostring(name), fn = fn, parent = T.current,
-           file = where.file, line = where.line, pending = fn == nil }
+           file = where.file, line = where.line, pending = fn == nil,
+           descriptor = fn == nil and "pending" or "it", trace = { short_src = where.file, currentline = where.line } }
 end
 
 local function test_function(kind)
@@ -175,7 +178,43 @@ local function randomize(...)
   T.current.seed = tonumber((select(1, ...))) or tonumber((select(2, ...)))
 end
 
-local subscribers = {}
+-- busted's event channels (mediator_lua), for helpers that subscribe to them: a channel such
+-- as { "test", "end" } calls its callbacks in order (a `predicate` option filters, a
+-- `priority` option is the position), then its parents' ({ "test" }, then all); a callback
+-- that returns no second value true stops the rest, as in mediator.
+local channels = { callbacks = {}, children = {} }
+local function channel(path)
+  local node = channels
+  for _, name in ipairs(path) do
+    node.children[name] = node.children[name] or { callbacks = {}, children = {}, parent = node }
+    node = node.children[name]
+  end
+  return node
+end
+local function subscribe(path, fn, options)
+  local list = channel(type(path) == "table" and path or { path }).callbacks
+  local callback = { fn = fn, options = options or {} }
+  table.insert(list, math.max(1, math.min(tonumber(callback.options.priority) or #list + 1, #list + 1)), callback)
+  callback.id = callback
+  return callback
+end
+local function unsubscribe(path, id)
+  local list = channel(type(path) == "table" and path or { path }).callbacks
+  for i = #list, 1, -1 do if list[i] == id or list[i].id == id then table.remove(list, i) end end
+end
+function T.publish(path, ...)
+  local node = channel(path)
+  while node do
+    for _, callback in ipairs({ table.unpack(node.callbacks) }) do
+      if not callback.options.predicate or callback.options.predicate(...) then
+        local _, continue = callback.fn(...)
+        if not continue then return end
+      end
+    end
+    node = node.parent
+  end
+end
+
 local busted = {
   describe = block_function("describe"), context = block_function("context"),
   insulate = block_function("insulate"), expose = block_function("expose"),
@@ -197,8 +236,7 @@ local api = setmetatable({
   fail = fail, version = "2.1.1", bindfenv = bindfenv,
   gettime = os.time, monotime = os.clock,
   sleep = function(seconds) return sleep(seconds) end,
-  subscribe = function(channel, fn) subscribers[#subscribers + 1] = { channel, fn } return subscribers[#subscribers] end,
-  unsubscribe = function() end, publish = function() end,
+  subscribe = subscribe, unsubscribe = unsubscribe, publish = T.publish,
 }, { __index = busted })
 
 -- busted's environments (busted/environment.lua): spec files run with their own _ENV, so a
@@ -206,7 +244,9 @@ local api = setmetatable({
 -- the running element, then its blocks, then the API, then _G; a global a spec assigns goes
 -- to the running element (a hook's to its block, an expose block's two blocks up), so it is
 -- seen by what that element contains and by nothing else.
-local root = { kind = "root", env = {} }
+-- The suite: a helper's hooks (busted.before_each, setup, …) are its own, around every file.
+local root = T.new_block("root", "", nil, nil, { file = "?", line = 0 })
+root.env = {}
 T.root = root
 local contexts = setmetatable({}, { __mode = "k" })  -- the running element, by coroutine
 local last_context = nil

@@ -61,6 +61,8 @@ function runtime.prepare(given)
   local arg = { [-1] = given.interpreter, [0] = given.program }
   for i, value in ipairs(given.arguments) do arg[i] = value end
   _G.arg = arg
+  -- -e statements and the helper declare at the suite's level (busted.before_each, …)
+  T.current = T.root
   for _, statement in ipairs(given.statements) do
     local chunk, err = load(statement, "=(command line)", "t")
     if not chunk then error("-e: " .. err, 0) end
@@ -88,6 +90,7 @@ function runtime.prepare(given)
     _G.arg = arg
     if not ok then error("failed running the specified helper (" .. given.helper .. "), error: " .. tostring(err), 0) end
   end
+  T.current = nil
 end
 
 -- Loads the spec files; one that does not load becomes one error when its turn comes.

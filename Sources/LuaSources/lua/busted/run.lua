@@ -88,7 +88,7 @@ local function block_name(block)
   return block.kind == "file" and block.name or T.full_name(block)
 end
 local function hook_name(block, word)
-  return block.kind == "file" and word or T.full_name(block) .. " " .. word
+  return (block.kind == "file" or block.kind == "root") and word or T.full_name(block) .. " " .. word
 end
 
 -- Runs a block's hooks of one kind; each that fails is an error of its own. Returns whether
@@ -113,10 +113,10 @@ end
 -- Tests
 
 local function ancestors(test)
-  local list = {}
+  local list = { T.root }
   local block = test.parent
   while block do
-    table.insert(list, 1, block)
+    table.insert(list, 2, block)
     block = block.parent
   end
   return list
@@ -142,7 +142,11 @@ end
 -- reverts them itself, with assert:snapshot() or spy:revert()).
 local function run_test(test, op)
   if T.options.list then return host.status(op, "passed") end
-  if test.pending then return conclude(op, "pending") end  -- busted gives it no message
+  if test.pending then  -- busted gives it no message
+    T.publish({ "test", "start" }, test, test.parent)
+    T.publish({ "test", "end" }, test, test.parent, "pending")
+    return conclude(op, "pending")
+  end
   local chain = ancestors(test)
   test.env = {}
   for _, block in ipairs(chain) do
@@ -158,11 +162,13 @@ local function run_test(test, op)
   end
   local status, message, trace = "success", nil, nil
   if ran then
+    T.publish({ "test", "start" }, test, test.parent)
     status, message, trace = guarded("it", test.fn, test)
     if state.finally then
       local s, m, t = guarded("finally", state.finally, test)
       if s ~= "success" and (status == "success" or status == "pending") then status, message, trace = s, m, t end
     end
+    T.publish({ "test", "end" }, test, test.parent, status)
   end
   running[co] = nil
   for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op, true) end
@@ -283,6 +289,8 @@ function run_block(block, op)
   local insulated = block.kind == "insulate" or (block.kind == "file" and T.options.auto_insulate)
   local world = insulated and snapshot() or nil
   block.world = world
+  local channel = block.kind == "file" and "file" or "describe"
+  T.publish({ channel, "start" }, block, block.parent or T.root)
   local status, message, trace = run_body(block)
   host.declared(op)
   if status ~= "success" then
@@ -300,27 +308,50 @@ function run_block(block, op)
     local children = start_children(block)
     if #children > 0 then pcall(wait, table.unpack(children)) end
   end
+  T.publish({ channel, "end" }, block, block.parent or T.root)
   if block.kind == "expose" then expose(block) elseif insulated then restore(block.world) end
 end
 
--- Makes the operations of the files, one after another, `rounds` times (--repeat).
-function T.plan(files, rounds)
-  T.random = T.options.seed and T.generator(T.options.seed) or nil
-  local anchor
-  for _ = 1, rounds do
-    local round = {}
-    for i, file in ipairs(files) do
-      round[i] = T.new_block("file", file.name, nil, file.fn, { file = file.name, line = 0 })
-      round[i].load_error = file.load_error
-    end
-    if T.random then T.shuffle(round, T.random) end
-    for _, file in ipairs(round) do
+-- One round of the suite (busted/execute.lua): the suite's setups, the files one after
+-- another, its teardowns.
+local function run_suite(files, op, round, rounds)
+  local root = T.root
+  root.lazy_ok = nil
+  root.hooks_context = root.hooks_context or { parent = root, unwrap = 1 }
+  T.publish({ "suite", "start" }, root, round, rounds)
+  if T.options.list or run_hooks(root, "setup", op) then
+    local anchor
+    for _, file in ipairs(files) do
       anchor = operation {
         name = unique("[file] " .. file.name), queue = blocks, after = { anchor }, when = "finished",
         run = function(self) return run_block(file, self) end,
       }
       host.block(anchor, file.name, file.name, 0)
     end
+    if anchor then pcall(wait, anchor) end
+  end
+  if not T.options.list then
+    if root.lazy_ok ~= nil then run_hooks(root, "lazy_teardown", op, true) end
+    run_hooks(root, "teardown", op, true)
+  end
+  T.publish({ "suite", "end" }, root, round, rounds)
+end
+
+-- Makes the operations of the suite, `rounds` times (--repeat), one after another.
+function T.plan(files, rounds)
+  T.random = T.options.seed and T.generator(T.options.seed) or nil
+  local anchor
+  for round = 1, rounds do
+    local blocks_of_round = {}
+    for i, file in ipairs(files) do
+      blocks_of_round[i] = T.new_block("file", file.name, nil, file.fn, { file = file.name, line = 0 })
+      blocks_of_round[i].load_error = file.load_error
+    end
+    if T.random then T.shuffle(blocks_of_round, T.random) end
+    anchor = operation {
+      name = unique("[suite]"), queue = blocks, after = { anchor }, when = "finished",
+      run = function(self) return run_suite(blocks_of_round, self, round, rounds) end,
+    }
   end
   return #files * rounds
 end
