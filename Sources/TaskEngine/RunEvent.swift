@@ -8,7 +8,8 @@ public enum OutputChannel: String, Sendable {
 /// What happened during a run, in the order it happened.
 public enum RunEvent: Sendable {
   case runStart(time: Double)
-  case operationStart(time: Double, name: String, attempt: Int)
+  /// `reason`: what it waited for last before this start (nil: nothing, or a retry).
+  case operationStart(time: Double, name: String, attempt: Int, reason: StartReason?)
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
                        error: String?, traceback: String?, output: String, errorKind: FailureKind?)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
@@ -28,6 +29,18 @@ public enum RunEvent: Sendable {
   /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
   case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
+}
+
+/// Why an operation started when it did: the operation it started after, how
+/// (`StartCause.Kind`: dependency, condition, queue, resource, producer, group) and the
+/// queue's, resource's or condition's name.
+public struct StartReason: Sendable, Equatable {
+  public var after: String
+  public var kind: String
+  public var detail: String?
+  public init(_ cause: StartCause) {
+    (after, kind, detail) = (cause.after.name, cause.kind.rawValue, cause.detail)
+  }
 }
 
 /// A progress node as it was at one moment.
@@ -81,10 +94,11 @@ public struct RunSummary: Sendable, Equatable {
   /// The chain of operations that decided the run's length: each waited for the one before.
   public var criticalPath: [Timing] = []
 
-  /// An operation's name and how long it ran.
+  /// An operation's name and how long it ran (on the critical path: why it started then).
   public struct Timing: Sendable, Equatable {
     public var name: String
     public var duration: Double
+    public var reason: StartReason? = nil
   }
 
   /// One failed or cancelled operation, with its error and the tail of its output.

@@ -116,20 +116,6 @@ extension Scheduler {
     return order
   }
 
-  /// From the operation that finished last back through, at each step, the dependency that
-  /// finished last (the one it waited for): the path that set the run's length.
-  public func criticalPath() -> [OperationNode] {
-    let ran = operations.filter { $0.finishTime != nil && $0.startTime != nil }
-    guard var node = ran.max(by: { $0.finishTime! < $1.finishTime! }) else { return [] }
-    var path = [node]
-    while let blocker = node.dependencies.filter({ $0.finishTime != nil && $0.startTime != nil })
-      .max(by: { $0.finishTime! < $1.finishTime! }) {
-      path.append(blocker)
-      node = blocker
-    }
-    return path.reversed()
-  }
-
   /// A sentence saying what `op` is waiting for, or what became of it.
   /// "waits for mutex 'm' (held by 'a')": what a parked operation waits for.
   func waitingForResources(_ op: OperationNode) -> String {

@@ -44,6 +44,9 @@ public final class Scheduler {
   /// Units of each resource category (mutex: 1), and who holds them now.
   public private(set) var resourceCapacity: [String: Int] = [:]
   var resourceHolders: [String: [OperationNode]] = [:]
+  /// Who released each resource last, and when (a ready-sequence number): see StartCause.
+  var resourceFreedBy: [String: (op: OperationNode, sequence: Int)] = [:]
+  var readySequence = 0
   /// Ready operations waiting for resources, first come first served.
   var parked: [OperationNode] = []
   /// Executing operations per activity label.
@@ -232,6 +235,7 @@ public final class Scheduler {
   }
 
   func makeReady(_ op: OperationNode) {
+    noteReady(op)
     op.state = .ready
     op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
   }
@@ -244,6 +248,11 @@ public final class Scheduler {
       for condition in op.conditions {
         guard let dependency = condition.dependency(for: op, scheduler: self) else { continue }
         op.producedBy[dependency] = condition.name
+        // It is needed from now on: it starts after what let `op` be evaluated.
+        if dependency.tracking.origin == nil, let cause = op.tracking.lastDependency
+            .map({ StartCause(after: $0, kind: .dependency, detail: nil) }) ?? op.tracking.origin?.cause {
+          dependency.tracking.origin = (cause, clock.now)
+        }
         do {
           try addDependency(op, on: dependency)
         } catch {
@@ -320,12 +329,14 @@ public final class Scheduler {
         let op = entry.operation
         guard op.state == .ready else { continue }
         guard acquire(op) else {
+          op.tracking.parked = true
           parked.append(op)
           continue
         }
         start(op)
         started = true
       }
+      if !queue.hasCapacity && !queue.ready.isEmpty { queue.blockedSequence = readySequence }
     }
     return started
   }
@@ -352,7 +363,12 @@ public final class Scheduler {
   }
 
   func release(_ op: OperationNode) {
-    for name in op.resources { resourceHolders[name]?.removeAll { $0 === op } }
+    guard !op.resources.isEmpty else { return }
+    readySequence += 1
+    for name in op.resources {
+      resourceHolders[name]?.removeAll { $0 === op }
+      resourceFreedBy[name] = (op, readySequence)
+    }
   }
 
   /// `op` executes only after every condition holds (evaluated in the order added).
@@ -378,6 +394,7 @@ public final class Scheduler {
 
   func start(_ op: OperationNode) {
     op.state = .executing
+    if op.attempt == 0 { op.startCause = startCause(of: op) }
     op.attempt += 1
     let now = clock.now
     op.startTime = now
@@ -388,7 +405,8 @@ public final class Scheduler {
     }
     op.executingIndex = executing.count
     executing.append(op)
-    emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt))
+    emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt,
+                         reason: op.attempt == 1 ? op.startCause.map(StartReason.init) : nil))
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
@@ -424,6 +442,7 @@ public final class Scheduler {
     if op.state == .executing {
       if !op.isGroup {
         if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
+        op.queue.freedBy = op
         counts.running -= 1
       }
       removeExecuting(op)
@@ -483,6 +502,7 @@ public final class Scheduler {
       stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
     }
     for dependent in op.dependents {
+      dependent.tracking.lastDependency = op
       dependent.unfinishedDependencies -= 1
       if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
     }
@@ -494,6 +514,7 @@ public final class Scheduler {
     guard op.state == .executing, !op.isGroup, !op.slotYielded else { return }
     op.slotYielded = true
     op.queue.running -= 1
+    op.queue.freedBy = op
   }
 
   /// Takes a slot again for a body that yielded one, then calls `resume` (at once if the
@@ -672,6 +693,9 @@ public final class Scheduler {
 
   /// `producer`'s body created `produced` (NSOperation's produceOperation): its observers hear it.
   public func produced(_ produced: OperationNode, by producer: OperationNode) {
+    if produced.tracking.origin == nil {
+      produced.tracking.origin = (StartCause(after: producer, kind: .producer, detail: nil), clock.now)
+    }
     for observer in producer.observers { observer.operation(producer, didProduce: produced) }
   }
 
@@ -703,7 +727,9 @@ public final class Scheduler {
       if slowest.count > 5 { slowest.removeLast() }
     }
     summary.slowest = slowest.map { .init(name: $0.name, duration: $0.duration!) }
-    summary.criticalPath = criticalPath().map { .init(name: $0.name, duration: $0.duration ?? 0) }
+    summary.criticalPath = criticalPath().map {
+      .init(name: $0.op.name, duration: $0.op.duration ?? 0, reason: $0.cause.map(StartReason.init))
+    }
     for op in operations where op.isFinished {
       switch op.outcome! {
       case .succeeded: summary.succeeded += 1

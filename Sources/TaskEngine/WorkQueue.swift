@@ -15,6 +15,10 @@ public final class WorkQueue {
   /// Operations whose body waited with its slot given back, to be resumed when one is free
   /// (before anything new starts).
   var reclaimers: [(op: OperationNode, resume: () -> Void)] = []
+  /// The last operation that gave back a slot, and up to which ready-sequence number the
+  /// operations waiting here found it full (they start when a slot comes back).
+  var freedBy: OperationNode?
+  var blockedSequence = 0
   public let id: Int
 
   init(id: Int, name: String, maxConcurrent: Int, suspended: Bool) {

@@ -26,9 +26,10 @@ final class EventsReporter: EventSink {
     switch event {
     case .runStart(let time):
       fields = [("time", seconds(time)), ("event", .string("run_start"))]
-    case .operationStart(let time, let name, let attempt):
+    case .operationStart(let time, let name, let attempt, let reason):
       fields = [("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
                 ("attempt", .int(attempt))]
+      if let reason { fields += [("after", .string(reason.after)), ("because", Self.because(reason))] }
     case .operationFinish(let time, let name, let outcome, let duration, let error, _, _, let kind):
       fields = [("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
                 ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
@@ -69,12 +70,18 @@ final class EventsReporter: EventSink {
                 ("succeeded", .int(summary.succeeded)), ("failed", .int(summary.failed)),
                 ("cancelled", .int(summary.cancelled)), ("skipped", .int(summary.skipped)),
                 ("interrupted", .bool(summary.interrupted)),
-                ("critical_path", .array(summary.criticalPath.map { .string($0.name) }))]
+                ("critical_path", .array(summary.criticalPath.map { .string($0.name) })),
+                ("critical_path_because", .array(summary.criticalPath.map { $0.reason.map(Self.because) ?? .null }))]
     }
     var line = JSON.object(fields).text
     line += "\n"
     handle.write(Data(line.utf8))
     if case .runFinish = event, closeAtEnd { try? handle.close() }
+  }
+
+  /// "dependency", "queue main", "resource mutex 'm'", "condition logged in", …
+  static func because(_ reason: StartReason) -> JSON {
+    .string(reason.kind + (reason.detail.map { " " + $0 } ?? ""))
   }
 }
 

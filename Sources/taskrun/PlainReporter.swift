@@ -46,7 +46,7 @@ final class PlainReporter: EventSink {
       guard verbosity != .silent else { return }
       line(label("retry", "33"), "\(name): attempt \(attempt) failed: \(error); "
         + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
-    case .operationStart(_, let name, let attempt):
+    case .operationStart(_, let name, let attempt, _):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
       line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))
     case .output(_, let name, _, let text):
@@ -116,13 +116,33 @@ final class PlainReporter: EventSink {
     if verbosity == .normal || verbosity == .verbose, summary.slowest.count > 1 {
       let seconds = { (t: RunSummary.Timing) in String(format: "%.2f s", t.duration) }
       print("Slowest: " + summary.slowest.prefix(3).map { "\($0.name) \(seconds($0))" }.joined(separator: ", "))
-      if summary.criticalPath.count > 1 {
-        print("Critical path: " + summary.criticalPath.map { "\($0.name) (\(seconds($0)))" }.joined(separator: " → "))
+      if !summary.criticalPath.isEmpty {
+        print("Critical path: " + Self.criticalPath(summary.criticalPath))
       }
     }
     var text = summary.counts + " in " + String(format: "%.2f s", summary.elapsed)
     if summary.interrupted { text += " (interrupted)" }
     print(summary.allSucceeded ? color.paint(text, "1;32") : color.paint(text, "1"))
+  }
+
+  /// "a (0.10 s) → b (0.20 s) →[slot of 'main'] c (0.05 s)": each step says why the next
+  /// one started then, when it was not simply its dependency finishing.
+  static func criticalPath(_ path: [RunSummary.Timing]) -> String {
+    var text = ""
+    for (i, step) in path.enumerated() {
+      if i > 0 {
+        switch step.reason?.kind {
+        case "queue"?: text += " →[slot of '\(step.reason?.detail ?? "")'] "
+        case "resource"?: text += " →[\(step.reason?.detail ?? "resource")] "
+        case "condition"?: text += " →[condition '\(step.reason?.detail ?? "")'] "
+        case "producer"?: text += " →[produced] "
+        case "group"?: text += " →[group] "
+        default: text += " → "
+        }
+      }
+      text += "\(step.name) (\(String(format: "%.2f s", step.duration)))"
+    }
+    return text
   }
 
   func plan(_ ops: [OperationNode]) {

@@ -26,7 +26,7 @@ final class TraceReporter: EventSink {
 
   func receive(_ event: RunEvent) {
     switch event {
-    case .operationStart(let time, let name, _):
+    case .operationStart(let time, let name, _, _):
       let lane = lanes.firstIndex(of: false) ?? { lanes.append(false); return lanes.count - 1 }()
       lanes[lane] = true
       open[name] = (lane, time)

@@ -1,0 +1,83 @@
+// StartCause: why each operation started when it did, and the critical path those reasons make.
+
+/// The last thing an operation waited for before it started: the finish of a dependency
+/// (or of a condition's dependency), the queue slot or resource another operation gave back,
+/// or another operation creating it (its producer) or starting it (its group).
+public struct StartCause {
+  public enum Kind: String, Sendable {
+    case dependency, condition, queue, resource, producer, group
+  }
+  public let after: OperationNode
+  public let kind: Kind
+  /// The queue's or resource's name, the condition's name.
+  public let detail: String?
+
+  /// How a report says it: "after 'a'", "after 'a' gave back a slot of queue 'main'", ….
+  public var sentence: String {
+    switch kind {
+    case .dependency: "after '\(after.name)'"
+    case .condition: "after '\(after.name)', the dependency of condition '\(detail ?? "?")'"
+    case .queue: "when '\(after.name)' gave back a slot of queue '\(detail ?? "?")'"
+    case .resource: "when '\(after.name)' released \(detail ?? "a resource")"
+    case .producer: "when '\(after.name)' produced it"
+    case .group: "when its group '\(after.name)' started"
+    }
+  }
+}
+
+/// What made an operation ready or able to start, kept until it starts.
+struct StartTracking {
+  /// Its dependency that finished last, or who produced it (or started its group) and when.
+  var lastDependency: OperationNode?
+  var origin: (cause: StartCause, time: Double)?
+  /// When it became ready (an increasing count), whether it waited for a resource.
+  var readySequence = 0
+  var parked = false
+}
+
+extension Scheduler {
+  /// Records that `op` became ready now.
+  func noteReady(_ op: OperationNode) {
+    readySequence += 1
+    op.tracking.readySequence = readySequence
+  }
+
+  /// Why `op` starts now: a resource or queue slot it had to wait for after it was ready,
+  /// else what made it ready (its last dependency, or its producer or group if that came later).
+  func startCause(of op: OperationNode) -> StartCause? {
+    let tracking = op.tracking
+    if tracking.parked {
+      let freed = op.resources.compactMap { name in resourceFreedBy[name].map { (name, $0) } }
+        .max { $0.1.sequence < $1.1.sequence }
+      if let (name, release) = freed {
+        let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
+        return StartCause(after: release.op, kind: .resource, detail: "\(kind) '\(name)'")
+      }
+    }
+    if tracking.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
+      return StartCause(after: freer, kind: .queue, detail: op.queue.name)
+    }
+    let dependency = tracking.lastDependency.map {
+      StartCause(after: $0, kind: op.producedBy[$0] != nil ? .condition : .dependency, detail: op.producedBy[$0])
+    }
+    guard let origin = tracking.origin else { return dependency }
+    guard let dependency else { return origin.cause }
+    return (dependency.after.finishTime ?? 0) > origin.time ? dependency : origin.cause
+  }
+
+  /// The chain that set the run's length: from the (non-group) operation that finished last,
+  /// back through what each one started after. Groups are walked through, not listed.
+  public func criticalPath() -> [(op: OperationNode, cause: StartCause?)] {
+    let ran = operations.filter { $0.finishTime != nil && $0.startTime != nil && !$0.isGroup }
+    guard var node = ran.max(by: { ($0.finishTime!, -$0.id) < ($1.finishTime!, -$1.id) }) else { return [] }
+    var path: [(op: OperationNode, cause: StartCause?)] = []
+    var seen: Set<ObjectIdentifier> = []
+    while seen.insert(ObjectIdentifier(node)).inserted {
+      let cause = node.startCause
+      if !node.isGroup { path.append((node, cause)) }
+      guard let next = cause?.after else { break }
+      node = next
+    }
+    return path.reversed()
+  }
+}
