@@ -8,8 +8,9 @@ public enum OutputChannel: String, Sendable {
 /// What happened during a run, in the order it happened.
 public enum RunEvent: Sendable {
   case runStart(time: Double)
-  /// `reason`: what it waited for last before this start (nil: nothing, or a retry).
-  case operationStart(time: Double, name: String, attempt: Int, reason: StartReason?)
+  /// `reason`: what it waited for last before this start (nil: nothing, or a retry);
+  /// `group`: the group it runs in; `isGroup`: it is a group (its children follow).
+  case operationStart(time: Double, name: String, attempt: Int, reason: StartReason?, group: String?, isGroup: Bool)
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
                        error: String?, traceback: String?, output: String, errorKind: FailureKind?)
   case output(time: Double, name: String, stream: OutputChannel, text: String)

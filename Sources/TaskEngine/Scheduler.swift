@@ -406,7 +406,8 @@ public final class Scheduler {
     op.executingIndex = executing.count
     executing.append(op)
     emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt,
-                         reason: op.attempt == 1 ? op.startCause.map(StartReason.init) : nil))
+                         reason: op.attempt == 1 ? op.startCause.map(StartReason.init) : nil, group: op.group?.name,
+                         isGroup: op.isGroup))
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }

@@ -66,7 +66,8 @@ extension Scheduler {
   }
 
   /// The chain that set the run's length: from the (non-group) operation that finished last,
-  /// back through what each one started after. Groups are walked through, not listed.
+  /// back through what each one started after. Groups are walked through, not listed: what
+  /// waited for a group waited for its child that finished last.
   public func criticalPath() -> [(op: OperationNode, cause: StartCause?)] {
     let ran = operations.filter { $0.finishTime != nil && $0.startTime != nil && !$0.isGroup }
     guard var node = ran.max(by: { ($0.finishTime!, -$0.id) < ($1.finishTime!, -$1.id) }) else { return [] }
@@ -75,7 +76,13 @@ extension Scheduler {
     while seen.insert(ObjectIdentifier(node)).inserted {
       let cause = node.startCause
       if !node.isGroup { path.append((node, cause)) }
-      guard let next = cause?.after else { break }
+      guard var next = cause?.after else { break }
+      // A group ended when its last child did: the path goes on through that child.
+      while cause?.kind != .group, next.isGroup,
+            let last = next.children.filter({ $0.finishTime != nil && $0.startTime != nil })
+              .max(by: { ($0.finishTime!, -$0.id) < ($1.finishTime!, -$1.id) }) {
+        next = last
+      }
       node = next
     }
     return path.reversed()

@@ -26,9 +26,10 @@ final class EventsReporter: EventSink {
     switch event {
     case .runStart(let time):
       fields = [("time", seconds(time)), ("event", .string("run_start"))]
-    case .operationStart(let time, let name, let attempt, let reason):
+    case .operationStart(let time, let name, let attempt, let reason, let group, _):
       fields = [("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
                 ("attempt", .int(attempt))]
+      if let group { fields.append(("group", .string(group))) }
       if let reason { fields += [("after", .string(reason.after)), ("because", Self.because(reason))] }
     case .operationFinish(let time, let name, let outcome, let duration, let error, _, _, let kind):
       fields = [("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),

@@ -47,7 +47,7 @@ final class LiveReporter: EventSink {
     case .runStart:
       active = true
       write(Self.hideCursor)
-    case .operationStart(let time, let name, _, _):
+    case .operationStart(let time, let name, _, _, _, _):
       now = time
       if !active {  // a REPL's next run(): the view comes back
         active = true

@@ -46,7 +46,7 @@ final class PlainReporter: EventSink {
       guard verbosity != .silent else { return }
       line(label("retry", "33"), "\(name): attempt \(attempt) failed: \(error); "
         + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
-    case .operationStart(_, let name, let attempt, _):
+    case .operationStart(_, let name, let attempt, _, _, _):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
       line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))
     case .output(_, let name, _, let text):
