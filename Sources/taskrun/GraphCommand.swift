@@ -38,50 +38,16 @@ struct GraphCommand: ParsableCommand {
       FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
       throw Taskrun.Exit(.usage)
     }
-    print(render(ops), terminator: "")
+    print(render(ops, scheduler: scheduler), terminator: "")
     throw Taskrun.Exit(.success)
   }
 
-  func render(_ ops: [OperationNode]) -> String {
-    let shown = Set(ops)
+  func render(_ ops: [OperationNode], scheduler: Scheduler) -> String {
+    let graph = GraphPicture(ops, scheduler: scheduler)
     switch format {
-    case .dot:
-      var out = "digraph taskrun {\n  rankdir=LR;\n  node [shape=box];\n"
-      for op in ops {
-        let label = [op.name, op.body?.summary].compactMap { $0 }.joined(separator: "\n")
-        out += "  \(dotQuote(op.name)) [label=\(dotQuote(label))\(op.queue.name == "main" ? "" : ", group=\(dotQuote(op.queue.name))")];\n"
-      }
-      for op in ops {
-        for dependency in op.dependencies where shown.contains(dependency) {
-          out += "  \(dotQuote(dependency.name)) -> \(dotQuote(op.name))"
-            + (op.policy == .succeeded ? "" : " [style=dashed, label=\(dotQuote(op.policy.rawValue))]") + ";\n"
-        }
-      }
-      return out + "}\n"
-    case .mermaid:
-      var out = "flowchart LR\n"
-      for op in ops { out += "  n\(op.id)[\"\(op.name.replacingOccurrences(of: "\"", with: "#quot;"))\"]\n" }
-      for op in ops {
-        for dependency in op.dependencies where shown.contains(dependency) {
-          out += "  n\(dependency.id) " + (op.policy == .succeeded ? "-->" : "-. \(op.policy.rawValue) .->") + " n\(op.id)\n"
-        }
-      }
-      return out
-    case .json:
-      let items = ops.map { op -> JSON in
-        .object([
-          ("name", .string(op.name)), ("queue", .string(op.queue.name)),
-          ("priority", .string(op.priority.name)), ("when", .string(op.policy.rawValue)),
-          ("weight", .number(op.weight)), ("body", op.body.map { .string($0.summary) } ?? .null),
-          ("after", .array(op.dependencies.filter(shown.contains).map { .string($0.name) })),
-        ])
-      }
-      return JSON.object([("operations", .array(items))]).text + "\n"
+    case .dot: return graph.dot()
+    case .mermaid: return graph.mermaid()
+    case .json: return graph.json()
     }
-  }
-
-  func dotQuote(_ s: String) -> String {
-    "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      .replacingOccurrences(of: "\n", with: "\\n") + "\""
   }
 }

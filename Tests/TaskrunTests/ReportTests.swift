@@ -93,6 +93,44 @@ import Testing
     #expect(ops[1]["after"] as? [String] == ["fetch"])
   }
 
+  @Test func graphDrawsGroupsAndConditionDependencies() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-graph-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try """
+      local a = operation { name = "a", sh = "false" }
+      local g = group { name = "g", after = { a },
+        operation { name = "g1", sh = "true" }, operation { name = "g2", sh = "true" } }
+      local login = condition { name = "logged in",
+        dependency = function() return operation { name = "login", sh = "touch token" } end,
+        evaluate = function() return true end }
+      operation { name = "save", after = { g }, conditions = { login, mutex "db" }, sh = "true" }
+      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let dot = try Binary.run(["graph", "w.lua"], in: dir)
+    #expect(dot.status == 0, "\(dot.stderr)")
+    #expect(dot.stdout.contains("""
+        "g" [label="group g", shape=folder];
+        subgraph "cluster_g" {
+          label="g";
+          style=rounded;
+          "g1" [label="g1\\nsh: true"];
+          "g2" [label="g2\\nsh: true"];
+        }
+      """), "\(dot.stdout)")
+    #expect(dot.stdout.contains(#""condition 1 of save" [shape=diamond, label="logged in"];"#))
+    #expect(dot.stdout.contains(#""login" -> "condition 1 of save";"#) && dot.stdout.contains("mutex db"))
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("token").path), "nothing ran")
+    let mermaid = try Binary.run(["graph", "--format", "mermaid", "w.lua"], in: dir)
+    #expect(mermaid.stdout.contains("  subgraph n4 [\"g\"]\n    n2[\"g1<br>sh: true\"]\n"), "\(mermaid.stdout)")
+    #expect(mermaid.stdout.contains("{\"logged in\"} -.-> n5"))
+    let json = try Binary.run(["graph", "--format", "json", "w.lua"], in: dir)
+    let ops = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["operations"] as? [[String: Any]])
+    #expect(ops.first { $0["name"] as? String == "g1" }?["group"] as? String == "g")
+    #expect(ops.first { $0["name"] as? String == "g" }?["is_group"] as? Bool == true)
+    let save = ops.first { $0["name"] as? String == "save" }
+    #expect((save?["conditions"] as? [[String: Any]])?.first?["dependency"] as? String == "login")
+    #expect(ops.contains { ($0["needed_by_condition"] as? [String: Any])?["of"] as? String == "save" })
+  }
+
   @Test func graphOfABrokenScriptIsAScriptError() throws {
     let run = try Binary.run(["graph", "cycle.lua"])
     #expect(run.status == 2 && run.stderr.contains("dependency cycle"))
