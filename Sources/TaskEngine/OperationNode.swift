@@ -159,6 +159,13 @@ public final class OperationNode {
     return node
   }()
   public private(set) var hasProgress = false
+  /// The last progress reported (a finished child's values outlive it: ProgressSnapshot).
+  var lastProgress: ProgressSnapshot?
+  func snapshotProgress() -> ProgressSnapshot {
+    let snapshot = ProgressSnapshot(progress, previous: lastProgress)
+    lastProgress = snapshot
+    return snapshot
+  }
   var progressDirty = false
   var progressChanged: ((OperationNode) -> Void)?
 

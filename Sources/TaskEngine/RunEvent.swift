@@ -53,18 +53,33 @@ public struct ProgressSnapshot: Sendable, Equatable {
   public var description: String
   public var additionalDescription: String
 
-  /// The node's state; described by its only child when it has one and no description of
-  /// its own (an operation whose body made one progress: that progress says more).
-  public init(_ node: ProgressNode) {
+  /// Whether the values are those of the node's only child (see `init`).
+  var ofChild = false
+
+  /// An operation's progress as one consistent set of values: when its node only wraps the
+  /// progress its body made (no description of its own, one child), that child's units,
+  /// fraction and descriptions; otherwise the node's own. A wrapped child that finished is
+  /// folded into the node (NSProgress does), so the last values it showed are kept, complete
+  /// (`previous`: the operation's snapshot before this one).
+  public init(_ node: ProgressNode, previous: ProgressSnapshot? = nil) {
     var shown = node
     while shown.description == nil, shown.additionalDescription == nil, shown.childCount == 1,
           let child = shown.children.first {
       shown = child
     }
-    completed = node.completed
-    total = node.total
-    fraction = node.fraction
-    indeterminate = node.isIndeterminate
+    if shown === node, let previous, previous.ofChild, node.description == nil, node.additionalDescription == nil,
+       node.childCount == 0, node.fraction >= 1 {
+      self = previous
+      completed = max(previous.total, previous.completed)
+      fraction = 1
+      indeterminate = false
+      return
+    }
+    ofChild = shown !== node
+    completed = shown.completed
+    total = shown.total
+    fraction = ofChild ? shown.fraction : node.fraction
+    indeterminate = shown.isIndeterminate
     description = shown.localizedDescription
     additionalDescription = shown.localizedAdditionalDescription
   }

@@ -478,7 +478,7 @@ public final class Scheduler {
         progress.completed = progress.total
       }
       op.progressDirty = false
-      emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: ProgressSnapshot(progress)))
+      emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: op.snapshotProgress()))
     }
     emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
                           duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
@@ -767,7 +767,7 @@ public final class Scheduler {
     progressDirty.removeAll(keepingCapacity: true)
     for op in changed where op.progressDirty {
       op.progressDirty = false
-      emit(.operationProgress(time: elapsed, name: op.name, progress: ProgressSnapshot(op.progress)))
+      emit(.operationProgress(time: elapsed, name: op.name, progress: op.snapshotProgress()))
     }
     emit(.runProgress(time: elapsed, progress: runProgress))
     emit(.tick(time: elapsed))
