@@ -36,7 +36,7 @@ extension ProgressNode {
   /// throughput is known and " — About 1 minute, 37 seconds remaining" when the time left is
   /// known and the node is not finished. Without a byte total it shows the bytes done, or
   /// else "3 of 10 files" from the file counts, or else only the time and rate:
-  /// "About 1 minute remaining (1 KB/sec)".
+  /// "About 1 minute remaining (1 KB/sec)". Paused: "419 KB of 5.3 MB — paused", no rate.
   public var localizedAdditionalDescription: String {
     if let additionalDescription { return additionalDescription }
     guard kind == .file else {
@@ -56,6 +56,7 @@ extension ProgressNode {
       let doneFiles = Int64(max(0, fileCompletedCount ?? 0))
       text = "\(ProgressFormat.count(doneFiles)) of \(ProgressFormat.count(Int64(files))) files"
     }
+    if isPaused { return text.isEmpty ? "paused" : text + " — paused" }
     var rate: String?
     if let perSecond = throughput, perSecond.isFinite, perSecond >= 0.5 {
       rate = "\(ProgressFormat.bytes(Int64(perSecond.rounded())))/sec"

@@ -224,6 +224,7 @@ public final class ProgressNode {
   public func resume() {
     if isPaused {
       isPaused = false
+      resetEstimate()  // the rate restarts from now: the pause is not averaged in
       onResume?()
       bubble(countsChanged: false)
     }
@@ -365,7 +366,7 @@ public final class ProgressNode {
 
   /// The smoothed rate in units per second, with a stall since the last sample blended in.
   var estimatedThroughput: Double? {
-    guard let clock, hasAnchor, _completed >= 0 else { return nil }
+    guard let clock, hasAnchor, _completed >= 0, !isPaused else { return nil }
     let dt = clock() - anchorTime
     guard dt >= Self.minimumSampleInterval else { return smoothedRate }
     let rate = max(0, effectiveCompleted - anchorUnits) / dt

@@ -36,6 +36,9 @@ public final class Scheduler {
   /// Counts behind `runProgress`, kept as operations move.
   var counts = RunProgress()
   var scheduledWeight = 0.0, finishedWeight = 0.0
+  /// Weight and seconds of the finished operations that ran (what the ETA learns from).
+  var ranWeight = 0.0, ranSeconds = 0.0
+  var eta = ETAEstimator()
   var nextTick: Double?
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
   var executing: [OperationNode] = []
@@ -469,6 +472,7 @@ public final class Scheduler {
     op.traceback = traceback
     let now = clock.now
     op.finishTime = now
+    if op.isScheduled && !op.isGroup, let duration = op.duration { ranWeight += op.weight; ranSeconds += duration }
     if !waits.isEmpty { waits[op] = nil }
     if op.hasProgress {
       // Succeeding means complete, whatever the body left it at; its final state is reported.
@@ -745,15 +749,24 @@ public final class Scheduler {
   }
 
   /// The run's progress now: operations composed by weight (a running one counts for its
-  /// own progress once it reports any), with an ETA from the pace so far.
-  public var runProgress: RunProgress {
+  /// own progress once it reports any), with an ETA from the work in flight (ETA.swift).
+  func progressNow() -> RunProgress {
     var progress = counts
     var units = finishedWeight
-    for op in executing where op.hasProgress { units += op.weight * op.progress.fraction }
-    progress.fraction = scheduledWeight > 0 ? min(1, units / scheduledWeight) : 0
-    if progress.fraction > 0.02 && progress.fraction < 1 {
-      progress.eta = elapsed * (1 - progress.fraction) / progress.fraction
+    var running: [(weight: Double, seconds: Double, fraction: Double?)] = []
+    var runningWeight = 0.0
+    let now = clock.now
+    for op in executing where !op.isGroup {
+      let fraction = op.hasProgress && !op.progress.isIndeterminate ? op.progress.fraction : nil
+      if let fraction { units += op.weight * fraction }
+      running.append((op.weight, now - (op.startTime ?? now), fraction))
+      runningWeight += op.weight
     }
+    progress.fraction = scheduledWeight > 0 ? min(1, units / scheduledWeight) : 0
+    let slots = mainQueue.maxConcurrent > 0 ? mainQueue.maxConcurrent : max(1, running.count + counts.pending)
+    progress.eta = unfinishedScheduled == 0 ? nil : eta.update(WorkInFlight(
+      elapsed: elapsed(at: now), finishedWeight: ranWeight, finishedSeconds: ranSeconds,
+      pendingWeight: max(0, scheduledWeight - finishedWeight - runningWeight), running: running, slots: slots))
     return progress
   }
 
@@ -769,7 +782,7 @@ public final class Scheduler {
       op.progressDirty = false
       emit(.operationProgress(time: elapsed, name: op.name, progress: op.snapshotProgress()))
     }
-    emit(.runProgress(time: elapsed, progress: runProgress))
+    emit(.runProgress(time: elapsed, progress: progressNow()))
     emit(.tick(time: elapsed))
   }
 
@@ -777,7 +790,7 @@ public final class Scheduler {
   @discardableResult
   public func finishRun() -> RunSummary {
     let summary = self.summary
-    emit(.runProgress(time: elapsed, progress: runProgress))
+    emit(.runProgress(time: elapsed, progress: progressNow()))
     emit(.runFinish(time: elapsed, summary: summary))
     return summary
   }

@@ -683,6 +683,27 @@ private func close(_ a: Double, _ b: Double, _ tolerance: Double = 1e-9) -> Bool
 
   // MARK: Estimation
 
+  @Test func aPausedFileSaysPausedAndItsRateRestartsOnResume() throws {
+    let clock = FakeClock()
+    let p = ProgressNode(total: 10_000, kind: .file)
+    p.clock = clock.read
+    clock.now = 1
+    p.completed = 1_000
+    clock.now = 2
+    p.completed = 2_000
+    #expect(p.throughput == 1_000)
+    p.pause()
+    clock.now = 12
+    #expect(p.localizedAdditionalDescription == "2 KB of 10 KB — paused", "no stale rate, no ETA")
+    #expect(p.throughput == nil && p.estimatedTimeRemaining == nil)
+    p.resume()
+    #expect(p.throughput == nil, "the rate starts over: ten paused seconds are not averaged in")
+    clock.now = 13
+    p.completed = 5_000  // 3,000 bytes in the second after the resume
+    #expect(p.throughput == 3_000)
+    #expect(p.localizedAdditionalDescription == "5 KB of 10 KB (3 KB/sec) — About 2 seconds remaining")
+  }
+
   @Test func throughputIsEstimatedFromTheClock() throws {
     let clock = FakeClock()
     let p = ProgressNode(total: 10_000, kind: .file)
