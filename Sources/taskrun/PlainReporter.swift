@@ -22,9 +22,12 @@ struct ColorPolicy {
 }
 
 /// Prints one line when an operation starts and when it finishes, failures with their output
-/// and traceback, and a summary. A consumer of run events only.
+/// and traceback, and a summary. Failures (and the summary's list of them) go to standard
+/// error, as make and ninja print theirs, so `taskrun x.lua > log` still shows them. A
+/// consumer of run events only.
 final class PlainReporter: EventSink {
-  enum Verbosity { case silent, quiet, normal, verbose }
+  /// `quiet`: failures, retries and the summary only (-q, and --progress none).
+  enum Verbosity { case quiet, normal, verbose }
   let verbosity: Verbosity
   let color: ColorPolicy
   /// A line per start (off under the live view, which shows what runs).
@@ -43,7 +46,6 @@ final class PlainReporter: EventSink {
     case .message(_, _, let text):
       print(text)
     case .operationRetry(_, let name, let attempt, let error, let delay):
-      guard verbosity != .silent else { return }
       line(label("retry", "33"), "\(name): attempt \(attempt) failed: \(error); "
         + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
     case .operationStart(_, let name, let attempt, _, _, _):
@@ -56,11 +58,10 @@ final class PlainReporter: EventSink {
       }
     case .operationFinish(_, let name, let outcome, let duration, let error, let traceback, let output, _):
       finished(name, outcome, duration, error, output)
-      if outcome == .failed, verbosity != .silent, let traceback, !traceback.isEmpty {
-        for line in traceback.split(separator: "\n") { print("    \(line.trimmingCharacters(in: .whitespaces))") }
+      if outcome == .failed, let traceback, !traceback.isEmpty {
+        for line in traceback.split(separator: "\n") { failure("    \(line.trimmingCharacters(in: .whitespaces))") }
       }
     case .runFinish(_, let summary):
-      guard verbosity != .silent else { return }
       printSummary(summary)
     }
   }
@@ -72,8 +73,7 @@ final class PlainReporter: EventSink {
       guard verbosity == .normal || verbosity == .verbose else { return }
       line(label("ok", "32"), "\(name) (\(time))")
     case .failed:
-      guard verbosity != .silent else { return }
-      line(label("FAILED", "1;31"), "\(name) (\(time)): \(error ?? "failed")")
+      failure(label("FAILED", "1;31") + " \(name) (\(time)): \(error ?? "failed")")
       if verbosity != .verbose { printOutput(output, limit: 200) }
     case .skipped:
       guard verbosity == .normal || verbosity == .verbose else { return }
@@ -94,24 +94,30 @@ final class PlainReporter: EventSink {
       print("    | … \(lines.count - limit) earlier lines")
       lines = Array(lines.suffix(limit))
     }
-    for output in lines { print("    | " + Self.shown(output)) }
+    for output in lines { failure("    | " + Self.shown(output)) }
+  }
+
+  /// A line about a failure, on standard error (after what standard output holds).
+  func failure(_ text: String) {
+    fflush(nil)
+    FileHandle.standardError.write(Data((text + "\n").utf8))
   }
 
   private func printSummary(_ summary: RunSummary) {
     let failed = summary.failures.filter { $0.outcome == .failed }
     if !failed.isEmpty {
-      print(color.paint("Failures:", "1;31"))
+      self.failure(color.paint("Failures:", "1;31"))
       for failure in failed {
-        print("  \(failure.name): \(failure.error)")
+        self.failure("  \(failure.name): \(failure.error)")
         let tail = failure.output.split(separator: "\n").suffix(5)
-        for output in tail { print("    | " + Self.shown(output)) }
+        for output in tail { self.failure("    | " + Self.shown(output)) }
       }
     }
     let notStarted = summary.failures.filter { $0.outcome == .cancelled }
     if !notStarted.isEmpty {
       let names = notStarted.prefix(8).map(\.name).joined(separator: ", ")
         + (notStarted.count > 8 ? ", …" : "")
-      print("Cancelled: \(names)")
+      failure("Cancelled: \(names)")
     }
     if verbosity == .normal || verbosity == .verbose, summary.slowest.count > 1 {
       let seconds = { (t: RunSummary.Timing) in String(format: "%.2f s", t.duration) }

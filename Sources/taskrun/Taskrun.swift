@@ -222,7 +222,7 @@ struct RunCommand: ParsableCommand {
     let live = progress == .tty || (progress == .auto && isTerminal)
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
     let reporter = PlainReporter(
-      verbosity: progress == .none ? .silent : quiet ? .quiet : verbose ? .verbose : .normal,
+      verbosity: progress == .none || quiet ? .quiet : verbose ? .verbose : .normal,
       color: color, showStarts: !live)
     if live && !quiet {
       let view = LiveReporter(lines: reporter, color: color)

@@ -2,7 +2,7 @@
 //   -- args: ...        the command line, with @ standing for the script (default: @)
 //   -- exit: N          the exit code
 //   -- stdout: text     appears in stdout, in the order given (stderr: likewise)
-//   -- not-stdout: text never appears in stdout
+//   -- not-stdout: text never appears in stdout (not-stderr: likewise)
 import Foundation
 import Testing
 
@@ -13,6 +13,7 @@ struct WorkflowExpectation: CustomTestStringConvertible, Sendable {
   var stdout: [String] = []
   var stderr: [String] = []
   var notStdout: [String] = []
+  var notStderr: [String] = []
 
   var testDescription: String { file }
 
@@ -30,6 +31,7 @@ struct WorkflowExpectation: CustomTestStringConvertible, Sendable {
       case "stdout": expectation.stdout.append(value)
       case "stderr": expectation.stderr.append(value)
       case "not-stdout": expectation.notStdout.append(value)
+      case "not-stderr": expectation.notStderr.append(value)
       default: continue
       }
     }
@@ -71,6 +73,9 @@ func containsInOrder(_ text: String, _ parts: [String]) -> String? {
     }
     for text in expected.notStdout where run.stdout.contains(text) {
       Issue.record("stdout has '\(text)'\n\(context)")
+    }
+    for text in expected.notStderr where run.stderr.contains(text) {
+      Issue.record("stderr has '\(text)'\n\(context)")
     }
     #expect(!run.stdout.contains("\u{1B}["), "no escape codes when not on a terminal")
   }

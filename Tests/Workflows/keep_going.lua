@@ -1,7 +1,7 @@
 -- With -k, independent work goes on; dependents of the failure are skipped, not failed.
 -- args: -k -j1 @
 -- exit: 1
--- stdout: FAILED    test
+-- stderr: FAILED    test
 -- stdout: skipped   package: dependency 'test' failed
 -- stdout: ok        docs
 -- stdout: 1 succeeded, 1 failed, 1 skipped in

@@ -1,12 +1,12 @@
 -- A Lua error in a body keeps file:line and a traceback of the user's frames.
 -- exit: 1
--- stdout: FAILED    parse (
--- stdout: ): lua_error.lua:13: bad line 3
--- stdout: stack traceback:
--- stdout: lua_error.lua:13: in upvalue 'check'
--- stdout: lua_error.lua:17: in function <lua_error.lua:16>
--- not-stdout: [taskrun]
--- not-stdout: [C]: in ?
+-- stderr: FAILED    parse (
+-- stderr: ): lua_error.lua:13: bad line 3
+-- stderr: stack traceback:
+-- stderr: lua_error.lua:13: in upvalue 'check'
+-- stderr: lua_error.lua:17: in function <lua_error.lua:16>
+-- not-stderr: [taskrun]
+-- not-stderr: [C]: in ?
 local lines = { "ok", "ok", "bad" }
 
 local function check(i, line)

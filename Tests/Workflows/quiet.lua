@@ -3,7 +3,7 @@
 -- exit: 1
 -- not-stdout: start
 -- not-stdout: ok        
--- stdout: FAILED    broken
+-- stderr: FAILED    broken
 -- stdout: 1 succeeded, 1 failed in
 operation { name = "fine", sh = "true" }
 operation { name = "broken", sh = "false" }

@@ -2,9 +2,9 @@
 -- args: -j3 @
 -- exit: 1
 -- stdout: ok        ticker
--- stdout: Failures:
--- stdout:   spin: timed out after 0.30 s
--- stdout:   hang: timed out after 0.30 s
+-- stderr: Failures:
+-- stderr:   spin: timed out after 0.30 s
+-- stderr:   hang: timed out after 0.30 s
 operation { name = "spin", timeout = 0.3, run = function()
   while true do pcall(function() while true do end end) end
 end }
