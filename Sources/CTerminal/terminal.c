@@ -11,6 +11,12 @@ int ct_columns(int fd) {
   return ws.ws_col;
 }
 
+int ct_rows(int fd) {
+  struct winsize ws;
+  if (ioctl(fd, TIOCGWINSZ, &ws) != 0) return 0;
+  return ws.ws_row;
+}
+
 static const char g_restore[] = "\033[?25h";
 static struct sigaction g_previous[32];
 static const int g_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };

@@ -162,7 +162,10 @@ extension ScriptHost {
   /// not yet run); returns true, or false and a summary of what failed.
   func runRequest(_ co: LuaCoroutine, _ given: [OperationNode]) throws {
     let ops = given.isEmpty ? scheduler.operations.filter { !$0.isScheduled } : given
-    if co.op == nil { scheduler.clearStop() }
+    if co.op == nil {
+      scheduler.clearStop()
+      if freshRunPerRequest { scheduler.beginNewRun() }
+    }
     try startIfNeeded(ops, for: co)
     let all = scheduler.plan(for: ops)
     co.pending = .wait(all)

@@ -81,6 +81,13 @@ public final class ScriptHost {
   var testCases: [Int: TestCase] = [:]
   var testErrors: [Int: [TestCase]] = [:]
   var testBlocks: [Int: TestCase] = [:]
+  /// io.write to standard output goes through the reporters (a live view draws there);
+  /// `pendingWrite` is a written line still waiting for its newline.
+  public var captureWrites = false
+  /// The REPL: each `run()` at the top level, with nothing running, is a run of its own
+  /// (its counts and elapsed time start from zero).
+  public var freshRunPerRequest = false
+  var pendingWrite = ""
   var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
   public var assumeYes = false
@@ -152,7 +159,7 @@ public final class ScriptHost {
     installObserverKind()
     installConditionKind()
     s.newTable()  // api
-    for (name, function) in globalFunctions() + observerFunctions() + conditionFunctions() {
+    for (name, function) in globalFunctions() + observerFunctions() + conditionFunctions() + writeFunctions() {
       pushFunction(function)
       s.rawSet(-2, name)
     }

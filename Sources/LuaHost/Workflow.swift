@@ -32,6 +32,7 @@ extension ScriptHost {
     scheduler.schedule(ops)
     scheduler.run(until: { self.scheduler.unfinishedScheduled == 0 },
                   onStall: { self.failStalledWaits() })
+    flushWrites()
     return scheduler.finishRun()
   }
 
@@ -45,6 +46,7 @@ extension ScriptHost {
       guard exitCode != nil else { return nil }
       scheduler.schedule([])  // os.exit before anything ran: the run is still reported
     }
+    flushWrites()
     return scheduler.finishRun()
   }
 

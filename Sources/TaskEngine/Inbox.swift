@@ -5,6 +5,9 @@ import Synchronization
 /// Something that happened off the scheduler's thread: a process exited, output arrived, a signal.
 public enum InboxItem: Sendable {
   case processOutput(token: Int, stream: OutputChannel, text: String)
+  /// A stretch of a line a command overwrote with a carriage return (a progress meter): it
+  /// feeds `progress =` patterns but is not output of its own.
+  case processOverwrite(token: Int, text: String)
   case processExited(token: Int, result: CommandResult)
   case signal(Int32)
   /// Work done off the scheduler's thread finished with this answer (nil: no error).

@@ -356,7 +356,21 @@ public final class ProcessRunner: @unchecked Sendable {
     if let lastNewline = pending.lastIndex(of: 10) {
       let lines = pending[pending.startIndex...lastNewline]
       pending = Data(pending[pending.index(after: lastNewline)...])
-      inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: lines, as: UTF8.self)))
+      inbox.post(.processOutput(token: token, stream: channel, text: Self.asShown(lines)))
+    }
+    // A line overwritten with "\r" (curl, wget, rsync): each finished stretch feeds progress
+    // patterns now; only the last one stays, as on a terminal. A "\r" at the very end may be
+    // half of "\r\n": its stretch is fed too, but kept until the next byte says.
+    if let lastReturn = pending.lastIndex(of: 13) {
+      let stretches = pending[pending.startIndex..<lastReturn].split(separator: 13)
+      for stretch in stretches where !stretch.isEmpty {
+        inbox.post(.processOverwrite(token: token, text: String(decoding: stretch, as: UTF8.self)))
+      }
+      if lastReturn != pending.index(before: pending.endIndex) {
+        pending = Data(pending[pending.index(after: lastReturn)...])
+      } else if let previous = pending[..<lastReturn].lastIndex(of: 13) {
+        pending = Data(pending[pending.index(after: previous)...])
+      }
     }
     if pending.count > Self.tailBytes {  // no newline in sight (binary output): a line of its own
       inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: pending, as: UTF8.self) + "\n"))
@@ -367,9 +381,21 @@ public final class ProcessRunner: @unchecked Sendable {
 
   private func flushPartial(_ channel: OutputChannel, child: Child, token: Int) {
     if let rest = child.partial[channel], !rest.isEmpty {
-      inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: rest, as: UTF8.self) + "\n"))
+      inbox.post(.processOutput(token: token, stream: channel, text: Self.asShown(rest + [10])))
     }
     child.partial[channel] = nil
+  }
+
+  /// Whole lines as a terminal shows them: "\r\n" ends a line like "\n", and a line
+  /// overwritten with "\r" shows its last stretch.
+  static func asShown<Bytes: Collection>(_ lines: Bytes) -> String where Bytes.Element == UInt8 {
+    guard lines.contains(13) else { return String(decoding: lines, as: UTF8.self) }
+    var text = ""
+    for line in lines.split(separator: 10, omittingEmptySubsequences: false).dropLast() {
+      let stretches = line.split(separator: 13, omittingEmptySubsequences: true)
+      text += String(decoding: stretches.last ?? line[line.startIndex..<line.startIndex], as: UTF8.self) + "\n"
+    }
+    return text
   }
 
   /// Reports a command once it has exited and its pipes are closed (at end of file, or when

@@ -52,6 +52,8 @@ public struct ProgressSnapshot: Sendable, Equatable {
   public var indeterminate: Bool
   public var description: String
   public var additionalDescription: String
+  /// The progress (or the one it shows) is paused.
+  public var paused = false
 
   /// Whether the values are those of the node's only child (see `init`).
   var ofChild = false
@@ -82,13 +84,19 @@ public struct ProgressSnapshot: Sendable, Equatable {
     indeterminate = shown.isIndeterminate
     description = shown.localizedDescription
     additionalDescription = shown.localizedAdditionalDescription
+    paused = shown.isPaused || node.isPaused
   }
 }
 
 /// How far the run is: its overall fraction (operations composed by weight) and counts.
 public struct RunProgress: Sendable, Equatable {
+  /// Work done: finished operations by weight (not the cancelled ones: cancelling is not
+  /// progress) and the running ones' own progress.
   public var fraction: Double = 0
-  public var done = 0, running = 0, pending = 0, failed = 0
+  /// `failed` counts the cancelled operations too; `cancelled` counts only them.
+  public var done = 0, running = 0, pending = 0, failed = 0, cancelled = 0
+  /// Interrupted: nothing new starts and what runs is being stopped.
+  public var stopping = false
   /// Seconds left at the current pace, once there is a pace to go by.
   public var eta: Double?
   public init() {}

@@ -136,6 +136,8 @@ extension Scheduler {
       switch item {
       case .processOutput(let token, let stream, let text):
         if let op = commandOwners[token] { record(output: text, stream: stream, for: op) }
+      case .processOverwrite(let token, let text):
+        commandOwners[token]?.outputObserver?(text)
       case .processExited(let token, let result):
         commandOwners[token] = nil
         if let timer = killTimers.removeValue(forKey: token) { cancelTimer(timer) }

@@ -37,7 +37,7 @@ public final class Scheduler {
   var counts = RunProgress()
   var scheduledWeight = 0.0, finishedWeight = 0.0
   /// Weight and seconds of the finished operations that ran (what the ETA learns from).
-  var ranWeight = 0.0, ranSeconds = 0.0
+  var ranWeight = 0.0, ranSeconds = 0.0, cancelledWeight = 0.0
   var eta = ETAEstimator()
   var nextTick: Double?
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
@@ -458,6 +458,7 @@ public final class Scheduler {
     if op.isScheduled { unfinishedScheduled -= 1 }
     if op.isScheduled && !op.isGroup {
       if outcome == .failed || outcome == .cancelled { counts.failed += 1 } else { counts.done += 1 }
+      if outcome == .cancelled { counts.cancelled += 1; cancelledWeight += op.weight }
       finishedWeight += op.weight
     }
     op.state = .finished
@@ -655,6 +656,7 @@ public final class Scheduler {
       stopReason = "interrupted"
       if !executing.isEmpty { message("taskrun: stopping…; Ctrl-C again to kill", from: nil) }
       stop(because: "interrupted")
+      emit(.runProgress(time: elapsed, progress: progressNow()))  // "stopping…" shows at once
       for op in operations where op.state == .executing {
         guard let grace = op.backgroundGrace else {
           cancel(op, reason: "interrupted")
@@ -752,7 +754,8 @@ public final class Scheduler {
   /// own progress once it reports any), with an ETA from the work in flight (ETA.swift).
   func progressNow() -> RunProgress {
     var progress = counts
-    var units = finishedWeight
+    progress.stopping = interrupts > 0
+    var units = finishedWeight - cancelledWeight
     var running: [(weight: Double, seconds: Double, fraction: Double?)] = []
     var runningWeight = 0.0
     let now = clock.now
@@ -784,6 +787,18 @@ public final class Scheduler {
     }
     emit(.runProgress(time: elapsed, progress: progressNow()))
     emit(.tick(time: elapsed))
+  }
+
+  /// Starts counting a new run (the REPL's next `run()`): elapsed time, counts, weights and
+  /// the ETA start from zero and `run_start` is emitted again when something is scheduled.
+  /// Only when nothing scheduled is unfinished.
+  public func beginNewRun() {
+    guard unfinishedScheduled == 0 else { return }
+    runStartTime = nil
+    nextTick = nil
+    counts = RunProgress()
+    scheduledWeight = 0; finishedWeight = 0; ranWeight = 0; ranSeconds = 0; cancelledWeight = 0
+    eta = ETAEstimator()
   }
 
   /// Emits the final `runProgress` and `run_finish` with the summary; call once, at the end.

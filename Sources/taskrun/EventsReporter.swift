@@ -45,14 +45,15 @@ final class EventsReporter: EventSink {
                 ("fraction", .number((progress.fraction * 1e4).rounded() / 1e4)),
                 ("description", .string("\(Int(progress.fraction * 100))% completed")),
                 ("running", .int(progress.running)), ("pending", .int(progress.pending)),
-                ("failed", .int(progress.failed)), ("eta", progress.eta.map(seconds) ?? .null)]
+                ("failed", .int(progress.failed)), ("cancelled", .int(progress.cancelled)),
+                ("stopping", .bool(progress.stopping)), ("eta", progress.eta.map(seconds) ?? .null)]
     case .operationProgress(let time, let name, let p):
       fields = [("time", seconds(time)), ("event", .string("progress")), ("operation", .string(name)),
                 ("completed", .int(Int(p.completed))), ("total", .int(Int(p.total))),
                 ("fraction", .number((p.fraction * 1e4).rounded() / 1e4)),
                 ("indeterminate", .bool(p.indeterminate)),
                 ("description", .string(p.description)),
-                ("additional_description", .string(p.additionalDescription))]
+                ("additional_description", .string(p.additionalDescription)), ("paused", .bool(p.paused))]
     case .message(let time, let operation, let text):
       fields = [("time", seconds(time)), ("event", .string("print")),
                 ("operation", operation.map(JSON.string) ?? .null), ("text", .string(text))]

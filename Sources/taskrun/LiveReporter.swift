@@ -17,7 +17,11 @@ final class LiveReporter: EventSink {
   private let lines: PlainReporter          // what scrolls above the region
   private let color: ColorPolicy
   private let interval: Double
-  private var running: [(name: String, start: Double, progress: OperationProgress?)] = []
+  private let taskbar: TaskbarProgress?
+  private var running: [Row] = []
+  private var groups: Set<String> = []
+  /// The run's counts: from `runProgress`, and moved at once by starts and finishes so they
+  /// never lag the lines printed above them.
   private var progress = RunProgress()
   /// Activity indicators with at least one executing operation, in the order they appeared.
   private var activities: [(label: String, count: Int)] = []
@@ -28,50 +32,64 @@ final class LiveReporter: EventSink {
   private var active = false
   private var prompting = false
 
-  /// An operation's own progress, as the last progress event said.
-  struct OperationProgress {
-    var fraction: Double
-    var indeterminate: Bool
-    var description: String
+  /// A running operation and its own progress, as the last progress event said.
+  struct Row {
+    var name: String
+    var start: Double
+    var progress: ProgressSnapshot?
   }
 
-  init(lines: PlainReporter, color: ColorPolicy, rate: Double = 15) {
+  init(lines: PlainReporter, color: ColorPolicy, rate: Double = 15,
+       taskbar: TaskbarProgress? = TaskbarProgress.forTerminal()) {
     self.lines = lines
     self.color = color
     self.interval = 1 / rate
+    self.taskbar = taskbar
     ct_show_cursor_on_crash()
   }
 
   func receive(_ event: RunEvent) {
     switch event {
     case .runStart:
-      active = true
-      write(Self.hideCursor)
-    case .operationStart(let time, let name, _, _, _, _):
+      progress = RunProgress()
+      activate()
+    case .operationStart(let time, let name, _, _, _, let isGroup):
       now = time
-      if !active {  // a REPL's next run(): the view comes back
-        active = true
-        write(Self.hideCursor)
-      }
-      running.append((name, time, nil))
+      activate()  // a REPL's next run(): the view comes back
+      if isGroup { groups.insert(name); return }
+      running.append(Row(name: name, start: time))
+      progress.running += 1
+      progress.pending = max(0, progress.pending - 1)
       draw(force: false)
-    case .operationFinish(let time, let name, _, _, _, _, _, _):
+    case .operationFinish(let time, let name, let outcome, _, _, _, _, _):
       now = time
-      running.removeAll { $0.name == name }
+      if groups.remove(name) == nil {
+        if let index = running.firstIndex(where: { $0.name == name }) {
+          running.remove(at: index)
+          progress.running = max(0, progress.running - 1)
+        } else {
+          progress.pending = max(0, progress.pending - 1)
+        }
+        switch outcome {
+        case .succeeded, .skipped: progress.done += 1
+        case .failed: progress.failed += 1
+        case .cancelled: progress.failed += 1; progress.cancelled += 1
+        }
+      }
       above { lines.receive(event) }
     case .output, .message:
       above { lines.receive(event) }
     case .operationRetry(let time, let name, _, _, _):
       now = time
-      running.removeAll { $0.name == name }
-      above { lines.receive(event) }
-    case .operationProgress(let time, let name, let p):
-      now = time
       if let index = running.firstIndex(where: { $0.name == name }) {
-        let text = p.additionalDescription.isEmpty ? p.description : p.additionalDescription
-        running[index].progress = OperationProgress(fraction: p.fraction, indeterminate: p.indeterminate,
-                                                    description: text)
+        running.remove(at: index)
+        progress.running = max(0, progress.running - 1)
+        progress.pending += 1
       }
+      above { lines.receive(event) }
+    case .operationProgress(let time, let name, let snapshot):
+      now = time
+      if let index = running.firstIndex(where: { $0.name == name }) { running[index].progress = snapshot }
     case .activity(let time, let label, let count):
       now = time
       if count > 0 {
@@ -83,22 +101,29 @@ final class LiveReporter: EventSink {
     case .runProgress(let time, let value):
       now = time
       progress = value
+      if value.stopping && prompting {  // Ctrl-C at a question: end its line, go on
+        prompting = false
+        write(Self.hideCursor)
+        above { lines.receive(event) }
+      }
     case .tick(let time):
       now = time
       draw(force: false)
     case .prompt(let time, let text):
       now = time
       if text != nil {
-        clear()                      // the question is asked below the scrolled lines
+        clear()                      // the question is asked alone, below the scrolled lines
         write(Self.showCursor)
         prompting = true
+        lines.receive(event)         // which holds other output until the answer
       } else {
         prompting = false
         write(Self.hideCursor)
-        draw(force: true)
+        above { lines.receive(event) }
       }
     case .runFinish:
       clear()
+      taskbar?.clear()
       active = false
       write(Self.showCursor)
       lines.receive(event)
@@ -110,9 +135,17 @@ final class LiveReporter: EventSink {
   func restore() {
     guard active else { return }
     clear()
+    taskbar?.clear()
     write(Self.showCursor)
     active = false
     running.removeAll()
+    groups.removeAll()
+  }
+
+  private func activate() {
+    guard !active else { return }
+    active = true
+    write(Self.hideCursor)
   }
 
   /// Prints what `body` prints above the live region, then redraws the region.
@@ -137,74 +170,19 @@ final class LiveReporter: EventSink {
       write(Self.hideCursor)
     }
     let width = max(20, Int(ct_columns(STDOUT_FILENO)))
-    var region = [overallLine(width: width)]
-    for activity in activities {
-      let spin = String(Self.spinner[(frame + activity.label.count) % Self.spinner.count])
-      region.append("  \(color.paint(spin, "35")) \(activity.label) (\(activity.count))")
-    }
-    let shown = running.prefix(max(1, 12))
-    for op in shown { region.append(operationLine(op, width: width)) }
-    if running.count > shown.count { region.append("  … and \(running.count - shown.count) more running") }
+    let rows = Int(ct_rows(STDOUT_FILENO))
+    // The region never reaches the top row: the overall line stays on screen.
+    let height = max(2, (rows > 0 ? rows : 24) - 1)
+    let region = LiveRegion(color: color, frame: frame, now: now)
+      .lines(progress: progress, activities: activities, running: running, height: height, width: width)
     clear()
-    write(region.map { fit($0, width) }.joined(separator: "\n"))
+    write(region.joined(separator: "\n"))
     regionHeight = region.count
-  }
-
-  private func overallLine(width: Int) -> String {
-    let bar = self.bar(progress.fraction, width: 24)
-    var parts = ["\(Int(progress.fraction * 100))%".leftPadded(4), "\(progress.done) done",
-                 "\(progress.running) running", "\(progress.pending) pending"]
-    if progress.failed > 0 { parts.append(color.paint("\(progress.failed) failed", "31")) }
-    parts.append(clock(now) + " elapsed")
-    if let eta = progress.eta { parts.append("ETA " + clock(eta)) }
-    return bar + " " + parts.joined(separator: "  ")
-  }
-
-  private func operationLine(_ op: (name: String, start: Double, progress: OperationProgress?), width: Int) -> String {
-    let spin = String(Self.spinner[(frame + op.name.count) % Self.spinner.count])
-    var text = "  \(color.paint(spin, "36")) \(op.name)"
-    if let p = op.progress, !p.indeterminate {
-      text += " " + bar(p.fraction, width: 12) + " \(Int(p.fraction * 100))%"
-    }
-    if let description = op.progress?.description, !description.isEmpty { text += "  " + description }
-    let elapsed = now - op.start
-    return text + "  " + (elapsed < 60 ? String(format: "%.1fs", elapsed) : clock(elapsed))
-  }
-
-  private func bar(_ fraction: Double, width: Int) -> String {
-    let filled = Int((min(1, max(0, fraction)) * Double(width)).rounded(.down))
-    return "[" + color.paint(String(repeating: "█", count: filled), "32")
-      + String(repeating: "░", count: width - filled) + "]"
-  }
-
-  private func clock(_ seconds: Double) -> String {
-    let s = max(0, Int(seconds))
-    return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
-  }
-
-  /// Cuts a line to the terminal width (escape codes take no columns), so nothing wraps.
-  private func fit(_ line: String, _ width: Int) -> String {
-    var out = "", columns = 0, inEscape = false
-    for ch in line {
-      if ch == "\u{1B}" { inEscape = true }
-      if inEscape {
-        out.append(ch)
-        if ch.isLetter { inEscape = false }
-        continue
-      }
-      if columns >= width - 1 { break }
-      out.append(ch)
-      columns += 1
-    }
-    return out + (color.enabled ? "\u{1B}[0m" : "")
+    taskbar?.show(progress)
   }
 
   private func write(_ text: String) {
     print(text, terminator: "")
     fflush(nil)
   }
-}
-
-extension String {
-  func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

@@ -33,6 +33,10 @@ final class PlainReporter: EventSink {
   /// A line per start (off under the live view, which shows what runs).
   let showStarts: Bool
 
+  /// A `confirm` question is on the terminal: what would be printed waits for the answer.
+  private var prompting = false
+  private var held: [RunEvent] = []
+
   init(verbosity: Verbosity, color: ColorPolicy, showStarts: Bool = true) {
     self.verbosity = verbosity
     self.color = color
@@ -40,6 +44,31 @@ final class PlainReporter: EventSink {
   }
 
   func receive(_ event: RunEvent) {
+    switch event {
+    case .prompt(_, let text):
+      prompting = text != nil
+      if !prompting { release() }
+      return
+    case .runProgress(_, let progress) where progress.stopping && prompting:
+      print("")  // Ctrl-C at the question: its line ends, and what waited is printed
+      prompting = false
+      release()
+      return
+    case .message, .output, .operationStart, .operationFinish, .operationRetry, .runFinish:
+      if prompting { held.append(event); return }
+    default:
+      break
+    }
+    show(event)
+  }
+
+  private func release() {
+    let waiting = held
+    held = []
+    for event in waiting { show(event) }
+  }
+
+  private func show(_ event: RunEvent) {
     switch event {
     case .runStart, .runProgress, .operationProgress, .activity, .prompt, .tick:
       break

@@ -50,6 +50,8 @@ struct ReplCommand: ParsableCommand {
     Taskrun.attachSignals(scheduler, thirdExits: false) { EditLineReader.interrupt() }
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
     host.assumeYes = yes
+    host.freshRunPerRequest = true
+    host.captureWrites = view != nil
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
     if let script { load(script, into: host) }
     let reader: any LineReader = isatty(STDIN_FILENO) != 0

@@ -245,6 +245,7 @@ struct RunCommand: ParsableCommand {
     Taskrun.attachSignals(scheduler)
     let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments, memoryLimit: (memory ?? 0) << 20)
     host.assumeYes = yes
+    host.captureWrites = Self.liveView != nil
     host.dryRun = dryRun
     if sandbox { host.applySandbox() }
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }

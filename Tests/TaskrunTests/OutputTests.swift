@@ -8,6 +8,21 @@ import Testing
     return (Binary.finish(try w.start(arguments), timeout: 60), w)
   }
 
+  @Test func crlfEndsLinesAndCarriageReturnsFeedProgressPatterns() throws {
+    let (run, w) = try run("""
+      operation { name = "crlf", sh = "printf 'one\\r\\ntwo\\r\\n'" }
+      operation { name = "meter", progress = "(%d+)%%", sh = "printf '  10%%\\r  50%%\\r'; sleep 0.5; printf ' 90%%\\r100%%\\n'" }
+      """, ["--events", "events.ndjson"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let events = try String(contentsOf: w.dir.appendingPathComponent("events.ndjson"), encoding: .utf8)
+      .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let outputs = events.filter { $0["event"] as? String == "output" }.map { "\($0["operation"]!): \($0["text"]!)" }
+    #expect(outputs == ["crlf: one\ntwo\n", "meter: 100%\n"], "CRLF is a line break; an overwritten line shows its last stretch")
+    let meter = events.filter { $0["event"] as? String == "progress" && $0["operation"] as? String == "meter" }
+    #expect(meter.contains { ($0["completed"] as? Int) == 50 && ($0["time"] as? Double ?? 1) < 0.45 },
+            "the meter's progress arrived before its line ended: \(meter)")
+  }
+
   @Test func outputReachesLuaByteForByte() throws {
     let (run, _) = try run("""
       local r = sh([[printf '\\377\\000x\\n\\200']])

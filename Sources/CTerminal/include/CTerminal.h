@@ -2,8 +2,9 @@
 #ifndef CTERMINAL_H
 #define CTERMINAL_H
 
-/* Columns of the terminal on fd, or 0 if it is not a terminal. */
+/* Columns and rows of the terminal on fd, or 0 if it is not a terminal. */
 int ct_columns(int fd);
+int ct_rows(int fd);
 
 /* On a crash signal (SEGV, BUS, ILL, FPE, ABRT), show the cursor again on fd 1, then let the
    previous handler (Swift's backtracer) or the default action run. */

@@ -69,6 +69,33 @@ function coroutine.running()
   return co, main
 end
 
+-- io.write and io.stdout:write ask the host first: while a live view draws below, it takes
+-- the text and prints whole lines above the view, as print's (file:write's own checks and
+-- number format kept: floats as "%.14g").
+local captured_write = api.__write
+api.__write = nil
+if io then
+  local stdout, output = io.stdout, io.output
+  local methods = getmetatable(stdout).__index
+  local raw_write = methods.write
+  local function write(f, ...)
+    if rawequal(f, stdout) then
+      local parts = {}
+      for i = 1, select("#", ...) do
+        local v = select(i, ...)
+        local t = math.type(v)
+        if t == "float" then parts[i] = string.format("%.14g", v)
+        elseif t == "integer" or type(v) == "string" then parts[i] = tostring(v)
+        else return raw_write(f, ...) end  -- the usual error
+      end
+      if captured_write(table.concat(parts)) then return f end
+    end
+    return raw_write(f, ...)
+  end
+  methods.write = write
+  function io.write(...) return write(output(), ...) end
+end
+
 for name, value in pairs(api) do _G[name] = value end
 package.loaded.taskrun = api
 

@@ -1,0 +1,79 @@
+// LiveRegion: the lines of the live view at one moment, cut to the terminal's width and height.
+import TaskEngine
+
+struct LiveRegion {
+  let color: ColorPolicy
+  let frame: Int
+  let now: Double
+
+  /// The overall line, the activities, and a row per running operation; when they do not
+  /// fit in `height` lines, as many rows as fit and "… and N more running".
+  func lines(progress: RunProgress, activities: [(label: String, count: Int)], running: [LiveReporter.Row],
+             height: Int, width: Int) -> [String] {
+    var region = [overall(progress, width: width)]
+    for activity in activities.prefix(max(0, height - 2)) {
+      region.append("  \(color.paint(spin(activity.label), "35")) \(activity.label) (\(activity.count))")
+    }
+    let room = max(1, height - region.count)
+    if running.count <= room {
+      region += running.map { row($0, width: width) }
+    } else {
+      region += running.prefix(room - 1).map { row($0, width: width) }
+      region.append("  … and \(running.count - (room - 1)) more running")
+    }
+    return region.map { $0.fitted(to: width - 1) + (color.enabled ? "\u{1B}[0m" : "") }
+  }
+
+  /// "[████░░] 40%  3 done  2 running  1 pending  0:05 elapsed  ETA 0:07", or after Ctrl-C
+  /// "[████░░] 40%  stopping…  3 done  2 cancelled  1 running  0:05 elapsed"; the bar
+  /// narrows (down to 6) before the words are cut.
+  func overall(_ progress: RunProgress, width: Int) -> String {
+    var parts = ["\(Int(progress.fraction * 100))%".leftPadded(4)]
+    if progress.stopping { parts.append(color.paint("stopping…", "1;33")) }
+    parts.append("\(progress.done) done")
+    let failed = progress.failed - progress.cancelled
+    if failed > 0 { parts.append(color.paint("\(failed) failed", "31")) }
+    if progress.cancelled > 0 { parts.append(color.paint("\(progress.cancelled) cancelled", "33")) }
+    parts.append("\(progress.running) running")
+    if !progress.stopping { parts.append("\(progress.pending) pending") }
+    parts.append(clock(now) + " elapsed")
+    if !progress.stopping, let eta = progress.eta { parts.append("ETA " + clock(eta)) }
+    let words = parts.joined(separator: "  ")
+    return bar(progress.fraction, width: max(6, min(24, width - 4 - words.columns))) + " " + words
+  }
+
+  /// "  ⠋ name [████░░░░] 40%  Downloading — 2 of 5 files  1.2s": the name cut (by display
+  /// width) to leave room for the rest; "paused" when its progress is.
+  func row(_ op: LiveReporter.Row, width: Int) -> String {
+    var tail = ""
+    if let p = op.progress {
+      if !p.indeterminate { tail += " " + bar(p.fraction, width: 12) + " \(Int(p.fraction * 100))%" }
+      let words = [p.description, p.additionalDescription].filter { !$0.isEmpty && !$0.hasSuffix("% completed") }
+      if !words.isEmpty { tail += "  " + words.joined(separator: " — ") }
+      if p.paused { tail += "  " + color.paint("paused", "33") }
+    }
+    let elapsed = now - op.start
+    tail += "  " + (elapsed < 60 ? String(format: "%.1fs", elapsed) : clock(elapsed))
+    let room = max(8, min(width / 2, width - 6 - tail.columns))
+    return "  \(color.paint(spin(op.name), "36")) " + op.name.fitted(to: room, ellipsis: true) + tail
+  }
+
+  private func spin(_ key: String) -> String {
+    String(LiveReporter.spinner[(frame + key.count) % LiveReporter.spinner.count])
+  }
+
+  private func bar(_ fraction: Double, width: Int) -> String {
+    let filled = Int((min(1, max(0, fraction)) * Double(width)).rounded(.down))
+    return "[" + color.paint(String(repeating: "█", count: filled), "32")
+      + String(repeating: "░", count: width - filled) + "]"
+  }
+
+  private func clock(_ seconds: Double) -> String {
+    let s = max(0, Int(seconds))
+    return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+  }
+}
+
+extension String {
+  func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
