@@ -109,8 +109,8 @@ import Testing
                                    in: dir, program: "/bin/sh")
     let run = Binary.finish(started, timeout: 30)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-    #expect(run.stdout.contains("could not start (sleep: cannot start: Too many open files)")
-              || run.stdout.contains("could not start (cannot create a pipe"), "\(run.stdout)")
+    #expect(run.stderr.contains("could not start (sleep: cannot start: Too many open files)")
+              || run.stderr.contains("could not start (cannot create a pipe"), "failures are on stderr: \(run.stderr)")
   }
 
   @Test func messagesNameWhatIsWrong() throws {

@@ -73,7 +73,7 @@ import Testing
       :ops
       """, ["dry_run.lua"])
     #expect(run.stdout.hasPrefix("loaded dry_run.lua: 4 operations declared (run() runs them)\n  fetch: pending"))
-    #expect(run.stdout.contains("FAILED    fetch"), "run() ran them (curl of example.org fails offline or succeeds: it started)")
+    #expect(run.stderr.contains("FAILED    fetch"), "run() ran them (curl of example.org fails offline or succeeds: it started)")
   }
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCCancelsTheRunningGraphAndTheReplSurvives() throws {

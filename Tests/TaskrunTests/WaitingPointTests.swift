@@ -81,7 +81,7 @@ import Testing
       #"operation { name = "h", timeout = 0.5, run = function() while true do debug.sethook(function() end, "", 1e9) end end }"#
     }
     let run = Binary.finish(try w.start(), timeout: 10)
-    #expect(run.status == 1 && run.stdout.contains("timed out after 0.50 s"), "\(run.stdout)")
+    #expect(run.status == 1 && run.stderr.contains("timed out after 0.50 s"), "\(run.stderr)")
   }
 
   @Test(arguments: [["graph"], ["-n"]])
@@ -158,8 +158,8 @@ import Testing
       """ }
     let run = Binary.finish(try w.start(["-k"]), timeout: 10)
     #expect(run.status == 1)
-    #expect(run.stdout.contains("the conditions loop ('self' returns 'self')"), "\(run.stdout)")
-    #expect(run.stdout.contains("the conditions loop ('a' returns 'b' returns 'a')"))
+    #expect(run.stderr.contains("the conditions loop ('self' returns 'self')"), "\(run.stderr)")
+    #expect(run.stderr.contains("the conditions loop ('a' returns 'b' returns 'a')"))
   }
 
   @Test func aDeadlockOnAMutexIsReportedAtOnceWithTheMutexAndItsHolder() throws {
