@@ -181,9 +181,10 @@ public final class OperationNode {
   public internal(set) var startTime: Double?
   public internal(set) var finishTime: Double?
   public internal(set) var attempt = 0
-  /// Why its first attempt started when it did (the critical path follows these).
-  public internal(set) var startCause: StartCause?
-  var tracking = StartTracking()
+  /// Why its first attempt started when it did (the critical path follows these). Touched
+  /// by the scheduler's thread only, so without dynamic exclusivity checks (hot path).
+  @exclusivity(unchecked) public internal(set) var startCause: StartCause?
+  @exclusivity(unchecked) var tracking = StartTracking()
 
   public internal(set) var dependencies: [OperationNode] = []
   /// Built once an operation has many dependencies, so a large join stays O(n) to declare.

@@ -37,7 +37,7 @@ public final class Scheduler {
   var counts = RunProgress()
   var scheduledWeight = 0.0, finishedWeight = 0.0
   /// Weight and seconds of the finished operations that ran (what the ETA learns from).
-  var ranWeight = 0.0, ranSeconds = 0.0, cancelledWeight = 0.0
+  @exclusivity(unchecked) var ranWeight = 0.0, ranSeconds = 0.0, cancelledWeight = 0.0
   var eta = ETAEstimator()
   var nextTick: Double?
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
@@ -48,8 +48,8 @@ public final class Scheduler {
   public private(set) var resourceCapacity: [String: Int] = [:]
   var resourceHolders: [String: [OperationNode]] = [:]
   /// Who released each resource last, and when (a ready-sequence number): see StartCause.
-  var resourceFreedBy: [String: (op: OperationNode, sequence: Int)] = [:]
-  var readySequence = 0
+  @exclusivity(unchecked) var resourceFreedBy: [String: (op: OperationNode, sequence: Int)] = [:]
+  @exclusivity(unchecked) var readySequence = 0
   /// Ready operations waiting for resources, first come first served.
   var parked: [OperationNode] = []
   /// Executing operations per activity label.

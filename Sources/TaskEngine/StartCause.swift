@@ -57,8 +57,9 @@ extension Scheduler {
     if tracking.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
       return StartCause(after: freer, kind: .queue, detail: op.queue.name)
     }
-    let dependency = tracking.lastDependency.map {
-      StartCause(after: $0, kind: op.producedBy[$0] != nil ? .condition : .dependency, detail: op.producedBy[$0])
+    let dependency = tracking.lastDependency.map { last in
+      let condition = op.producedBy.isEmpty ? nil : op.producedBy[last]
+      return StartCause(after: last, kind: condition != nil ? .condition : .dependency, detail: condition)
     }
     guard let origin = tracking.origin else { return dependency }
     guard let dependency else { return origin.cause }

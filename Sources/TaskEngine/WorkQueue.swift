@@ -17,8 +17,8 @@ public final class WorkQueue {
   var reclaimers: [(op: OperationNode, resume: () -> Void)] = []
   /// The last operation that gave back a slot, and up to which ready-sequence number the
   /// operations waiting here found it full (they start when a slot comes back).
-  var freedBy: OperationNode?
-  var blockedSequence = 0
+  @exclusivity(unchecked) var freedBy: OperationNode?
+  @exclusivity(unchecked) var blockedSequence = 0
   public let id: Int
 
   init(id: Int, name: String, maxConcurrent: Int, suspended: Bool) {
