@@ -151,6 +151,12 @@ extension ScriptHost {
       }
       op.policy = value
     }
+    if let desc = try stringField(s, at: spec[.desc], "desc", in: what()) {
+      guard desc.utf8.count <= 1000, !desc.contains("\n") else {
+        throw ScriptError("\(what()): field 'desc' must be one line of at most 1000 bytes")
+      }
+      op.desc = desc
+    }
     if let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
       guard weight >= 0, weight <= Limits.maxWeight else {
         throw ScriptError("\(what()): field 'weight' must be from 0 to \(formatNumber(Limits.maxWeight)) (got \(formatNumber(weight)))")
@@ -315,6 +321,7 @@ extension ScriptHost {
     case "priority": s.push(op.priority.name)
     case "when": s.push(op.policy.rawValue)
     case "weight": s.push(op.weight)
+    case "desc": op.desc.map { s.push($0) } ?? s.pushNil()
     case "timeout": op.timeout.map { s.push($0) } ?? s.pushNil()
     case "activities":
       s.newTable(array: Int32(op.activities.count))
@@ -337,7 +344,7 @@ extension ScriptHost {
 
   static let operationReadable = ["group", "children", "progress", "name", "state", "cancelled", "failed", "skipped", "succeeded",
     "outcome", "error", "error_kind", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
-    "timeout", "activities", "queue", "dependencies"]
+    "desc", "timeout", "activities", "queue", "dependencies"]
 
   /// The body's return value, or `{status, stdout, stderr}` for a command.
   func pushResult(of op: OperationNode, on s: LuaStack) {

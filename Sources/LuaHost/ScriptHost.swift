@@ -54,7 +54,7 @@ public final class ScriptHost {
   var armedProgress: [Int] = []
   /// The fields operation{} and group{} take (see SpecSlots).
   lazy var operationKeys = specKeys(SpecField.allCases)
-  lazy var groupKeys = specKeys([.name, .after, .queue, .priority, .when, .conditions, .timeout, .observers, .weight])
+  lazy var groupKeys = specKeys([.name, .after, .queue, .priority, .when, .conditions, .timeout, .observers, .weight, .desc])
   /// The private key under which a progress handle keeps its id.
   let handleKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// The metatable of condition values and what each stands for (by its `id`).
@@ -92,6 +92,9 @@ public final class ScriptHost {
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
   public var assumeYes = false
   public var ask: (@Sendable (String) -> Bool?)?
+  /// The Lua library's version: "Lua 5.4.4".
+  public static let luaRelease = "Lua \(LUA_VERSION_MAJOR).\(LUA_VERSION_MINOR).\(LUA_VERSION_RELEASE)"
+
   /// Script arguments (`arg`).
   let arguments: [String]
   var scriptPath = "?"
@@ -196,19 +199,25 @@ public final class ScriptHost {
   /// Runs a script's top level as a coroutine, driving the scheduler while it waits (a script
   /// may call `run` or `wait`). Throws a HostError with `file:line` if it fails to load or run.
   public func load(path: String) throws {
-    var isDirectory: ObjCBool = false
-    let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-    guard !isDirectory.boolValue else { throw HostError("cannot read '\(path)': it is a directory, not a script") }
-    guard var data = FileManager.default.contents(atPath: path) else {
-      throw HostError("cannot read '\(path)': " + (exists ? "permission denied" : "no such file"))
+    var data: Data
+    if path == "-" {  // the script on standard input, as lua.c reads it
+      data = FileHandle.standardInput.readDataToEndOfFile()
+    } else {
+      var isDirectory: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      guard !isDirectory.boolValue else { throw HostError("cannot read '\(path)': it is a directory, not a script") }
+      guard let contents = FileManager.default.contents(atPath: path) else {
+        throw HostError("cannot read '\(path)': " + (exists ? "permission denied" : "no such file"))
+      }
+      data = contents
     }
     // As lua.c: a UTF-8 byte order mark, then a first line starting with # (#!/usr/bin/env
     // taskrun) are skipped; the line's newline stays, so line numbers hold.
     if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
     if data.first == UInt8(ascii: "#") { data.removeFirst(data.firstIndex(of: 10).map { $0 - data.startIndex } ?? data.count) }
-    scriptPath = path
+    scriptPath = path == "-" ? "stdin" : path
     setArguments(script: path)
-    try execute(chunk: data, name: "@" + path)
+    try execute(chunk: data, name: path == "-" ? "=stdin" : "@" + path, arguments: arguments)
   }
 
   /// Runs source text as a chunk named `name` (as `load` does for a file).
@@ -219,7 +228,8 @@ public final class ScriptHost {
   /// Runs a chunk like `execute`; returns its results as the REPL shows them (tab-separated),
   /// or nil when it returned nothing.
   @discardableResult
-  func execute(chunk: Data, name: String, format: Bool = false) throws -> String? {
+  /// `arguments`: the chunk's `...` (a script's arguments, as lua.c passes them).
+  func execute(chunk: Data, name: String, format: Bool = false, arguments: [String] = []) throws -> String? {
     let s = stack
     let status = chunk.withUnsafeBytes { bytes in
       tl_load(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, name, "t")
@@ -234,7 +244,11 @@ public final class ScriptHost {
     }
     let function = s.ref()
     defer { s.unref(function) }
-    switch runToEnd(function: function) {
+    switch runToEnd(function: function, arguments: { s in
+      guard lua_checkstack(s.L, Int32(clamping: arguments.count) + 1) != 0 else { return 0 }
+      for argument in arguments { s.push(argument) }
+      return Int32(arguments.count)
+    }) {
     case .returned(let co, let count)?:
       let results = LuaStack(L: co.thread)
       defer { results.setTop(0) }

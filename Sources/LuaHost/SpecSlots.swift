@@ -5,7 +5,7 @@ import CLuaShim
 /// The fields of operation{}; group{} takes a subset.
 enum SpecField: Int, CaseIterable {
   case name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout,
-       observers, retries, retry, weight
+       observers, retries, retry, weight, desc
 }
 
 /// The fields one kind of spec takes, as the addresses of their interned Lua strings: a short

@@ -112,6 +112,8 @@ public final class OperationNode {
   public var priority: Priority = .normal
   public var policy: RunPolicy = .succeeded
   public var weight: Double = 1
+  /// `desc = "…"`: what it is for, as `taskrun --list` shows it.
+  public var desc: String?
   /// Tries again after a failure (not after a cancellation).
   public var retry: RetryPolicy?
   /// Evaluated in order after its dependencies finish; the first that does not hold decides.

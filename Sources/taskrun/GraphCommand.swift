@@ -11,26 +11,28 @@ enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
 
 struct GraphCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "taskrun graph",
+    commandName: "graph",
     abstract: "Print the graph of the targets and their dependencies (no target: all) without running it.",
-    usage: "taskrun graph SCRIPT [TARGET...] [--format dot|mermaid|json]")
+    usage: "taskrun graph [SCRIPT] [TARGET...] [--format dot|mermaid|json]",
+    discussion: "Without SCRIPT, taskrun.lua or workflow.lua here or in a parent folder, as for a run.")
 
   @Option(help: "dot (Graphviz), mermaid or json.")
   var format: GraphFormat = .dot
 
-  @Argument(help: "The workflow script.")
-  var script: String
-
-  @Argument(help: "Operations to show, with their dependencies.")
-  var targets: [String] = []
+  @Argument(help: ArgumentHelp("The workflow script, then operations to show with their dependencies.",
+                               valueName: "script-and-targets"),
+            completion: .shellCommand("taskrun --list-names 2>/dev/null"))
+  var words: [String] = []
 
   func run() throws {
     let scheduler = Scheduler(jobs: 1)
     Taskrun.attachSignals(scheduler)  // a script's top level may loop: Ctrl-C stops it
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
     host.dryRun = true  // the graph is drawn, nothing runs
+    scheduler.sinks = [MessagesToStandardError()]  // what the script prints stays out of the picture
     let ops: [OperationNode]
     do {
+      let (script, targets) = try ScriptFinder.resolve(file: nil, directory: nil, words: words)
       try host.load(path: script)
       ops = scheduler.plan(for: try host.select(targets: targets))
     } catch let error as HostError {

@@ -6,7 +6,7 @@ import TaskEngine
 
 struct ReplCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "taskrun repl",
+    commandName: "repl",
     abstract: "An interactive prompt: declare operations, run them, inspect results.",
     usage: "taskrun repl [SCRIPT] [-j N]",
     discussion: "A SCRIPT's declarations are loaded without running them. Type :help at the prompt.")

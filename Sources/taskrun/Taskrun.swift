@@ -38,32 +38,40 @@ enum Taskrun {
       where ["-j", "--jobs"].contains(arguments[i]) && Int(arguments[i + 1]).map({ $0 < 1 }) == true {
         arguments[i...i + 1] = ["--jobs=\(arguments[i + 1])"]
       }
-      if arguments.first == "graph" {
-        var command = try GraphCommand.parseAsRoot(Array(arguments.dropFirst()))
-        try command.run()
-      } else if arguments.first == "test" {
-        var command = try TestCommand.parseAsRoot(Array(arguments.dropFirst()))
-        try command.run()
-      } else if arguments.first == "repl" || (arguments.isEmpty && isatty(STDIN_FILENO) != 0) {
-        var command = try ReplCommand.parseAsRoot(Array(arguments.dropFirst()))
-        try command.run()
-      } else {
-        var command = try RunCommand.parseAsRoot(arguments)
-        try command.run()
+      if arguments.isEmpty && isatty(STDIN_FILENO) != 0 {  // `taskrun` on a terminal: the REPL
+        arguments = ["repl"]
       }
+      if arguments.first == "help" {  // `taskrun help [SUBCOMMAND]`
+        let name = arguments.dropFirst().first
+        guard let command = RunCommand.configuration.subcommands.first(where: { $0.configuration.commandName == name })
+                ?? (name == nil ? RunCommand.self : nil) else {
+          FileHandle.standardError.write(Data("taskrun: help: no subcommand '\(name!)' (repl, test, graph)\n".utf8))
+          leave(ExitCode.usage.rawValue)
+        }
+        print(RunCommand.helpMessage(for: command))
+        leave(0)
+      }
+      // graph, test and repl are RunCommand's subcommands (for help and completions), parsed
+      // here: ArgumentParser gives a root with a positional argument no subcommands.
+      var command = try Self.command(for: arguments.first).parseAsRoot(
+        Self.command(for: arguments.first) == RunCommand.self ? arguments : Array(arguments.dropFirst()))
+      try command.run()
     } catch let exit as Exit {
       leave(exit.code)
     } catch {
-      let first = CommandLine.arguments.dropFirst().first
-      let command: any ParsableCommand.Type = first == "graph" ? GraphCommand.self
-        : first == "repl" ? ReplCommand.self : first == "test" ? TestCommand.self : RunCommand.self
-      if command.exitCode(for: error) == .success {
+      let command = Self.command(for: CommandLine.arguments.dropFirst().first)
+      if command.exitCode(for: error) == .success {  // --help, --version, completion scripts
         print(command.fullMessage(for: error))
         leave(0)
       }
       FileHandle.standardError.write(Data((command.fullMessage(for: error) + "\n").utf8))
       leave(ExitCode.usage.rawValue)
     }
+  }
+
+  /// The subcommand a first word names, else RunCommand.
+  static func command(for word: String?) -> any ParsableCommand.Type {
+    RunCommand.configuration.subcommands.first { $0.configuration.commandName == word } ?? RunCommand.self
   }
 
   /// Flushes output and ends the process at once: no atexit teardown while dispatch threads
@@ -136,152 +144,3 @@ enum Taskrun {
   }
 }
 
-/// How progress is shown: `auto` is the live view on a terminal, plain lines elsewhere.
-enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
-  case auto, tty, plain, none
-}
-
-struct RunCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "taskrun",
-    abstract: "Run task graphs declared in Lua: the targets and their dependencies (no target: everything the script declares).",
-    usage: "taskrun [OPTIONS] SCRIPT [TARGET...] [-- ARGS...]",
-    discussion: """
-      Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or \
-      script error; 130 interrupted.
-      """)
-
-  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Operations of the main queue that run at once (default: cores).")
-  var jobs: Int?
-
-  @Flag(name: [.customShort("k"), .customLong("keep-going")], help: "Keep starting independent operations after a failure.")
-  var keepGoing = false
-
-  @Flag(name: [.customShort("n"), .customLong("dry-run")], help: "Print the plan in execution order; run nothing.")
-  var dryRun = false
-
-  @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
-  var quiet = false
-
-  @Flag(name: .shortAndLong, help: "Stream command output, prefixed with the operation's name.")
-  var verbose = false
-
-  @Option(help: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.")
-  var progress: ProgressMode = .auto
-
-  @Flag(help: "Answer yes to every confirm(prompt) (needed when not on a terminal).")
-  var yes = false
-
-  @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR=1).")
-  var noColor = false
-
-  @Option(help: ArgumentHelp("Write every event as a JSON line to FILE (- for standard error).", valueName: "file"))
-  var events: String?
-
-  @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto).", valueName: "file"))
-  var trace: String?
-
-  @Option(help: ArgumentHelp("Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB"))
-  var memory: Int?
-
-  @Flag(help: "Run an untrusted script: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks.")
-  var sandbox = false
-
-  @Option(name: .customLong("output-limit"), help: ArgumentHelp(
-    "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB"))
-  var outputLimit: Int?
-
-  @Argument(help: "The workflow script.")
-  var script: String
-
-  @Argument(help: "Operations to run, with their dependencies.")
-  var targets: [String] = []
-
-  /// The live view, so that every way out restores the terminal.
-  nonisolated(unsafe) static var liveView: LiveReporter?
-
-  /// Arguments after `--`, for the script's `arg` table (split off before parsing).
-  nonisolated(unsafe) static var scriptArguments: [String] = []
-
-  func validate() throws {
-    if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
-    if quiet && verbose { throw ValidationError("-q and -v cannot be used together") }
-    if let memory, !(1...1_048_576).contains(memory) {
-      throw ValidationError("--memory must be from 1 to 1048576 MB (got \(memory))")
-    }
-    if let outputLimit, !(1...65536).contains(outputLimit) {
-      throw ValidationError("--output-limit must be from 1 to 65536 MB (got \(outputLimit))")
-    }
-  }
-
-  func run() throws {
-    let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-    scheduler.keepGoing = keepGoing
-    if let outputLimit { ProcessRunner.memoryLimit = outputLimit << 20 }
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-    let live = progress == .tty || (progress == .auto && isTerminal)
-    let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
-    let reporter = PlainReporter(
-      verbosity: progress == .none || quiet ? .quiet : verbose ? .verbose : .normal,
-      color: color, showStarts: !live)
-    if live && !quiet {
-      let view = LiveReporter(lines: reporter, color: color)
-      scheduler.sinks.append(view)
-      scheduler.tickInterval = 1.0 / 15
-      Self.liveView = view
-    } else {
-      scheduler.sinks.append(reporter)
-    }
-    do {
-      if let events {
-        scheduler.sinks.append(try EventsReporter(path: events))
-        scheduler.tickInterval = 1.0 / 15
-      }
-      if let trace { scheduler.sinks.append(try TraceReporter(path: trace)) }
-    } catch {
-      reporter.error("\(error)")
-      throw Taskrun.Exit(.usage)
-    }
-    Taskrun.attachSignals(scheduler)
-    let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments, memoryLimit: (memory ?? 0) << 20)
-    host.assumeYes = yes
-    host.captureWrites = Self.liveView != nil
-    host.dryRun = dryRun
-    if sandbox { host.applySandbox() }
-    if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
-
-    do {
-      try host.load(path: script)
-    } catch let error as HostError {
-      // Stopped at the top level: what it started is cancelled; let it end and report it.
-      if host.exitCode != nil || scheduler.halted {
-        let summary = host.settle()
-        if summary == nil && host.exitCode == nil { reporter.note("interrupted") }
-        Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
-      }
-      reporter.error(error.description)
-      scheduler.processes.endDescendants()
-      throw Taskrun.Exit(.usage)
-    }
-    if host.exitCode != nil {  // os.exit caught by a pcall at the top level: still the end
-      _ = host.settle()
-      Taskrun.finish(host, code: ExitCode.success.rawValue)
-    }
-    let selected: [OperationNode]
-    do {
-      selected = try host.select(targets: targets)
-    } catch let error as HostError {
-      reporter.error(error.description)
-      throw Taskrun.Exit(.usage)
-    }
-    if dryRun {
-      reporter.plan(scheduler.plan(for: selected))
-      throw Taskrun.Exit(.success)
-    }
-    let summary = host.run(selected)
-    let code: ExitCode = summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure
-    // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
-    // process ends here.
-    Taskrun.finish(host, code: code.rawValue)
-  }
-}

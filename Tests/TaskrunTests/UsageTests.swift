@@ -6,11 +6,12 @@ import Testing
   @Test func helpListsTheOptionsAndExitsZero() throws {
     let run = try Binary.run(["--help"])
     #expect(run.status == 0)
-    #expect(run.stdout.contains("USAGE: taskrun [OPTIONS] SCRIPT [TARGET...] [-- ARGS...]"))
+    #expect(run.stdout.contains("USAGE: taskrun [OPTIONS] [SCRIPT] [TARGET...] [-- ARGS...]"))
+    #expect(run.stdout.contains("SUBCOMMANDS:\n  repl ") && run.stdout.contains("\n  test ") && run.stdout.contains("\n  graph "))
     #expect(run.stdout.contains("--keep-going") && run.stdout.contains("--dry-run"))
   }
 
-  @Test(arguments: [[], ["-j0", "success.lua"], ["--progress", "fancy", "success.lua"], ["-q", "-v", "success.lua"]])
+  @Test(arguments: [["-j0", "success.lua"], ["--progress", "fancy", "success.lua"], ["-q", "-v", "success.lua"], ["--badopt"]])
   func usageErrorsExitTwo(_ arguments: [String]) throws {
     let run = try Binary.run(arguments)
     #expect(run.status == 2)

@@ -6,7 +6,7 @@ import TaskEngine
 
 struct TestCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "taskrun test",
+    commandName: "test",
     abstract: "Run busted specs with the real luassert; each test is an operation.",
     usage: "taskrun test [ROOT...] [busted's options] [-j N] [--timeout S]",
     discussion: """

@@ -1,0 +1,115 @@
+// Finding and listing work as make, just and go-task users expect: --version, help, the
+// default script, -f, -C, '-', --list, executable scripts, `...`, shell completions.
+import Foundation
+import Testing
+
+@Suite struct CommandLineTests {
+  /// A project: taskrun.lua at the top, a subfolder to run from.
+  func project(_ script: String = Self.script) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub/deeper"), withIntermediateDirectories: true)
+    try script.write(to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
+    return dir
+  }
+
+  static let script = """
+    operation { name = "build", desc = "Compile everything", sh = "pwd > built-in" }
+    operation { name = "test", desc = "Run the tests", after = { "build" }, sh = "true" }
+    operation { name = "clean", sh = "true" }
+    print("top level says", select("#", ...), ...)
+    """
+
+  @Test func versionAndHelp() throws {
+    let version = try Binary.run(["--version"])
+    #expect(version.status == 0 && version.stdout.range(of: #"^taskrun \d+\.\d+\.\d+ \(Lua 5\.4\.\d+\)\n$"#, options: .regularExpression) != nil,
+            "\(version.stdout)")
+    let help = try Binary.run(["help"])
+    #expect(help.status == 0 && help.stdout.contains("SUBCOMMANDS:"), "\(help.stdout)")
+    for example in ["taskrun repl build.lua", "taskrun test -o TAP spec", "taskrun graph build.lua | dot -Tsvg"] {
+      #expect(help.stdout.contains(example), "one example per subcommand: \(example)")
+    }
+    let test = try Binary.run(["help", "test"])
+    #expect(test.status == 0 && test.stdout.contains("--exclude-pattern"), "help SUBCOMMAND is that subcommand's help")
+    let none = try Binary.run(["help", "nosuch"])
+    #expect(none.status == 2 && none.stderr.contains("no subcommand 'nosuch'"))
+    let bad = try Binary.run(["--badopt"])
+    #expect(bad.status == 2 && bad.stderr.contains("Unknown option '--badopt'"), "\(bad.stderr)")
+  }
+
+  @Test func theDefaultScriptIsFoundFromASubfolderAndRunsInItsFolder() throws {
+    let dir = try project()
+    let run = Binary.finish(try Binary.start(["-q", "build"], in: dir.appendingPathComponent("sub/deeper")))
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let built = try String(contentsOf: dir.appendingPathComponent("built-in"), encoding: .utf8)
+    #expect(URL(fileURLWithPath: built.trimmingCharacters(in: .newlines)).resolvingSymlinksInPath().path
+            == dir.resolvingSymlinksInPath().path, "it ran in the script's folder")
+    try FileManager.default.moveItem(at: dir.appendingPathComponent("taskrun.lua"), to: dir.appendingPathComponent("workflow.lua"))
+    #expect(Binary.finish(try Binary.start(["-q", "clean"], in: dir.appendingPathComponent("sub"))).status == 0, "workflow.lua too")
+    let empty = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-none-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    let none = Binary.finish(try Binary.start(["build"], in: empty, environment: ["HOME": empty.path]))
+    #expect(none.status == 2 && none.stderr.contains("no taskrun.lua or workflow.lua here or in a parent folder"), "\(none.stderr)")
+  }
+
+  @Test func fileDirectoryAndStandardInput() throws {
+    let dir = try project()
+    try "operation { name = \"other\", sh = \"true\" }".write(to: dir.appendingPathComponent("sub/other.txt"), atomically: true, encoding: .utf8)
+    let file = try Binary.run(["-q", "-f", "sub/other.txt"], in: dir)
+    #expect(file.status == 0 && file.stdout.contains("1 succeeded"), "-f names any file: \(file.stdout)\(file.stderr)")
+    let folder = try Binary.run(["-q", "-C", dir.path, "clean"], in: FileManager.default.temporaryDirectory)
+    #expect(folder.status == 0 && folder.stdout.contains("top level says"), "\(folder.stdout)\(folder.stderr)")
+    let stdin = Binary.finish(try Binary.start(["-q", "-", "--", "x", "y"], in: dir,
+                                               input: "print('from stdin', ...); operation { name = 'piped', sh = 'true' }"))
+    #expect(stdin.status == 0 && stdin.stdout.contains("from stdin\tx\ty\n"), "\(stdin.stdout)\(stdin.stderr)")
+  }
+
+  @Test func listShowsTheOperationsWithTheirDescriptionsAndRunsNothing() throws {
+    let dir = try project()
+    let list = try Binary.run(["--list"], in: dir)
+    #expect(list.status == 0)
+    #expect(list.stdout == "Operations in taskrun.lua:\n  build  Compile everything\n  test   Run the tests\n  clean\n", "\(list.stdout)")
+    #expect(list.stderr.contains("top level says"), "what the script prints goes to stderr")
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("built-in").path), "nothing ran")
+    let names = try Binary.run(["--list-names"], in: dir.appendingPathComponent("sub"))
+    #expect(names.stdout == "build\ntest\nclean\n", "for completion: \(names.stdout)")
+    let bad = try Binary.run(["-l"], in: try project(#"operation { name = "x", desc = 42, sh = "true" }"#))
+    #expect(bad.status == 2 && bad.stderr.contains("field 'desc' must be a string"), "\(bad.stderr)")
+  }
+
+  @Test func argumentsReachTheMainChunksDotsAndArg() throws {
+    let dir = try project()
+    let run = try Binary.run(["-q", "taskrun.lua", "clean", "--", "one", "two"], in: dir)
+    #expect(run.stdout.contains("top level says\t2\tone\ttwo\n"), "\(run.stdout)")
+  }
+
+  @Test func anExecutableScriptRunsThroughItsShebang() throws {
+    let dir = try project("#!/usr/bin/env taskrun\noperation { name = \"hello\", run = function() print(\"hello from \" .. arg[0]) end }\n")
+    let script = dir.appendingPathComponent("hello.lua")
+    try FileManager.default.moveItem(at: dir.appendingPathComponent("taskrun.lua"), to: script)
+    chmod(script.path, 0o755)
+    let path = Binary.url.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    // Another test's child may still hold the new file open for a moment (ETXTBSY): try again.
+    var run = Binary.finish(try Binary.start([], in: dir, environment: ["PATH": path], program: script.path))
+    for _ in 0..<20 where run.status != 0 && run.stdout.isEmpty {
+      usleep(100_000)
+      run = Binary.finish(try Binary.start([], in: dir, environment: ["PATH": path], program: script.path))
+    }
+    #expect(run.status == 0 && run.stdout.contains("hello from \(script.path)"), "\(run.stdout)\(run.stderr)")
+  }
+
+  static func shell(_ name: String) -> String? {
+    ["/usr/bin/\(name)", "/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
+  }
+
+  @Test(arguments: ["bash", "zsh", "fish"])
+  func completionScriptsParseAndOfferTargets(_ shell: String) throws {
+    let script = try Binary.run(["--generate-completion-script", shell])
+    #expect(script.status == 0 && script.stdout.contains("--list-names"), "targets come from taskrun --list-names")
+    #expect(["repl", "test", "graph"].allSatisfy(script.stdout.contains), "it knows the subcommands")
+    guard let program = Self.shell(shell) else { return }  // parsed where the shell is installed
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-completion-\(UUID().uuidString).\(shell)")
+    try script.stdout.write(to: file, atomically: true, encoding: .utf8)
+    let check = Binary.finish(try Binary.start(["-n", file.path], in: FileManager.default.temporaryDirectory, program: program))
+    #expect(check.status == 0, "\(shell) -n: \(check.stderr)")
+  }
+}
