@@ -66,6 +66,8 @@ extension ScriptHost {
     }
   }
 
+  static let queueReadable = ["name", "max_concurrent", "suspended", "count", "running", "operations"]
+
   func queueMethods() -> [(String, HostFunction)] {
     func target(_ host: ScriptHost, _ s: LuaStack, _ method: String) throws -> WorkQueue {
       host.scheduler.queues[try host.receiverID(.queue, s, method)]

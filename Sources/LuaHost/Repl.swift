@@ -72,7 +72,7 @@ extension ScriptHost {
       let fields: [String]
       switch kind {
       case .operation: fields = Self.operationReadable
-      case .queue: fields = ["name", "max_concurrent", "suspended", "count", "running", "operations"]
+      case .queue: fields = Self.queueReadable
       case .progress: fields = Self.progressReadable
       }
       candidates = (isMethod ? [] : fields) + methods(of: kind).map(\.0) + (kind == .progress ? [] : ["wait"])

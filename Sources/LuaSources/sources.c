@@ -1,4 +1,5 @@
 /* sources.c: the table of embedded .lua files (clang's #embed reads them at compile time). */
+#pragma clang diagnostic ignored "-Wc23-extensions"
 #include "LuaSources.h"
 #include <string.h>
 
