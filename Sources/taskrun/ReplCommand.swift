@@ -54,6 +54,9 @@ struct ReplCommand: ParsableCommand {
     host.captureWrites = view != nil
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
     if let script { load(script, into: host) }
+    if isatty(STDIN_FILENO) != 0 {  // a banner, as lua prints one
+      print("\(TaskrunVersion.text) — :help for the commands, Ctrl-D to leave")
+    }
     let reader: any LineReader = isatty(STDIN_FILENO) != 0
       ? EditLineReader(complete: { host.completions(for: $0) }) : PlainLineReader()
     Repl(host: host, reader: reader, view: view).loop()

@@ -78,7 +78,7 @@ import Testing
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCCancelsTheRunningGraphAndTheReplSurvives() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
-    session.wait { $0.hasPrefix(">") }
+    session.wait { $0.contains("\n>") }
     try session.send(#"slow = operation { name = "slow", run = function() sleep(60) end }"#)
     try session.send("Enter")
     try session.send("run(slow)")
@@ -101,7 +101,7 @@ import Testing
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func theReplEndsWhenItsTerminalCloses() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
-    session.wait { $0.hasPrefix(">") }
+    session.wait { $0.contains("\n>") }
     let shell = try #require(session.shellPID)
     let repl = try #require(pid_t(Child.output(["pgrep", "-P", "\(shell)", "-f", "taskrun repl"]).stdout
       .split(separator: "\n").first ?? ""))
@@ -114,7 +114,7 @@ import Testing
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCAtThePromptDropsTheLineAndTheUnfinishedStatement() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
-    session.wait { $0.hasPrefix(">") }
+    session.wait { $0.contains("\n>") }
     try session.send("undefined_thing(")
     session.wait { $0.contains("undefined_thing(") }
     try session.send("C-c")
@@ -140,7 +140,7 @@ import Testing
     let command = "XDG_STATE_HOME=\(state.path) \(Binary.url.path) repl"
     do {
       let session = try TerminalSession(command, in: Binary.workflows)
-      session.wait { $0.hasPrefix(">") }
+      session.wait { $0.contains("\n>") }
       try session.send(#"fetch = operation { name = "fetch", run = function() return 42 end }"#)
       try session.send("Enter")
       try session.send("main_queue:susp")
@@ -163,7 +163,7 @@ import Testing
     let history = try String(contentsOf: state.appendingPathComponent("taskrun/history"), encoding: .utf8)
     #expect(history.contains("fetch\\040=\\040operation"), "the entry is in the history file: \(history)")
     let again = try TerminalSession(command, in: Binary.workflows)
-    again.wait { $0.hasPrefix(">") }
+    again.wait { $0.contains("\n>") }
     try again.send(":history")
     try again.send("Enter")
     let listed = again.wait { $0.contains("run(fetch), fetch.result") }
@@ -172,7 +172,9 @@ import Testing
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func runShowsTheLiveViewThenGivesThePromptBack() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
-    session.wait { $0.hasPrefix(">") }
+    let banner = session.wait { $0.contains("\n>") }
+    #expect(banner.range(of: #"^taskrun \d+\.\d+\.\d+ \(Lua 5\.4\.\d+\) — :help"#, options: .regularExpression) != nil,
+            "a banner, as lua prints one: \(banner)")
     try session.send(#"a = operation { name = "long-one", run = function() sleep(1.5) return 1 end }"#)
     try session.send("Enter")
     try session.send("run(a)")
@@ -188,7 +190,7 @@ import Testing
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func onATerminalItPromptsAndContinues() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
-    session.wait { $0.hasPrefix(">") }
+    session.wait { $0.contains("\n>") }
     try session.send("for i = 1, 2 do")
     try session.send("Enter")
     let continued = session.wait { $0.contains("\n>>") }
