@@ -43,7 +43,7 @@ import TaskEngine
   @Test func groupErrors() {
     #expect(loadError("group { name = 'g', 'not an op' }") == "spec.lua:1: group 'g': children must be operations (got string)")
     #expect(loadError("group { name = 'g', sh = 'true' }")
-      == "spec.lua:1: group 'g': unknown field 'sh' (valid fields: name, after, queue, priority, when, conditions, timeout, observers, weight, and the children as a list)")
+      == "spec.lua:1: group 'g': unknown field 'sh' (valid fields: name, after, queue, priority, when, conditions, timeout, observers, weight, desc, and the children as a list)")
     #expect(loadError("local a = operation { name = 'a' } group { a } group { a }") == "spec.lua:1: 'a' is already in group 'op2'")
     #expect(loadError("local a = operation { name = 'a' } a:add(operation {})") == "spec.lua:1: add: 'a' is not a group")
   }

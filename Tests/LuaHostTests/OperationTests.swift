@@ -54,7 +54,7 @@ import TaskEngine
 
   @Test func unknownFieldsAreRefusedWithTheValidOnes() {
     #expect(loadError("operation { name = 'x', afer = {} }")
-      == "spec.lua:1: operation 'x': unknown field 'afer'; did you mean 'after'? (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight)")
+      == "spec.lua:1: operation 'x': unknown field 'afer'; did you mean 'after'? (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight, desc)")
   }
 
   @Test(arguments: [
@@ -67,7 +67,7 @@ import TaskEngine
     ("operation { sh = 'true', env = { X = {} } }", "spec.lua:1: operation: env value 'X' must be a string (got table)"),
     ("operation { cwd = '/tmp' }", "spec.lua:1: operation: 'env', 'cwd' and 'progress' apply to 'sh' commands only"),
     ("operation { timeout = -1 }", "spec.lua:1: operation: field 'timeout' must be a positive number of seconds"),
-    ("operation { 'positional' }", "spec.lua:1: operation: unexpected positional value #1; fields are named (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight)"),
+    ("operation { 'positional' }", "spec.lua:1: operation: unexpected positional value #1; fields are named (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight, desc)"),
     ("operation 'x'", "spec.lua:1: bad argument #1 to 'operation' (table expected, got string)"),
     ("operation { name = 'a' } operation { name = 'a' }", "spec.lua:1: an operation named 'a' already exists"),
     ("queue { name = 'q', max_concurrent = 1.5 }", "spec.lua:1: queue 'q': max_concurrent must be a whole number from 0 to 1000000, or -1 for unlimited (got 1.5)"),

@@ -70,4 +70,26 @@ import Testing
     let events = try json(slow.appendingPathComponent("trace.json"))["traceEvents"] as? [[String: Any]] ?? []
     #expect(events.contains { $0["name"] as? String == "s" && $0["cat"] as? String == "cancelled" }, "\(events)")
   }
+
+  @Test func operationProgressEventsAreOneConsistentSet() throws {
+    let dir = try folder("""
+      operation { name = "dl", run = function()
+        local p = progress { total = 4, description = "downloading" }
+        for i = 1, 4 do p.completed = i; p.additional_description = i .. " of 4 files"; sleep(0.1) end
+      end }
+      """)
+    let run = try Binary.run(["-q", "--events", "events.ndjson", "w.lua"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
+      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+      .filter { $0["event"] as? String == "progress" && $0["operation"] as? String == "dl" }
+    #expect(!events.isEmpty)
+    for event in events {
+      let completed = event["completed"] as? Int ?? -1, total = event["total"] as? Int ?? -1
+      #expect(total == 4, "the body's progress, not the wrapper's 0 of 1: \(event)")
+      #expect(abs((event["fraction"] as? Double ?? -1) - Double(completed) / Double(total)) < 1e-3, "\(event)")
+      #expect(event["description"] as? String == "downloading", "\(event)")
+    }
+    #expect(events.last?["completed"] as? Int == 4 && events.last?["fraction"] as? Double == 1, "the final event keeps it: \(events.last!)")
+  }
 }
