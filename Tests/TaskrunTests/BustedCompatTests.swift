@@ -17,6 +17,7 @@ import Testing
     let root = Binary.packageRoot
     let suites = [
       "\(Self.fixtures.path)/semantics::semantics_spec.lua statuses_spec.lua",
+      "\(Self.fixtures.path)::broken",
       "\(Self.fixtures.path)/luassert::luassert_spec.lua",
       "\(Self.fixtures.path)/options",
       "\(Self.fixtures.path)/options::other/tags_spec.lua --tags=sl",

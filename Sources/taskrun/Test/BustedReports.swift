@@ -13,8 +13,10 @@ final class JSONTestReport: TestReport {
   func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
     func entry(_ result: TestResult) -> JSON {
       let test = result.test
-      let trace = JSON.object([("short_src", .string(test.file)), ("currentline", .int(test.line)),
-                               ("traceback", test.traceback.map(JSON.string) ?? .null)])
+      // A file that does not load has no place in busted's report (it never ran).
+      let trace = test.outside && test.name == test.file ? JSON.object([])
+        : .object([("short_src", .string(test.file)), ("currentline", .int(test.line)),
+                   ("traceback", test.traceback.map(JSON.string) ?? .null)])
       let descriptor = test.outside ? (test.file == test.name ? "file" : "describe") : "it"
       return .object([
         ("name", .string(test.name)),

@@ -296,7 +296,11 @@ function run_block(block, op)
   if status ~= "success" then
     local line = block.line
     if block.kind == "file" then line = tonumber(tostring(message):match(":(%d+):")) or 0 end
-    host.extra(op, "error", block_name(block), block.file, line, message, trace)
+    -- busted names a file that does not load by its path, and one whose body raised by its
+    -- path under the suite ("suite spec/x_spec.lua": the suite is the file's parent)
+    local name = block_name(block)
+    if block.kind == "file" and not block.load_error then name = "suite " .. name end
+    host.extra(op, "error", name, block.file, line, message, trace)
   elseif not T.options.list then
     if run_hooks(block, "setup", op) then
       local children = start_children(block)
