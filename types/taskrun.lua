@@ -176,7 +176,7 @@ function operation(spec) end
 function group(spec) end
 
 ---Declares a queue.
----@param spec { name?: string, max_concurrent?: integer, suspended?: boolean }
+---@param spec { name?: string, max_concurrent?: integer, suspended?: boolean, executor?: "local"|"slurm", slurm?: { partition?: string, account?: string, cpus?: integer, mem?: string, time?: string|integer, extra?: string[] } }
 ---@return taskrun.Queue
 function queue(spec) end
 

@@ -4,7 +4,7 @@ import CLuaShim
 import TaskEngine
 
 extension ScriptHost {
-  static let queueFields = ["name", "max_concurrent", "suspended"]
+  static let queueFields = ["name", "max_concurrent", "suspended", "executor", "slurm"]
 
   /// `queue { name =, max_concurrent =, suspended = }`
   func createQueue(_ s: LuaStack) throws -> Int32 {
@@ -14,9 +14,11 @@ extension ScriptHost {
     try checkFields(s, 1, valid: Self.queueFields, in: what)
     let limit = try optionalNumber(s, 1, "max_concurrent", in: what).map { try concurrency($0, what) } ?? -1
     let suspended = try optionalBoolean(s, 1, "suspended", in: what) ?? false
+    let executor = try queueExecutor(s, 1, in: what)
     let queue: WorkQueue
     do {
       queue = try scheduler.makeQueue(name: name, maxConcurrent: limit, suspended: suspended)
+      queue.executor = executor
     } catch let error as EngineError {
       throw ScriptError(error.description)
     }

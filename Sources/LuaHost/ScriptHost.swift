@@ -87,6 +87,10 @@ public final class ScriptHost {
   /// The REPL: each `run()` at the top level, with nothing running, is a run of its own
   /// (its counts and elapsed time start from zero).
   public var freshRunPerRequest = false
+  /// `--executor`: "slurm" or "local" (nil: each queue says, else this machine), and the
+  /// job name of this run's Slurm jobs.
+  var executorChoice: String?
+  lazy var slurmTag = Slurm.runTag()
   var pendingWrite = ""
   var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).

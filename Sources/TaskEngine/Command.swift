@@ -113,7 +113,7 @@ public final class CommandBody: OperationBody {
   public var summary: String { "sh: " + spec.display }
 
   public func start(_ operation: OperationNode, scheduler: Scheduler) {
-    token = scheduler.runCommand(spec, for: operation) { [weak operation] result in
+    token = scheduler.runCommand(spec, for: operation, remote: true) { [weak operation] result in
       guard let operation else { return }
       operation.commandResult = result
       if operation.isCancelled {

@@ -132,10 +132,16 @@ public final class ProcessRunner: @unchecked Sendable {
   /// has not been reaped; it remembers that the command was asked to stop, so what is left
   /// of its group is killed when the leader exits.
   public func signal(token: Int, _ signal: Int32) {
+    self.signal(token: token, signal, group: true)
+  }
+
+  /// `group: false` signals the command's own process only (srun passes USR1 on, but its
+  /// helper in the same group would die of it).
+  public func signal(token: Int, _ signal: Int32, group: Bool) {
     lock.lock(); defer { lock.unlock() }
     guard let child = children[token], !child.reaped else { return }
     child.signalled = true
-    kill(-child.pid, signal)
+    kill(group ? -child.pid : child.pid, signal)
   }
 
   /// Sends `signal` to every running command's process group.

@@ -27,23 +27,41 @@ extension Scheduler {
   /// Runs a command for `op` (its output is recorded on `op`); `completion` gets the result
   /// on the scheduler's thread. Returns a token for `signalCommand`.
   @discardableResult
-  public func runCommand(_ spec: CommandSpec, for op: OperationNode?,
+  /// `remote`: an operation's own command, which runs where its queue's executor says
+  /// (`sh()` inside a body runs here).
+  public func runCommand(_ spec: CommandSpec, for op: OperationNode?, remote: Bool = false,
                          completion: @escaping (CommandResult) -> Void) -> Int {
     nextToken += 1
     let token = nextToken
     commandHandlers[token] = completion
     commandOwners[token] = op
-    processes.start(spec, token: token)
+    if remote, let executor = op?.queue.executor {
+      remoteCommands[token] = executor
+      executor.start(spec, token: token)
+    } else {
+      processes.start(spec, token: token)
+    }
     return token
+  }
+
+  /// An executor of this run, ended at every exit (`endExecutors`).
+  public func use(_ executor: any CommandExecutor) {
+    if !executors.contains(where: { $0 === executor }) { executors.append(executor) }
+  }
+
+  /// Nothing any executor started outlives the run.
+  public func endExecutors() {
+    for executor in executors { executor.endAll() }
   }
 
   /// Asks a command to stop: SIGTERM to its process group, SIGKILL after `killGrace`.
   public func terminateCommand(_ token: Int) {
     guard commandHandlers[token] != nil, killTimers[token] == nil else { return }
-    processes.signal(token: token, SIGTERM)
+    let executor = remoteCommands[token] ?? processes
+    executor.signal(token: token, SIGTERM)
     killTimers[token] = after(killGrace) { [weak self] in
       self?.killTimers[token] = nil
-      self?.processes.signal(token: token, SIGKILL)
+      executor.signal(token: token, SIGKILL)
     }
   }
 
@@ -135,11 +153,18 @@ extension Scheduler {
     for item in items {
       switch item {
       case .processOutput(let token, let stream, let text):
-        if let op = commandOwners[token] { record(output: text, stream: stream, for: op) }
+        guard let op = commandOwners[token] else { break }
+        if let remote = remoteCommands[token] {
+          let shown = remote.shown(text, stream: stream)
+          if !shown.isEmpty { record(output: shown, stream: stream, for: op) }
+        } else {
+          record(output: text, stream: stream, for: op)
+        }
       case .processOverwrite(let token, let text):
         commandOwners[token]?.outputObserver?(text)
-      case .processExited(let token, let result):
+      case .processExited(let token, var result):
         commandOwners[token] = nil
+        if let remote = remoteCommands.removeValue(forKey: token) { result = remote.finished(result) }
         if let timer = killTimers.removeValue(forKey: token) { cancelTimer(timer) }
         if let handler = commandHandlers.removeValue(forKey: token) {
           handler(result)

@@ -65,6 +65,9 @@ public final class Scheduler {
   var nextToken = 0
   var commandHandlers: [Int: (CommandResult) -> Void] = [:]
   var commandOwners: [Int: OperationNode] = [:]
+  /// Commands running elsewhere than here, by token, and every such executor of the run.
+  var remoteCommands: [Int: any CommandExecutor] = [:]
+  var executors: [any CommandExecutor] = []
   /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
   var killTimers: [Int: Int] = [:]
   var completionHandlers: [Int: (String?) -> Void] = [:]

@@ -4,6 +4,11 @@ import Foundation
 import LuaHost
 import TaskEngine
 
+/// `--executor`: a cluster (Slurm) or this machine for every queue.
+enum ExecutorChoice: String, ExpressibleByArgument, CaseIterable {
+  case slurm, local
+}
+
 /// How progress is shown: `auto` is the live view on a terminal, plain lines elsewhere.
 enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
   case auto, tty, plain, none
@@ -78,6 +83,9 @@ struct RunCommand: ParsableCommand {
   @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
   var directory: String?
 
+  @Option(help: ArgumentHelp("Where the operations' sh commands run: slurm (job steps of the allocation taskrun runs in) or local; default: what each queue says.", valueName: "executor"))
+  var executor: ExecutorChoice?
+
   @Flag(name: [.customShort("l"), .customLong("list")], help: "List the operations the script declares, with their desc; run nothing.")
   var list = false
 
@@ -140,6 +148,12 @@ struct RunCommand: ParsableCommand {
     host.captureWrites = Self.liveView != nil
     host.dryRun = dryRun
     if sandbox { host.applySandbox() }
+    if let executor {
+      do { try host.chooseExecutor(executor.rawValue) } catch {
+        reporter.error("\(error)")
+        throw Taskrun.Exit(.usage)
+      }
+    }
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
     let (script, targets): (String, [String])

@@ -89,6 +89,7 @@ enum Taskrun {
   static func finish(_ host: ScriptHost, code: Int32) -> Never {
     let scheduler = host.scheduler
     scheduler.processes.endDescendants()
+    scheduler.endExecutors()  // Slurm jobs of the run are cancelled by name
     SignalWatcher.shared.attach(inbox: scheduler.inbox, processes: scheduler.processes) { _, _ in
       exitNow(ExitCode.interrupted.rawValue)
     }
