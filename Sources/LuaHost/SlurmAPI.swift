@@ -1,6 +1,7 @@
 // SlurmAPI: a queue's `executor = "slurm"` and `slurm = { … }`, and --executor.
 import CLua
 import CLuaShim
+import Foundation
 import TaskEngine
 
 extension ScriptHost {
@@ -65,17 +66,25 @@ extension ScriptHost {
   }
 
   /// The Slurm executor for a queue: a job step per command inside the allocation taskrun
-  /// runs in. Outside one, or without Slurm's tools, it is an error that says so.
+  /// runs in, else a batch job per command, in a folder of the run on the shared filesystem
+  /// (TASKRUN_SLURM_DIR, else .taskrun/slurm/RUN under the current folder). Without Slurm's
+  /// tools it is an error that says so.
   func slurmExecutor(_ placement: SlurmPlacement, for what: String) throws -> any CommandExecutor {
     let missing = Slurm.missingTools()
     guard missing.isEmpty else {
       throw ScriptError("\(what): executor 'slurm' needs Slurm's tools, and \(missing.joined(separator: ", ")) are not on PATH")
     }
-    guard Slurm.insideAllocation else {
-      throw ScriptError("\(what): executor 'slurm' runs commands as job steps of the allocation taskrun runs in: "
-        + "start taskrun with salloc or sbatch (runs outside an allocation, as batch jobs, are not supported yet)")
+    let executor: any CommandExecutor
+    if Slurm.insideAllocation {
+      executor = SlurmStepExecutor(processes: scheduler.processes, placement: placement, tag: slurmTag)
+    } else {
+      let environment = ProcessInfo.processInfo.environment
+      let base = environment["TASKRUN_SLURM_DIR"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".taskrun/slurm")
+      let interval = environment["TASKRUN_SLURM_POLL"].flatMap(Double.init).map { min(60, max(0.1, $0)) } ?? 1
+      executor = SlurmBatchExecutor(inbox: scheduler.inbox, placement: placement, tag: slurmTag,
+                                    folder: base.appendingPathComponent(slurmTag), interval: interval)
     }
-    let executor = SlurmStepExecutor(processes: scheduler.processes, placement: placement, tag: slurmTag)
     scheduler.use(executor)
     return executor
   }

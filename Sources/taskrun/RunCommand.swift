@@ -83,7 +83,7 @@ struct RunCommand: ParsableCommand {
   @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
   var directory: String?
 
-  @Option(help: ArgumentHelp("Where the operations' sh commands run: slurm (job steps of the allocation taskrun runs in) or local; default: what each queue says.", valueName: "executor"))
+  @Option(help: ArgumentHelp("Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.", valueName: "executor"))
   var executor: ExecutorChoice?
 
   @Flag(name: [.customShort("l"), .customLong("list")], help: "List the operations the script declares, with their desc; run nothing.")

@@ -53,7 +53,7 @@ import TaskEngine
     let host = try runLua("q = queue { name = 'net', max_concurrent = 3 }")
     try host.check("assert(tostring(q) == '<queue net: 0 operations, 0 running, max 3>', tostring(q))")
     #expect(loadError("queue { name = 'x', size = 3 }")
-      == "spec.lua:1: queue 'x': unknown field 'size' (valid fields: name, max_concurrent, suspended)")
+      == "spec.lua:1: queue 'x': unknown field 'size' (valid fields: name, max_concurrent, suspended, executor, slurm)")
     #expect(loadError("queue { name = 'main' }") == "spec.lua:1: a queue named 'main' already exists")
   }
 }

@@ -132,14 +132,132 @@ import Testing
   }
 }
 
+/// Outside an allocation: each command a batch job, its output and status through files.
+/// (In SlurmTests, so that they do not share the one-node cluster with the step tests.)
+extension SlurmTests {
+  static let batchEnvironment = ["TASKRUN_SLURM_POLL": "0.2", "TASKRUN_GRACE": "1"]
+
+  /// Names of this machine's jobs still pending or running that taskrun named.
+  func liveJobs() throws -> String {
+    try Child.output(["squeue", "-h", "-t", "pending,running,completing", "-o", "%j"]).stdout
+      .split(separator: "\n").filter { $0.hasPrefix("taskrun.") }.joined(separator: "\n")
+  }
+
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func batchJobsGiveTheSameOutcomesEventsAndExitCodeAsLocally() throws {
+    let dir = try folder(SlurmTests.workflow.replacingOccurrences(of: "EXECUTOR", with: "\"local\""))
+    let local = Binary.finish(try Binary.start(["-k", "--progress", "plain", "--events", "local.ndjson", "w.lua"], in: dir), timeout: 60)
+    try SlurmTests.workflow.replacingOccurrences(of: "EXECUTOR", with: "\"slurm\"")
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let slurm = Binary.finish(try Binary.start(["-k", "--progress", "plain", "--events", "slurm.ndjson", "w.lua"], in: dir,
+                                               environment: Self.batchEnvironment), timeout: 300)
+    #expect(local.status == 1 && slurm.status == 1, "\(slurm.stdout)\(slurm.stderr)")
+    let here = try outcomes(dir.appendingPathComponent("local.ndjson"))
+    let there = try outcomes(dir.appendingPathComponent("slurm.ndjson"))
+    for name in here.keys.sorted() { #expect(here[name] == there[name], "\(name): local \(here[name]!) / slurm \(there[name] ?? "-")") }
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun").path), "the run's folder is gone")
+  }
+
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func batchCtrlCLeavesNoJobAndTheCommandGetsTermBeforeKill() throws {
+    let dir = try folder("""
+      local q = queue { name = "work", executor = "slurm" }
+      operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; sleep 30 & wait" }
+      for i = 1, 3 do operation { name = "waits " .. i, queue = q, sh = "sleep 30" } end
+      """)
+    let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: Self.batchEnvironment)
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("[polite] started") {
+      usleep(50_000)
+    }
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    let settle = Date().addingTimeInterval(10)
+    while Date() < settle, !(try liveJobs()).isEmpty { usleep(200_000) }
+    #expect(try liveJobs().isEmpty, "no job of the run is left in squeue")
+    let term = (try? String(contentsOf: dir.appendingPathComponent("term.txt"), encoding: .utf8)) ?? ""
+    #expect(term == "got TERM\n", "the command saw TERM before KILL")
+  }
+
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func aBatchJobCancelledFromOutsideFailsWithThatReason() throws {
+    let dir = try folder("""
+      local q = queue { name = "work", executor = "slurm" }
+      operation { name = "victim", queue = q, sh = "echo running; sleep 30" }
+      """)
+    let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: Self.batchEnvironment)
+    var job = ""
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline && job.isEmpty {
+      usleep(100_000)
+      if ((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("[victim] running") {
+        job = try Child.output(["squeue", "-h", "-t", "running", "-o", "%i %j"]).stdout
+          .split(separator: "\n").first { $0.contains(" taskrun.") }.map { String($0.split(separator: " ")[0]) } ?? ""
+      }
+    }
+    #expect(!job.isEmpty, "the job runs")
+    _ = try Child.output(["scancel", job])
+    let run = Binary.finish(started, timeout: 60)
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("FAILED    victim") && run.stderr.contains("cancelled in Slurm (job \(job))"), "\(run.stderr)")
+  }
+}
+
+/// The batch launcher against a fake Slurm (scripts on PATH), which runs everywhere.
+@Suite struct FakeSlurmTests {
+  func fake(_ tools: [String: String]) throws -> (URL, [String: String]) {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-fakeslurm-\(UUID().uuidString)")
+    let bin = dir.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    for (name, body) in tools {
+      let file = bin.appendingPathComponent(name)
+      try ("#!/bin/sh\n" + body + "\n").write(to: file, atomically: true, encoding: .utf8)
+      chmod(file.path, 0o755)
+    }
+    let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    return (dir, ["PATH": path, "TASKRUN_SLURM_POLL": "0.1"])
+  }
+
+  @Test func aJobSlurmForgetsWithoutAStatusIsLostNotSucceeded() throws {
+    let (dir, environment) = try fake(["sbatch": "echo 4242", "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])
+    try #"operation { name = "gone", queue = queue { name = "hpc", executor = "slurm" }, sh = "true" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("lost: Slurm no longer knows job 4242 and it left no status"), "\(run.stderr)")
+  }
+
+  @Test func aJobThatEndsInSlurmWithoutRunningFailsWithItsState() throws {
+    // Timed out while pending: squeue says TIMEOUT and the wrapper never ran.
+    let (dir, environment) = try fake(["sbatch": "echo 77", "squeue": "echo '77|TIMEOUT|TimeLimit'",
+                                       "scancel": "exit 0", "srun": "exit 1"])
+    try #"operation { name = "late", queue = queue { name = "hpc", executor = "slurm" }, sh = "true" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("killed by Slurm's time limit (job 77)"), "\(run.stderr)")
+  }
+
+  @Test func sbatchRefusingAJobIsACommandThatCouldNotStart() throws {
+    let (dir, environment) = try fake(["sbatch": "echo 'sbatch: error: invalid partition specified: nope' >&2; exit 1",
+                                       "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])
+    try #"operation { name = "x", queue = queue { name = "hpc", executor = "slurm", slurm = { partition = "nope" } }, sh = "true" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("could not start (sbatch: sbatch: error: invalid partition specified: nope)"), "\(run.stderr)")
+  }
+}
+
 @Suite struct SlurmUsageTests {
-  @Test func outsideAnAllocationSlurmIsAUsageErrorThatSaysWhy() throws {
+  @Test func withoutSlurmsToolsASlurmQueueIsAUsageErrorThatSaysWhy() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-noalloc-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try #"queue { name = "hpc", executor = "slurm" }"#.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["w.lua"], in: dir))
+    let run = Binary.finish(try Binary.start(["w.lua"], in: dir, environment: ["PATH": "/nonexistent"]), timeout: 30)
     #expect(run.status == 2)
-    #expect(run.stderr.contains("queue 'hpc': executor 'slurm'"), "\(run.stderr)")
+    #expect(run.stderr.contains("queue 'hpc': executor 'slurm' needs Slurm's tools"), "\(run.stderr)")
     let bad = try Binary.run(["--executor", "cloud", "w.lua"], in: dir)
     #expect(bad.status == 2)
     try #"queue { name = "hpc", executor = "slurm", slurm = { mem = "lots" } }"#.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)

@@ -8,7 +8,7 @@ public enum Slurm {
   /// Whether srun, sbatch, squeue and scancel are on PATH.
   public static func missingTools() -> [String] {
     let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-    return ["srun", "squeue", "scancel"].filter { tool in
+    return ["srun", "sbatch", "squeue", "scancel"].filter { tool in
       !folders.contains { access("\($0)/\(tool)", X_OK) == 0 }
     }
   }
@@ -26,16 +26,22 @@ public enum Slurm {
   /// Runs a Slurm tool (found on PATH), output discarded; its exit status, or nil if it
   /// could not start or took longer than `seconds` (then it is killed). Spawned and reaped
   /// here: taskrun's signals are handled by its own watcher, not by Foundation's Process.
-  static func run(_ argv: [String], within seconds: Double) -> Int32? {
+  static func run(_ argv: [String], within seconds: Double, output: String = "/dev/null",
+                  environment: [String: String] = [:]) -> Int32? {
     var pid: pid_t = 0
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
     let cArgv = argv.map { strdup($0) } + [nil]
     defer { for p in cArgv { free(p) } }
-    guard posix_spawnp(&pid, argv[0], &actions, nil, cArgv, environ) == 0 else { return nil }
+    var merged = ProcessInfo.processInfo.environment
+    for (k, v) in environment { merged[k] = v }
+    let cEnv = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in cEnv { free(p) } }
+    guard posix_spawnp(&pid, argv[0], &actions, nil, cArgv, cEnv) == 0 else { return nil }
     let deadline = Date().addingTimeInterval(seconds)
     var status: Int32 = 0
     while waitpid(pid, &status, WNOHANG) == 0 {
@@ -47,5 +53,45 @@ public enum Slurm {
       usleep(5_000)
     }
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+  }
+
+  /// Runs a Slurm tool and returns its status (-1: it did not run) and its output.
+  static func capture(_ argv: [String], environment: [String: String] = [:], within seconds: Double = 30) -> (Int32, String) {
+    let file = NSTemporaryDirectory() + "taskrun-slurm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { unlink(file) }
+    let status = run(argv, within: seconds, output: file, environment: environment) ?? -1
+    let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+    return (status, status == -1 && text.isEmpty ? "\(argv[0]) could not run" : text)
+  }
+
+  /// State and reason of every job named `name`, by job id: one squeue for all of them
+  /// (`-t all`: finished jobs too, while Slurm keeps them).
+  static func states(name: String) -> [String: (state: String, reason: String)] {
+    let (status, output) = capture(["squeue", "-h", "-t", "all", "--name=\(name)", "-o", "%i|%T|%r"], within: 15)
+    guard status == 0 else { return [:] }
+    var states: [String: (state: String, reason: String)] = [:]
+    for line in output.split(separator: "\n") {
+      let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+      if parts.count >= 3 { states[parts[0]] = (parts[1], parts[2]) }
+    }
+    return states
+  }
+
+  /// Whether a job in `state` will not run any more.
+  static func ended(_ state: String) -> Bool {
+    !["PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING", "SUSPENDED", "STAGE_OUT", "SIGNALING"]
+      .contains(state)
+  }
+
+  /// Why a job Slurm ended failed, in the words of a local failure.
+  static func reason(state: String, id: String, stopping: Bool) -> String {
+    switch state {
+    case "TIMEOUT": return "killed by Slurm's time limit (job \(id))"
+    case "OUT_OF_MEMORY": return "out of memory (Slurm, job \(id))"
+    case "CANCELLED": return stopping ? "cancelled" : "cancelled in Slurm (job \(id))"
+    case "NODE_FAIL", "BOOT_FAIL", "PREEMPTED": return "lost: Slurm ended job \(id) (\(state.lowercased()))"
+    case "COMPLETED": return "lost: job \(id) completed without a status (its folder is not shared with the nodes?)"
+    default: return "ended in Slurm as \(state.lowercased()) (job \(id))"
+    }
   }
 }

@@ -16,13 +16,15 @@ public final class SlurmStepExecutor: CommandExecutor {
   /// One command on the node: in a session of its own with stdin from /dev/null, as taskrun
   /// runs a local command; TERM (or the USR1 srun forwards) stops it as taskrun stops a local
   /// one: TERM to its group, KILL after the grace. slurmstepd passes USR1 to every process of
-  /// the step, so the command starts with USR1 ignored. A program that is not there, or a folder
+  /// the step, so the command starts with USR1 ignored; the shell's own notices ("Killed")
+  /// are not the command's output. A program that is not there, or a folder
   /// that is not, is reported as the local runner reports it (Slurm would run in /tmp).
   static let wrapper = """
     [ -n "$TASKRUN_CWD" ] && { cd "$TASKRUN_CWD" 2>/dev/null || { echo "cwd '$TASKRUN_CWD': no such directory" >&2; exit 127; }; }
     command -v "$1" >/dev/null 2>&1 || { echo "$1: command not found" >&2; exit 127; }
     trap '' USR1
-    setsid "$@" < /dev/null &
+    exec 3>&2 2>/dev/null
+    setsid "$@" < /dev/null 2>&3 3>&- &
     child=$!
     killer=
     stop() {

@@ -1,0 +1,220 @@
+// SlurmBatch: outside an allocation, each command is a batch job (sbatch); a wrapper on the
+// node writes its output and status into the job's folder on the shared filesystem, and one
+// poller reads those files and asks squeue once per tick about all jobs of the run.
+import Foundation
+
+/// The `batch` launcher. Its state lives on its own serial queue; it reports to the inbox.
+public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
+  let inbox: Inbox
+  let placement: SlurmPlacement
+  public let tag: String
+  /// The run's folder on the shared filesystem: one folder per command (its token).
+  public let folder: URL
+  /// Seconds between polls.
+  let interval: Double
+  /// How long a job squeue says ended may take to show its status file (shared filesystems
+  /// cache attributes), and how many polls a job may be missing from squeue before it is lost.
+  let statusWait: Double
+  let missingPolls: Int
+  private let queue = DispatchQueue(label: "taskrun.slurm")
+  private var jobs: [Int: Job] = [:]
+  private var ticking = false
+
+  final class Job {
+    let token: Int
+    let folder: URL
+    var id: String?
+    var state = "PENDING"
+    var reason = ""
+    var stopping = false
+    var endedAt: Date?
+    var missing = 0
+    var read: [OutputChannel: UInt64] = [.stdout: 0, .stderr: 0]
+    var partial: [OutputChannel: Data] = [:]
+    var output: [OutputChannel: Data] = [.stdout: Data(), .stderr: Data()]
+    init(token: Int, folder: URL) { (self.token, self.folder) = (token, folder) }
+  }
+
+  public init(inbox: Inbox, placement: SlurmPlacement, tag: String, folder: URL,
+              interval: Double = 0.5, statusWait: Double = 60, missingPolls: Int = 3) {
+    (self.inbox, self.placement, self.tag, self.folder) = (inbox, placement, tag, folder)
+    (self.interval, self.statusWait, self.missingPolls) = (interval, statusWait, missingPolls)
+  }
+
+  /// One attempt on the node: `$1` is its folder. `started` when it runs, the command's
+  /// output in `stdout`/`stderr`, and `status` last (written whole, then renamed).
+  static let wrapper = """
+    #!/bin/sh
+    d=$1; shift
+    echo "$SLURM_JOB_ID $(hostname)" > "$d/started"
+    finish() { echo "$1" > "$d/status.tmp" && mv "$d/status.tmp" "$d/status"; exit "$1"; }
+    if [ -n "$TASKRUN_CWD" ] && ! cd "$TASKRUN_CWD" 2>/dev/null; then
+      echo "cwd '$TASKRUN_CWD': no such directory" >> "$d/stderr"; finish 127
+    fi
+    command -v "$1" >/dev/null 2>&1 || { echo "$1: command not found" >> "$d/stderr"; finish 127; }
+    setsid "$@" < /dev/null >> "$d/stdout" 2>> "$d/stderr" &
+    child=$!
+    killer=
+    stop() {
+      kill -TERM -"$child" 2>/dev/null
+      [ -n "$killer" ] || { sh -c 'sleep "$1" & s=$!; trap "kill \\$s; exit 0" TERM; wait $s; kill -KILL -"$2" 2>/dev/null' killer "${TASKRUN_GRACE:-2}" "$child" & killer=$!; }
+    }
+    trap stop TERM INT USR1
+    while :; do wait "$child"; rc=$?; kill -0 "$child" 2>/dev/null || break; done
+    [ -n "$killer" ] && kill "$killer" 2>/dev/null
+    finish "$rc"
+    """
+
+  public func start(_ spec: CommandSpec, token: Int) {
+    queue.async { [self] in
+      let job = Job(token: token, folder: folder.appendingPathComponent("\(token)"))
+      jobs[token] = job
+      do {
+        try FileManager.default.createDirectory(at: job.folder, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("taskrun-job.sh")
+        if !FileManager.default.fileExists(atPath: script.path) {
+          try Self.wrapper.write(to: script, atomically: true, encoding: .utf8)
+        }
+        for name in ["stdout", "stderr"] {
+          FileManager.default.createFile(atPath: job.folder.appendingPathComponent(name).path, contents: nil)
+        }
+        var environment = spec.environment
+        environment["TASKRUN_CWD"] = spec.directory ?? FileManager.default.currentDirectoryPath
+        let argv = ["sbatch", "--parsable", "--job-name=\(tag)", "--no-requeue",
+                    "--output=\(job.folder.path)/slurm.out", "--chdir=\(folder.path)"] + placement.options
+          + [script.path, job.folder.path] + spec.argv
+        let (status, output) = Slurm.capture(argv, environment: environment)
+        guard status == 0, let id = output.split(separator: ";").first.map(String.init)?
+                .trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty, id.allSatisfy(\.isNumber) else {
+          return end(job, CommandResult(status: 127, stdout: "", stderr: "",
+                                        reason: "could not start (sbatch: \(output.trimmingCharacters(in: .whitespacesAndNewlines)))"))
+        }
+        job.id = id
+        if job.stopping { _ = Slurm.run(["scancel", "--quiet", id], within: 10) }
+      } catch {
+        return end(job, CommandResult(status: 127, stdout: "", stderr: "", reason: "could not start (\(error))"))
+      }
+      tickSoon()
+    }
+  }
+
+  /// TERM: scancel (TERM to the job; the wrapper stops the command's group with the grace);
+  /// KILL: KILL to every process of the job, then the job.
+  public func signal(token: Int, _ signal: Int32) {
+    queue.async { [self] in
+      guard let job = jobs[token] else { return }
+      job.stopping = true
+      guard let id = job.id else { return }  // scancelled once sbatch answers
+      if signal == SIGKILL { _ = Slurm.run(["scancel", "--quiet", "--signal=KILL", "--full", id], within: 10) }
+      _ = Slurm.run(["scancel", "--quiet", id], within: 10)
+    }
+  }
+
+  public func shown(_ text: String, stream: OutputChannel) -> String { text }
+  public func finished(_ result: CommandResult) -> CommandResult { result }
+
+  /// Every job of the run is cancelled by name, and the run's folder goes.
+  public func endAll() {
+    Slurm.cancel(name: tag)
+    try? FileManager.default.removeItem(at: folder)
+    // .taskrun/slurm and .taskrun, if this left them empty
+    let parent = folder.deletingLastPathComponent()
+    rmdir(parent.path)
+    if parent.lastPathComponent == "slurm" { rmdir(parent.deletingLastPathComponent().path) }
+  }
+
+  // MARK: Polling
+
+  private func tickSoon() {
+    guard !ticking else { return }
+    ticking = true
+    queue.asyncAfter(deadline: .now() + interval) { [weak self] in self?.tick() }
+  }
+
+  /// Reads every job's files, then one squeue for all of them; ends what has ended.
+  private func tick() {
+    ticking = false
+    guard !jobs.isEmpty else { return }
+    let states = Slurm.states(name: tag)
+    for job in Array(jobs.values) {
+      readOutput(job)
+      let known = job.id.flatMap { states[$0] }
+      if let status = readStatus(job) {
+        // Killed by a signal we did not send: Slurm's state says why (scancel from outside,
+        // its time limit, memory), once squeue has it (a few seconds at most).
+        if status > 128, !job.stopping, let id = job.id {
+          if let known, Slurm.ended(known.state), known.state != "FAILED", known.state != "COMPLETED" {
+            end(job, result(job, status: status, reason: Slurm.reason(state: known.state, id: id, stopping: false)))
+            continue
+          }
+          job.endedAt = job.endedAt ?? Date()
+          if known.map({ !Slurm.ended($0.state) }) ?? true, Date().timeIntervalSince(job.endedAt!) < 5 { continue }
+        }
+        end(job, result(job, status: status, reason: nil))
+        continue
+      }
+      guard let id = job.id else { continue }
+      if let (state, reason) = known {
+        job.state = state
+        job.reason = reason
+        job.missing = 0
+        if Slurm.ended(state) {
+          job.endedAt = job.endedAt ?? Date()
+          // A job that never ran (cancelled while pending) writes nothing; one that ran
+          // writes its status within the filesystem's delay.
+          let ran = FileManager.default.fileExists(atPath: job.folder.appendingPathComponent("started").path)
+          if !ran || Date().timeIntervalSince(job.endedAt!) > statusWait {
+            end(job, result(job, status: 128 + SIGKILL, reason: Slurm.reason(state: state, id: id, stopping: job.stopping)))
+          }
+        }
+      } else {
+        job.missing += 1
+        if job.missing >= missingPolls {
+          end(job, result(job, status: 128 + SIGKILL, reason: "lost: Slurm no longer knows job \(id) and it left no status"))
+        }
+      }
+    }
+    tickSoon()
+  }
+
+  private func readOutput(_ job: Job) {
+    for channel in [OutputChannel.stdout, .stderr] {
+      guard let handle = FileHandle(forReadingAtPath: job.folder.appendingPathComponent(channel.rawValue).path) else { continue }
+      defer { try? handle.close() }
+      try? handle.seek(toOffset: job.read[channel] ?? 0)
+      guard let data = try? handle.readToEnd(), !data.isEmpty else { continue }
+      job.read[channel, default: 0] += UInt64(data.count)
+      job.output[channel, default: Data()].append(data)
+      if job.output[channel]!.count > 2 * ProcessRunner.tailBytes {
+        job.output[channel] = job.output[channel]!.suffix(ProcessRunner.tailBytes)
+      }
+      var pending = (job.partial[channel] ?? Data()) + data
+      if let newline = pending.lastIndex(of: 10) {
+        inbox.post(.processOutput(token: job.token, stream: channel,
+                                  text: ProcessRunner.asShown(pending[pending.startIndex...newline])))
+        pending = Data(pending[pending.index(after: newline)...])
+      }
+      job.partial[channel] = pending
+    }
+  }
+
+  private func readStatus(_ job: Job) -> Int32? {
+    guard let text = try? String(contentsOf: job.folder.appendingPathComponent("status"), encoding: .utf8) else { return nil }
+    readOutput(job)  // what the command wrote before its status
+    return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+
+  private func result(_ job: Job, status: Int32, reason: String?) -> CommandResult {
+    for channel in [OutputChannel.stdout, .stderr] where !(job.partial[channel] ?? Data()).isEmpty {
+      inbox.post(.processOutput(token: job.token, stream: channel, text: ProcessRunner.asShown(job.partial[channel]! + [10])))
+      job.partial[channel] = nil
+    }
+    return CommandResult(status: status, stdoutBytes: Array(job.output[.stdout] ?? Data()),
+                         stderrBytes: Array(job.output[.stderr] ?? Data()), reason: reason)
+  }
+
+  private func end(_ job: Job, _ result: CommandResult) {
+    jobs[job.token] = nil
+    inbox.post(.processExited(token: job.token, result: result))
+  }
+}
