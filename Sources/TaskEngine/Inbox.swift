@@ -9,6 +9,8 @@ public enum InboxItem: Sendable {
   /// feeds `progress =` patterns but is not output of its own.
   case processOverwrite(token: Int, text: String)
   case processExited(token: Int, result: CommandResult)
+  /// Where a command running elsewhere is: queued in a cluster, or running on a node.
+  case commandState(token: Int, state: RemoteState)
   case signal(Int32)
   /// Work done off the scheduler's thread finished with this answer (nil: no error).
   case completion(token: Int, answer: String?)

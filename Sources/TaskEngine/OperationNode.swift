@@ -187,6 +187,8 @@ public final class OperationNode {
   /// by the scheduler's thread only, so without dynamic exclusivity checks (hot path).
   @exclusivity(unchecked) public internal(set) var startCause: StartCause?
   @exclusivity(unchecked) var tracking = StartTracking()
+  /// Where its command is, when it runs elsewhere (a cluster job queued or running).
+  public internal(set) var remoteState: RemoteState?
 
   public internal(set) var dependencies: [OperationNode] = []
   /// Built once an operation has many dependencies, so a large join stays O(n) to declare.

@@ -27,6 +27,8 @@ public enum RunEvent: Sendable {
   case operationProgress(time: Double, name: String, progress: ProgressSnapshot)
   /// The whole run's progress, at most every `Scheduler.tickInterval` and once at the end.
   case runProgress(time: Double, progress: RunProgress)
+  /// An operation's command, running elsewhere (a cluster), was queued there or started.
+  case remoteState(time: Double, name: String, state: RemoteState)
   /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
   case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
@@ -41,6 +43,25 @@ public struct StartReason: Sendable, Equatable {
   public var detail: String?
   public init(_ cause: StartCause) {
     (after, kind, detail) = (cause.after.name, cause.kind.rawValue, cause.detail)
+  }
+}
+
+/// Where a command that runs elsewhere is: `queued` in the cluster (with the reason it
+/// waits), or running (on `node`); `job` is the cluster's id for it.
+public struct RemoteState: Sendable, Equatable {
+  public var executor: String
+  public var job: String
+  public var queued: Bool
+  public var reason: String?
+  public var node: String?
+  public init(executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil) {
+    (self.executor, self.job, self.queued, self.reason, self.node) = (executor, job, queued, reason, node)
+  }
+
+  /// "queued on slurm as job 77 (Resources)", "running on node c12 as slurm job 77".
+  public var sentence: String {
+    queued ? "queued on \(executor) as job \(job)" + (reason.map { " (\($0))" } ?? "")
+      : "running" + (node.map { " on node \($0)" } ?? "") + " as \(executor) job \(job)"
   }
 }
 

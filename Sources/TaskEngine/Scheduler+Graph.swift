@@ -139,6 +139,7 @@ extension Scheduler {
         return "'\(op.name)' is executing and waits for " + targets.sorted { $0.id < $1.id }
           .map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
       }
+      if let remote = op.remoteState { return "'\(op.name)' is executing: \(remote.sentence)" }
       return "'\(op.name)' is executing"
     case .ready:
       if parked.contains(op) { return "'\(op.name)' is ready, but " + waitingForResources(op) }

@@ -162,6 +162,10 @@ extension Scheduler {
         }
       case .processOverwrite(let token, let text):
         commandOwners[token]?.outputObserver?(text)
+      case .commandState(let token, let state):
+        guard let op = commandOwners[token], op.remoteState != state else { break }
+        op.remoteState = state
+        emit(.remoteState(time: elapsed, name: op.name, state: state))
       case .processExited(let token, var result):
         commandOwners[token] = nil
         if let remote = remoteCommands.removeValue(forKey: token) { result = remote.finished(result) }

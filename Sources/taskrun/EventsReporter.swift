@@ -65,6 +65,11 @@ final class EventsReporter: EventSink {
                 ("attempt", .int(attempt)), ("error", .string(error)), ("delay", seconds(delay))]
     case .prompt(let time, let text):
       fields = [("time", seconds(time)), ("event", .string("prompt")), ("text", text.map(JSON.string) ?? .null)]
+    case .remoteState(let time, let name, let state):
+      fields = [("time", seconds(time)), ("event", .string("job")), ("operation", .string(name)),
+                ("executor", .string(state.executor)), ("job_id", .string(state.job)),
+                ("state", .string(state.queued ? "queued" : "running")),
+                ("reason", state.reason.map(JSON.string) ?? .null), ("node", state.node.map(JSON.string) ?? .null)]
     case .tick:
       return
     case .runFinish(let time, let summary):

@@ -37,6 +37,8 @@ final class LiveReporter: EventSink {
     var name: String
     var start: Double
     var progress: ProgressSnapshot?
+    /// Its command's place in a cluster, when it runs there.
+    var remote: RemoteState?
   }
 
   init(lines: PlainReporter, color: ColorPolicy, rate: Double = 15,
@@ -87,6 +89,9 @@ final class LiveReporter: EventSink {
         progress.pending += 1
       }
       above { lines.receive(event) }
+    case .remoteState(let time, let name, let state):
+      now = time
+      if let index = running.firstIndex(where: { $0.name == name }) { running[index].remote = state }
     case .operationProgress(let time, let name, let snapshot):
       now = time
       if let index = running.firstIndex(where: { $0.name == name }) { running[index].progress = snapshot }

@@ -70,7 +70,7 @@ final class PlainReporter: EventSink {
 
   private func show(_ event: RunEvent) {
     switch event {
-    case .runStart, .runProgress, .operationProgress, .activity, .prompt, .tick:
+    case .runStart, .runProgress, .operationProgress, .activity, .prompt, .tick, .remoteState:
       break
     case .message(_, _, let text):
       print(text)

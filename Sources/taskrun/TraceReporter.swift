@@ -70,7 +70,7 @@ final class TraceReporter: EventSink {
                              ("pid", .int(1)), ("args", .object([("count", .int(count))]))]))
     case .runFinish(_, let summary):
       write(critical: summary.criticalPath.map(\.name))
-    case .runStart, .output, .message, .runProgress, .operationProgress, .prompt, .tick:
+    case .runStart, .output, .message, .runProgress, .operationProgress, .prompt, .tick, .remoteState:
       break
     }
   }

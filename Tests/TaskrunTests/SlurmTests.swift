@@ -91,7 +91,7 @@ import Testing
     let allocation = try Allocation()
     let dir = try folder("""
       local q = queue { name = "work", executor = "slurm" }
-      operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; sleep 30 & wait" }
+      operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; while :; do sleep 0.1; done" }
       operation { name = "plain", queue = q, sh = "sleep 30" }
       """)
     let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: allocation.environment)
@@ -162,7 +162,7 @@ extension SlurmTests {
   func batchCtrlCLeavesNoJobAndTheCommandGetsTermBeforeKill() throws {
     let dir = try folder("""
       local q = queue { name = "work", executor = "slurm" }
-      operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; sleep 30 & wait" }
+      operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; while :; do sleep 0.1; done" }
       for i = 1, 3 do operation { name = "waits " .. i, queue = q, sh = "sleep 30" } end
       """)
     let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: Self.batchEnvironment)
@@ -237,6 +237,25 @@ extension SlurmTests {
     let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
     #expect(run.status == 1)
     #expect(run.stderr.contains("killed by Slurm's time limit (job 77)"), "\(run.stderr)")
+  }
+
+  @Test func aJobWaitingInTheClusterQueueSaysSoInEventsAndWhy() throws {
+    // Pending until scancelled, as Slurm keeps a job that cannot start yet.
+    let marker = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
+    let (dir, environment) = try fake(["sbatch": "echo 55",
+                                       "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || echo '55|PENDING|Resources|'",
+                                       "scancel": "touch \(marker)", "srun": "exit 1"])
+    try """
+      local big = operation { name = "big", queue = queue { name = "hpc", executor = "slurm" }, timeout = 1, sh = "true" }
+      operation { name = "watch", run = function() sleep(0.6) print(big:why()) end }
+      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "-k", "--events", "events.ndjson", "w.lua"], in: dir,
+                                             environment: environment), timeout: 30)
+    #expect(run.stdout.contains("'big' is executing: queued on slurm as job 55 (Resources)"), "\(run.stdout)\(run.stderr)")
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8)
+    #expect(events.contains(#""event":"job","operation":"big","executor":"slurm","job_id":"55","state":"queued","reason":"Resources","node":null"#),
+            "\(events)")
+    #expect(run.stderr.contains("FAILED    big") && run.stderr.contains("timed out after 1 s"), "taskrun's timeout cancels it")
   }
 
   @Test func sbatchRefusingAJobIsACommandThatCouldNotStart() throws {

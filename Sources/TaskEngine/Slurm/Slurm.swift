@@ -66,13 +66,13 @@ public enum Slurm {
 
   /// State and reason of every job named `name`, by job id: one squeue for all of them
   /// (`-t all`: finished jobs too, while Slurm keeps them).
-  static func states(name: String) -> [String: (state: String, reason: String)] {
-    let (status, output) = capture(["squeue", "-h", "-t", "all", "--name=\(name)", "-o", "%i|%T|%r"], within: 15)
+  static func states(name: String) -> [String: (state: String, reason: String, node: String)] {
+    let (status, output) = capture(["squeue", "-h", "-t", "all", "--name=\(name)", "-o", "%i|%T|%r|%N"], within: 15)
     guard status == 0 else { return [:] }
-    var states: [String: (state: String, reason: String)] = [:]
+    var states: [String: (state: String, reason: String, node: String)] = [:]
     for line in output.split(separator: "\n") {
       let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-      if parts.count >= 3 { states[parts[0]] = (parts[1], parts[2]) }
+      if parts.count >= 3 { states[parts[0]] = (parts[1], parts[2], parts.count > 3 ? parts[3] : "") }
     }
     return states
   }

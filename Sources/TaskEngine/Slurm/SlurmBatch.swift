@@ -90,6 +90,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
                                         reason: "could not start (sbatch: \(output.trimmingCharacters(in: .whitespacesAndNewlines)))"))
         }
         job.id = id
+        inbox.post(.commandState(token: token, state: RemoteState(executor: "slurm", job: id, queued: true, reason: "submitted")))
         if job.stopping { _ = Slurm.run(["scancel", "--quiet", id], within: 10) }
       } catch {
         return end(job, CommandResult(status: 127, stdout: "", stderr: "", reason: "could not start (\(error))"))
@@ -154,7 +155,12 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
         continue
       }
       guard let id = job.id else { continue }
-      if let (state, reason) = known {
+      if let (state, reason, node) = known {
+        if state != job.state || reason != job.reason, state == "PENDING" || state == "RUNNING" {
+          inbox.post(.commandState(token: job.token, state: RemoteState(
+            executor: "slurm", job: id, queued: state == "PENDING", reason: state == "PENDING" ? reason : nil,
+            node: state == "RUNNING" && !node.isEmpty ? node : nil)))
+        }
         job.state = state
         job.reason = reason
         job.missing = 0
