@@ -57,7 +57,7 @@ extension Scheduler {
   /// Asks a command to stop: SIGTERM to its process group, SIGKILL after `killGrace`.
   public func terminateCommand(_ token: Int) {
     guard commandHandlers[token] != nil, killTimers[token] == nil else { return }
-    let executor = remoteCommands[token] ?? processes
+    let executor = (remoteCommands.isEmpty ? nil : remoteCommands[token]) ?? processes
     executor.signal(token: token, SIGTERM)
     killTimers[token] = after(killGrace) { [weak self] in
       self?.killTimers[token] = nil
@@ -154,7 +154,7 @@ extension Scheduler {
       switch item {
       case .processOutput(let token, let stream, let text):
         guard let op = commandOwners[token] else { break }
-        if let remote = remoteCommands[token] {
+        if !remoteCommands.isEmpty, let remote = remoteCommands[token] {
           let shown = remote.shown(text, stream: stream)
           if !shown.isEmpty { record(output: shown, stream: stream, for: op) }
         } else {
@@ -168,7 +168,7 @@ extension Scheduler {
         emit(.remoteState(time: elapsed, name: op.name, state: state))
       case .processExited(let token, var result):
         commandOwners[token] = nil
-        if let remote = remoteCommands.removeValue(forKey: token) { result = remote.finished(result) }
+        if !remoteCommands.isEmpty, let remote = remoteCommands.removeValue(forKey: token) { result = remote.finished(result) }
         if let timer = killTimers.removeValue(forKey: token) { cancelTimer(timer) }
         if let handler = commandHandlers.removeValue(forKey: token) {
           handler(result)
