@@ -76,7 +76,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
           try Self.wrapper.write(to: script, atomically: true, encoding: .utf8)
         }
         for name in ["stdout", "stderr"] {
-          FileManager.default.createFile(atPath: job.folder.appendingPathComponent(name).path, contents: nil)
+          _ = FileManager.default.createFile(atPath: job.folder.appendingPathComponent(name).path, contents: nil)
         }
         var environment = spec.environment
         environment["TASKRUN_CWD"] = spec.directory ?? FileManager.default.currentDirectoryPath
