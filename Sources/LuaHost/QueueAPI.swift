@@ -12,9 +12,11 @@ extension ScriptHost {
     let name = try optionalString(s, 1, "name", in: "queue") ?? "queue\(scheduler.queues.count)"
     let what = "queue '\(name)'"
     try checkFields(s, 1, valid: Self.queueFields, in: what)
-    let limit = try optionalNumber(s, 1, "max_concurrent", in: what).map { try concurrency($0, what) } ?? -1
+    let given = try optionalNumber(s, 1, "max_concurrent", in: what).map { try concurrency($0, what) }
     let suspended = try optionalBoolean(s, 1, "suspended", in: what) ?? false
     let executor = try queueExecutor(s, 1, in: what)
+    // A cluster takes many jobs at once, but not without end: 100 unless the queue says.
+    let limit = given ?? (executor == nil ? -1 : 100)
     let queue: WorkQueue
     do {
       queue = try scheduler.makeQueue(name: name, maxConcurrent: limit, suspended: suspended)

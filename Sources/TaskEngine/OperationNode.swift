@@ -240,10 +240,14 @@ public final class OperationNode {
   public var hasStarted: Bool { startTime != nil }
 
   /// Seconds from start to finish, once finished and if it started.
+  /// Seconds it ran: from its start, or for a command queued in a cluster from the moment
+  /// its job started there (the wait in the cluster's queue is not the command's time).
   public var duration: Double? {
     guard let startTime, let finishTime else { return nil }
-    return finishTime - startTime
+    return finishTime - (remoteStartTime ?? startTime)
   }
+  /// When its command started running in a cluster, after waiting in its queue.
+  var remoteStartTime: Double?
 }
 
 extension OperationNode: Hashable {

@@ -164,6 +164,7 @@ extension Scheduler {
         commandOwners[token]?.outputObserver?(text)
       case .commandState(let token, let state):
         guard let op = commandOwners[token], op.remoteState != state else { break }
+        if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = clock.now }
         op.remoteState = state
         emit(.remoteState(time: elapsed, name: op.name, state: state))
       case .processExited(let token, var result):

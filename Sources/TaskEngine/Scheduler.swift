@@ -401,6 +401,7 @@ public final class Scheduler {
   func start(_ op: OperationNode) {
     op.state = .executing
     if op.attempt == 0 { op.startCause = startCause(of: op) }
+    if op.remoteState != nil { (op.remoteState, op.remoteStartTime) = (nil, nil) }  // a retry: a new job
     op.attempt += 1
     let now = clock.now
     op.startTime = now

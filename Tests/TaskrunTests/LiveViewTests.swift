@@ -160,3 +160,19 @@ extension LiveViewTests {
     }
   }
 }
+
+extension LiveViewTests {
+  @Test(.enabled(if: hasTmux)) func aJobWaitingInTheClusterShowsAsQueued() throws {
+    let marker = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
+    let (dir, environment) = try FakeSlurmTests().fake([
+      "sbatch": "echo 55", "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || echo '55|PENDING|Resources|'",
+      "scancel": "touch \(marker)", "srun": "exit 1"])
+    try #"operation { name = "big", queue = queue { name = "hpc", executor = "slurm" }, timeout = 3, sh = "true" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let session = try TerminalSession("PATH=\(environment["PATH"]!) TASKRUN_SLURM_POLL=0.1 \(Binary.url.path) w.lua", in: dir)
+    let queued = session.wait { $0.contains("queued on slurm (Resources)") }
+    #expect(queued.contains("⧗ big  queued on slurm (Resources)"), "\(queued)")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("timed out after 3 s") && done.contains("EXIT=1"), "\(done)")
+  }
+}

@@ -29,6 +29,25 @@ import Testing
 
   struct TestFailure: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
 
+  /// Commands of these tests carry this in their environment (the node is this machine).
+  static let mark = "slurm-\(UUID().uuidString)"
+
+  /// Waits up to `seconds` for the marked processes to be gone; returns those left.
+  static func survivors(after seconds: Double) -> [pid_t] {
+    func marked() -> [pid_t] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid_t($0) }.filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              stat.split(separator: ")").last?.split(separator: " ").first != "Z",
+              let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        return String(decoding: environ, as: UTF8.self).contains("TASKRUN_TEST_MARK=\(mark)")
+      }
+    }
+    let deadline = Date().addingTimeInterval(seconds)
+    var left = marked()
+    while !left.isEmpty && Date() < deadline { usleep(100_000); left = marked() }
+    return left
+  }
+
   func folder(_ script: String) throws -> URL {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-slurm-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -68,6 +87,7 @@ import Testing
           progress = "%[(%d+)/(%d+)%]" }
       end
     end
+    operation { name = "nowhere", queue = q, after = { layers[1][1] }, cwd = "/no/such/dir", sh = "true" }
     """
 
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
@@ -82,7 +102,7 @@ import Testing
     #expect(local.status == 1 && slurm.status == 1, "\(slurm.stdout)\(slurm.stderr)")
     let here = try outcomes(dir.appendingPathComponent("local.ndjson"))
     let there = try outcomes(dir.appendingPathComponent("slurm.ndjson"))
-    #expect(here.count == 20)
+    #expect(here.count == 21)
     for name in here.keys.sorted() { #expect(here[name] == there[name], "\(name): local \(here[name]!) / slurm \(there[name] ?? "-")") }
   }
 
@@ -92,7 +112,7 @@ import Testing
     let dir = try folder("""
       local q = queue { name = "work", executor = "slurm" }
       operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; while :; do sleep 0.1; done" }
-      operation { name = "plain", queue = q, sh = "sleep 30" }
+      operation { name = "plain", queue = q, env = { TASKRUN_TEST_MARK = "\(Self.mark)" }, sh = "sleep 30" }
       """)
     let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: allocation.environment)
     let deadline = Date().addingTimeInterval(20)
@@ -107,6 +127,7 @@ import Testing
     #expect(term == "got TERM\n", "the command saw TERM, not only KILL")
     let steps = try Child.output(["squeue", "-s", "-h", "-j", allocation.id, "-o", "%i %j"]).stdout
     #expect(!steps.contains("taskrun."), "no step of the run is left: \(steps)")
+    #expect(Self.survivors(after: 10).isEmpty, "no process of the run is left on the node")
   }
 
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
@@ -163,7 +184,7 @@ extension SlurmTests {
     let dir = try folder("""
       local q = queue { name = "work", executor = "slurm" }
       operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; while :; do sleep 0.1; done" }
-      for i = 1, 3 do operation { name = "waits " .. i, queue = q, sh = "sleep 30" } end
+      for i = 1, 3 do operation { name = "waits " .. i, queue = q, env = { TASKRUN_TEST_MARK = "\(Self.mark)" }, sh = "sleep 30" } end
       """)
     let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: Self.batchEnvironment)
     let deadline = Date().addingTimeInterval(30)
@@ -176,6 +197,7 @@ extension SlurmTests {
     let settle = Date().addingTimeInterval(10)
     while Date() < settle, !(try liveJobs()).isEmpty { usleep(200_000) }
     #expect(try liveJobs().isEmpty, "no job of the run is left in squeue")
+    #expect(Self.survivors(after: 10).isEmpty, "no process of the run is left on the node")
     let term = (try? String(contentsOf: dir.appendingPathComponent("term.txt"), encoding: .utf8)) ?? ""
     #expect(term == "got TERM\n", "the command saw TERM before KILL")
   }
@@ -256,6 +278,31 @@ extension SlurmTests {
     #expect(events.contains(#""event":"job","operation":"big","executor":"slurm","job_id":"55","state":"queued","reason":"Resources","node":null"#),
             "\(events)")
     #expect(run.stderr.contains("FAILED    big") && run.stderr.contains("timed out after 1 s"), "taskrun's timeout cancels it")
+  }
+
+  @Test func aQueuedJobsDurationStartsWhenItRunsAndASlurmQueueTakes100AtOnce() throws {
+    // The fake runs the job a second after sbatch, squeue says PENDING until then.
+    let mark = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-started-\(UUID().uuidString)").path
+    let (dir, environment) = try fake([
+      "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sleep 1; touch \(mark); sh \"$@\" ) >/dev/null 2>&1 &\necho 66",
+      "squeue": "[ -f \(mark) ] && echo '66|RUNNING|None|fakenode' || echo '66|PENDING|Priority|'",
+      "scancel": "exit 0", "srun": "exit 1"])
+    try """
+      local hpc = queue { name = "hpc", executor = "slurm" }
+      operation { name = "queued", queue = hpc, sh = "sleep 0.5" }
+      operation { name = "limit", run = function() print("max_concurrent " .. hpc.max_concurrent) end }
+      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+                                             environment: environment), timeout: 30)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("max_concurrent 100"))
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
+      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let finish = events.first { $0["event"] as? String == "op_finish" && $0["operation"] as? String == "queued" }
+    let duration = finish?["duration"] as? Double ?? -1
+    let end = finish?["time"] as? Double ?? 0
+    #expect(end > 1.2 && duration > 0.4 && duration < end - 0.5, "counted from the job's start, not its submission: \(String(describing: finish))")
+    #expect(events.contains { $0["event"] as? String == "job" && $0["state"] as? String == "running" && $0["node"] as? String == "fakenode" })
   }
 
   @Test func sbatchRefusingAJobIsACommandThatCouldNotStart() throws {
