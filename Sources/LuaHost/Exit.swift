@@ -36,6 +36,9 @@ extension ScriptHost {
   /// run is interrupted or ended, whatever it waits for (sh, sleep, wait) raises now.
   func wakeTopLevel() {
     let reason = scheduler.endedBy ?? "interrupted"
+    // The signal watcher raises the flag too, but after it posts the signal: without this the
+    // loop could resume the top level first, and a pcall around `wait` would let it go on.
+    if scheduler.endedBy == nil { setInterrupt(true) }
     for co in live where co.op == nil && co.pending != nil {
       co.interruptReason = reason
       interruptPending(co, reason: reason)
