@@ -1,25 +1,29 @@
 // Measure: runs a program to its end and reports its wall time and peak memory.
 import Foundation
 
-/// One run of a program: seconds of wall time, peak resident memory in KB, exit status
-/// (nil seconds: stopped after the time limit).
+/// One run of a program: seconds of wall time, CPU seconds (user and system, its own and its
+/// commands'), peak resident memory in KB, exit status, and whether it was stopped after the
+/// time limit.
 struct Sample {
   var seconds: Double
+  var cpu = 0.0
   var peakKB: Int
   var status: Int32
   var timedOut = false
 }
 
 enum Measure {
-  /// Runs `argv` (searched in PATH) in `directory` with output discarded; wait4 gives the
-  /// child's own peak RSS.
-  static func run(_ argv: [String], in directory: String? = nil, limit: Double = 600) -> Sample {
+  /// Runs `argv` (searched in PATH) in `directory` with output discarded, or written to
+  /// `terminal` (a pseudo-terminal's other end); wait4 gives the child's own peak RSS and the
+  /// CPU time of it and its children.
+  static func run(_ argv: [String], in directory: String? = nil, limit: Double = 600,
+                  terminal: String? = nil) -> Sample {
     let command = directory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0] + argv } ?? argv
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, terminal ?? "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/tmp/taskrun-bench-stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     var cArgs = command.map { strdup($0) } + [nil]
     defer { cArgs.forEach { free($0) } }
@@ -41,23 +45,42 @@ enum Measure {
       usleep(1_000)
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    return Sample(seconds: seconds, peakKB: usage.ru_maxrss, status: timedOut ? 0 : (status >> 8) & 0xff,
-                  timedOut: timedOut)
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+      + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Sample(seconds: seconds, cpu: cpu, peakKB: usage.ru_maxrss,
+                  status: timedOut ? 0 : (status >> 8) & 0xff, timedOut: timedOut)
   }
 
-  /// The median of `repeats` runs (by time), with the largest peak memory seen.
-  static func median(_ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600) -> Sample {
-    let first = run(argv, in: directory, limit: limit)
+  /// The median of `repeats` runs (wall time and CPU time each their own median), with the
+  /// largest peak memory seen.
+  static func median(_ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600,
+                     terminal: String? = nil) -> Sample {
+    let first = run(argv, in: directory, limit: limit, terminal: terminal)
     if first.timedOut { return first }  // once is enough to know it is too slow
-    var samples = [first] + (1..<max(1, repeats)).map { _ in run(argv, in: directory, limit: limit) }
+    var samples = [first] + (1..<max(1, repeats)).map { _ in
+      run(argv, in: directory, limit: limit, terminal: terminal)
+    }
     samples.sort { $0.seconds < $1.seconds }
     var middle = samples[samples.count / 2]
+    middle.cpu = samples.map(\.cpu).sorted()[samples.count / 2]
     middle.peakKB = samples.map(\.peakKB).max() ?? 0
     if let failed = samples.first(where: { $0.status != 0 }) {
       let stderr = (try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8)) ?? ""
       print("  ! \(argv.joined(separator: " ")) exited \(failed.status): \(stderr.prefix(300))")
     }
     return middle
+  }
+
+  /// Instructions `argv` executes (valgrind's cachegrind, user space), or nil without valgrind.
+  /// Valgrind cannot read the debug information of a static Swift binary: give it a copy
+  /// stripped of it (`strip --strip-debug`).
+  static func instructions(_ argv: [String]) -> Double? {
+    let sample = run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"] + argv)
+    guard sample.status == 0,
+          let text = try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.contains("I") && $0.contains("refs:") }),
+          let count = Double(line.split(separator: ":").last!.filter(\.isNumber)) else { return nil }
+    return count
   }
 
   /// Times `body` in this process: the best of `repeats` runs, in seconds.

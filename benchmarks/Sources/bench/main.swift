@@ -25,12 +25,16 @@ let graphs = root + "/benchmarks/graphs.lua"
 let repeats = quick ? 1 : 5
 let sizes = quick ? [1_000, 10_000] : [10_000, 100_000]
 let commandSizes = quick ? [200, 1_000] : [1_000, 10_000]
+/// The Lua floor's sizes: the first is the base of the growth ratio.
+let floorSizes = quick ? [1_000, 10_000] : [10_000, 100_000, 1_000_000]
+var targets = Targets()
 
 print("taskrun benchmarks: \(jobs) jobs, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
   + "median of \(repeats) run(s) each, all rows measured in this sitting")
 
 // Baselines: what a process costs before it does any work.
 let emptyTaskrun = Measure.median(repeats * 3, [taskrun, "-q", root + "/benchmarks/empty.lua"])
+let emptyLua = Measure.median(repeats * 3, ["lua5.4", "-e", ""])
 let emptyQueue = Measure.median(repeats * 3, [bench, "oq", "independent", "0", "\(jobs)"])
 
 // 1. In-process work: no-op Lua operations against no-op BlockOperations.
@@ -52,10 +56,14 @@ for shape in Shape.allCases {
 }
 scheduling.print()
 
+// 1b. No-op operations against what Lua itself spends on the same graph script.
+floorTable().print()
+
 // 2. Trivial commands: taskrun vs ninja vs make on the same graphs.
 let hasNinja = Measure.run(["ninja", "--version"]).status == 0
-var commands = Table(title: "Commands (`true`) at -j\(jobs): taskrun vs ninja vs make",
-                     header: ["shape", "commands", "taskrun µs/cmd", "ninja µs/cmd", "make µs/cmd", "taskrun / ninja"])
+var commands = Table(title: "Commands (`true`) at -j\(jobs): taskrun vs ninja vs make (CPU: the tool and its commands)",
+                     header: ["shape", "commands", "taskrun µs/cmd", "ninja µs/cmd", "make µs/cmd", "taskrun / ninja",
+                              "taskrun / make", "taskrun CPU µs/cmd", "make CPU µs/cmd", "CPU taskrun / make"])
 let scratch = NSTemporaryDirectory() + "taskrun-bench-\(getpid())"
 try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 for shape in Shape.allCases {
@@ -63,17 +71,25 @@ for shape in Shape.allCases {
     try writeBuildFiles(shape, n, in: scratch)
     let t = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "sh"])
     let tus = (t.seconds - emptyTaskrun.seconds) / Double(n) * 1e6
+    let tcpu = (t.cpu - emptyTaskrun.cpu) / Double(n) * 1e6
     var nus = Double.nan
     if hasNinja {
       nus = Measure.median(repeats, ["sh", "-c", "rm -f .ninja_log .ninja_deps; exec ninja -j\(jobs) -f build.ninja >/dev/null"], in: scratch).seconds / Double(n) * 1e6
     }
-    let mus = Measure.median(repeats, ["make", "-s", "-j\(jobs)", "-f", "Makefile"], in: scratch).seconds / Double(n) * 1e6
+    let m = Measure.median(repeats, ["make", "-s", "-j\(jobs)", "-f", "Makefile"], in: scratch)
+    let mus = m.seconds / Double(n) * 1e6, mcpu = m.cpu / Double(n) * 1e6
     commands.rows.append([shape.rawValue, "\(n)", f(tus), hasNinja ? f(nus) : "(no ninja)", f(mus),
-                          hasNinja ? f(tus / nus) : "-"])
+                          hasNinja ? f(tus / nus) : "-", f(tus / mus), f(tcpu), f(mcpu), f(tcpu / mcpu)])
+    if hasNinja { targets.check("commands \(shape.rawValue) \(n): wall / ninja", tus / nus, atMost: 0.9) }
+    targets.check("commands \(shape.rawValue) \(n): wall / make", tus / mus, atMost: 1.0)
+    targets.check("commands \(shape.rawValue) \(n): CPU / make's", tcpu / mcpu, atMost: 1.0)
   }
 }
 try? FileManager.default.removeItem(atPath: scratch)
 commands.print()
+
+// 2b. The live view's cost.
+liveViewTable().print()
 
 // 3. Progress updates.
 let updates = quick ? 200_000 : 1_000_000
@@ -98,6 +114,7 @@ if let bare = lua["bare"], let update = lua["update"], let field = lua["field"] 
   progress.rows.append(["Lua loop, p.completed = i", f(update, 1)])
   progress.rows.append(["Lua: update loop / bare loop", f(update / bare) + "×"])
   progress.rows.append(["Lua: update loop / table store loop", f(update / field) + "×"])
+  targets.check("p.completed = i / a table field store", update / field, atMost: 1.1)
 } else {
   progress.rows.append(["Lua loop", "(progress.lua printed no RESULT line)"])
 }
@@ -110,6 +127,7 @@ var startup = Table(title: "Start-up: an empty workflow (median of 21)", header:
 startup.rows.append(["lua5.4 -e ''", f(lua54.seconds * 1000)])
 startup.rows.append(["taskrun empty.lua (static)", f(started.seconds * 1000)])
 startup.rows.append(["taskrun (static) − lua5.4", f((started.seconds - lua54.seconds) * 1000)])
+targets.check("start-up: taskrun − lua5.4 -e '' (ms)", (started.seconds - lua54.seconds) * 1000, atMost: 3)
 if FileManager.default.isExecutableFile(atPath: dynamic) {
   let linked = Measure.median(21, [dynamic, "-q", root + "/benchmarks/empty.lua"])
   startup.rows.append(["taskrun empty.lua (dynamic Foundation)", f(linked.seconds * 1000)])
@@ -126,5 +144,8 @@ for (layers, width, seconds) in [(4, jobs, 0.25), (8, jobs * 2, 0.1)] {
   let makespan = run.seconds - emptyTaskrun.seconds
   parallel.rows.append(["\(layers) layers × \(width), \(seconds) s each, -j\(jobs)", f(ideal), f(makespan, 3),
                         f(makespan / ideal, 3)])
+  targets.check("makespan / ideal, \(layers) layers × \(width)", makespan / ideal, atMost: 1.02)
 }
 parallel.print()
+
+targets.print()
