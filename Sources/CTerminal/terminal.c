@@ -1,5 +1,6 @@
-/* terminal.c: terminal width, and an async-signal-safe cursor restore on crashes. */
+/* terminal.c: terminal size, stdout buffering for frames, and a cursor restore on crashes. */
 #include "CTerminal.h"
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -43,4 +44,33 @@ void ct_show_cursor_on_crash(void) {
   sigemptyset(&action.sa_mask);
   for (unsigned i = 0; i < sizeof g_signals / sizeof g_signals[0]; i++)
     sigaction(g_signals[i], &action, &g_previous[g_signals[i]]);
+}
+
+static char g_frame[1 << 16];
+
+void ct_buffer_stdout(int whole) {
+  fflush(stdout);
+  setvbuf(stdout, g_frame, whole ? _IOFBF : _IOLBF, sizeof g_frame);
+}
+
+void ct_write_stdout(const char *bytes, long count) {
+  if (count > 0) fwrite(bytes, 1, (size_t)count, stdout);
+}
+
+void ct_write_seconds(double seconds) {
+  if (!(seconds >= 0 && seconds < 1e15)) { printf("%.2f", seconds); return; }
+  unsigned long long hundredths = (unsigned long long)(seconds * 100 + 0.5);
+  char text[32], *end = text + sizeof text, *p = end;
+  *--p = (char)('0' + hundredths % 10);
+  *--p = (char)('0' + hundredths / 10 % 10);
+  *--p = '.';
+  unsigned long long whole = hundredths / 100;
+  do { *--p = (char)('0' + whole % 10); whole /= 10; } while (whole > 0);
+  fwrite(p, 1, (size_t)(end - p), stdout);
+}
+
+void ct_flush_stdout_if_free(void) {
+  if (ftrylockfile(stdout) != 0) return;
+  fflush_unlocked(stdout);
+  funlockfile(stdout);
 }

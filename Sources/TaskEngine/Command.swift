@@ -138,8 +138,23 @@ public final class CommandBody: OperationBody {
 public func formatSeconds(_ seconds: Double) -> String {
   guard seconds.isFinite, seconds < Limits.maxSeconds else { return "forever" }
   if seconds < 60 {
-    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.2f s", seconds)
+    return seconds == seconds.rounded() ? "\(Int(seconds)) s" : formatFixed(seconds, 2) + " s"
   }
   let whole = Int(seconds.rounded())
   return "\(whole / 60) min \(whole % 60) s"
+}
+
+/// `value` with `digits` (0 to 3) decimals, as `%.Nf` prints it (but never "-0.00") without Foundation's
+/// formatter, which costs a microsecond a line: reports print one per operation.
+public func formatFixed(_ value: Double, _ digits: Int) -> String {
+  let digits = min(max(digits, 0), 3)
+  guard value.isFinite, abs(value) < 1e15 else { return String(format: "%.\(digits)f", value) }
+  let scale = [1, 10, 100, 1000][digits]
+  let units = Int((abs(value) * Double(scale)).rounded(.toNearestOrAwayFromZero))
+  var text = (value < 0 && units != 0 ? "-" : "") + String(units / scale)
+  if digits > 0 {
+    let fraction = String(units % scale)
+    text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+  }
+  return text
 }

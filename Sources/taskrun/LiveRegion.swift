@@ -58,7 +58,7 @@ struct LiveRegion {
       if p.paused { tail += "  " + color.paint("paused", "33") }
     }
     let elapsed = now - op.start
-    tail += "  " + (elapsed < 60 ? String(format: "%.1fs", elapsed) : clock(elapsed))
+    tail += "  " + (elapsed < 60 ? formatFixed(elapsed, 1) + "s" : clock(elapsed))
     let room = max(8, min(width / 2, width - 6 - tail.columns))
     return "  \(color.paint(spin(op.name), "36")) " + op.name.fitted(to: room, ellipsis: true) + tail
   }

@@ -5,7 +5,10 @@ import Foundation
 import Synchronization
 import TaskEngine
 
-/// Redraws at most `rate` times a second, on ticks; everything it shows comes from events.
+/// Redraws at most `rate` times a second; everything it shows comes from events. While it is
+/// active, standard output is whole-buffered: lines for finished operations and output wait
+/// with the region's clearing for the next frame, and the terminal gets both in one write, so
+/// a run of many short operations costs a frame per tick, not a frame per operation.
 final class LiveReporter: EventSink {
   static let hideCursor = "\u{1B}[?25l"
   static let showCursor = "\u{1B}[?25h"
@@ -120,6 +123,7 @@ final class LiveReporter: EventSink {
         clear()                      // the question is asked alone, below the scrolled lines
         write(Self.showCursor)
         prompting = true
+        fflush(nil)
         lines.receive(event)         // which holds other output until the answer
       } else {
         prompting = false
@@ -132,6 +136,7 @@ final class LiveReporter: EventSink {
       active = false
       write(Self.showCursor)
       lines.receive(event)
+      ct_buffer_stdout(0)
     }
   }
 
@@ -142,6 +147,7 @@ final class LiveReporter: EventSink {
     clear()
     taskbar?.clear()
     write(Self.showCursor)
+    ct_buffer_stdout(0)
     active = false
     running.removeAll()
     groups.removeAll()
@@ -150,14 +156,16 @@ final class LiveReporter: EventSink {
   private func activate() {
     guard !active else { return }
     active = true
+    ct_buffer_stdout(1)
     write(Self.hideCursor)
   }
 
-  /// Prints what `body` prints above the live region, then redraws the region.
+  /// Prints what `body` prints above the live region; the region comes back with the next
+  /// frame (at once if one is due).
   private func above(_ body: () -> Void) {
     clear()
     body()
-    draw(force: true)
+    draw(force: false)
   }
 
   private func clear() {
@@ -184,10 +192,8 @@ final class LiveReporter: EventSink {
     write(region.joined(separator: "\n"))
     regionHeight = region.count
     taskbar?.show(progress)
-  }
-
-  private func write(_ text: String) {
-    print(text, terminator: "")
     fflush(nil)
   }
+
+  private func write(_ text: String) { print(text, terminator: "") }
 }

@@ -1,4 +1,5 @@
 // PlainReporter: line-per-event output for pipes, CI and terminals until the live view lands.
+import CTerminal
 import Foundation
 import TaskEngine
 
@@ -36,6 +37,9 @@ final class PlainReporter: EventSink {
   /// A `confirm` question is on the terminal: what would be printed waits for the answer.
   private var prompting = false
   private var held: [RunEvent] = []
+
+  /// "ok" as each finished line starts, painted once.
+  private lazy var okLabel = label("ok", "32")
 
   init(verbosity: Verbosity, color: ColorPolicy, showStarts: Bool = true) {
     self.verbosity = verbosity
@@ -96,11 +100,13 @@ final class PlainReporter: EventSink {
   }
 
   private func finished(_ name: String, _ outcome: Outcome, _ duration: Double, _ error: String?, _ output: String) {
-    var time: String { String(format: "%.2f s", duration) }  // only for lines that are printed
+    var time: String { formatFixed(duration, 2) + " s" }  // only for lines that are printed
     switch outcome {
     case .succeeded:
       guard verbosity == .normal || verbosity == .verbose else { return }
-      line(label("ok", "32"), "\(name) (\(time))")
+      write(okLabel, " ", name, " (")
+      ct_write_seconds(duration)
+      write(" s)\n")
     case .failed:
       failure(label("FAILED", "1;31") + " \(name) (\(time)): \(error ?? "failed")")
       if verbosity != .verbose { printOutput(output, limit: 200) }
@@ -149,13 +155,13 @@ final class PlainReporter: EventSink {
       failure("Cancelled: \(names)")
     }
     if verbosity == .normal || verbosity == .verbose, summary.slowest.count > 1 {
-      let seconds = { (t: RunSummary.Timing) in String(format: "%.2f s", t.duration) }
+      let seconds = { (t: RunSummary.Timing) in formatFixed(t.duration, 2) + " s" }
       print("Slowest: " + summary.slowest.prefix(3).map { "\($0.name) \(seconds($0))" }.joined(separator: ", "))
       if !summary.criticalPath.isEmpty {
         print("Critical path: " + Self.criticalPath(summary.criticalPath))
       }
     }
-    var text = summary.counts + " in " + String(format: "%.2f s", summary.elapsed)
+    var text = summary.counts + " in " + formatFixed(summary.elapsed, 2) + " s"
     if summary.interrupted { text += " (interrupted)" }
     print(summary.allSucceeded ? color.paint(text, "1;32") : color.paint(text, "1"))
   }
@@ -175,7 +181,7 @@ final class PlainReporter: EventSink {
         default: text += " → "
         }
       }
-      text += "\(step.name) (\(String(format: "%.2f s", step.duration)))"
+      text += "\(step.name) (\(formatFixed(step.duration, 2)) s)"
     }
     return text
   }
@@ -203,8 +209,14 @@ final class PlainReporter: EventSink {
   func note(_ message: String) { print("taskrun: " + message) }
 
   private func label(_ text: String, _ code: String) -> String {
-    color.paint(text.padding(toLength: 9, withPad: " ", startingAt: 0), code)
+    color.paint(text + String(repeating: " ", count: max(0, 9 - text.count)), code)
   }
 
-  private func line(_ label: String, _ text: String) { print(label + " " + text) }
+  private func line(_ label: String, _ text: String) { write(label, " ", text, "\n") }
+
+  /// Writes `parts` to standard output's buffer one after another: a line per finished
+  /// operation costs less than `print` or building the line as one string.
+  private func write(_ parts: String...) {
+    for var part in parts { part.withUTF8 { ct_write_stdout($0.baseAddress, $0.count) } }
+  }
 }

@@ -11,7 +11,7 @@ final class TaskbarProgress {
   private var shown: (state: Int, percent: Int)?
   private let write: (String) -> Void
 
-  init(write: @escaping (String) -> Void = { print($0, terminator: ""); fflush(nil) }) {
+  init(write: @escaping (String) -> Void = { print($0, terminator: "") }) {  // flushed with the frame
     self.write = write
   }
 

@@ -1,5 +1,6 @@
 // taskrun: the command line. Parses options, loads the script, runs it, maps outcomes to exit codes.
 import ArgumentParser
+import CTerminal
 import Foundation
 import LuaHost
 import TaskEngine
@@ -104,9 +105,12 @@ enum Taskrun {
     _exit(code)
   }
 
-  /// The cursor back, from any thread (one write), when the live view may have hidden it.
+  /// The live view's last lines (unless the main thread is writing them) and the cursor back,
+  /// from any thread, when the live view may have hidden it.
   static func showCursor() {
-    if RunCommand.liveView != nil { _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7) }
+    guard RunCommand.liveView != nil else { return }
+    ct_flush_stdout_if_free()
+    _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7)
   }
 
   /// Sends a run's signals to `scheduler`: the first Ctrl-C stops Lua code at once (the

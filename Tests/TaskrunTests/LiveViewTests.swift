@@ -162,6 +162,23 @@ extension LiveViewTests {
 }
 
 extension LiveViewTests {
+  /// A frame (clearing the region and drawing it) costs far more than a line: many short
+  /// operations get a frame per tick (15 a second), not one each, and every line still shows.
+  @Test func aBurstOfShortOperationsIsDrawnAtTheFrameRateWithEveryLine() throws {
+    let dir = try workflow("for i = 1, 3000 do operation { name = 'n' .. i, run = function() end } end")
+    let started = Date()
+    let run = Binary.finish(try Binary.start(["--progress", "tty", "-j2", "w.lua"], in: dir))
+    let seconds = Date().timeIntervalSince(started)
+    #expect(run.status == 0, "\(run.stderr)")
+    let frames = run.stdout.components(separatedBy: "\u{1B}[J").count - 1
+    #expect(frames <= Int(seconds * 15) + 3, "\(frames) frames in \(seconds) s")
+    let ok = Set(run.stdout.split(separator: "\n").compactMap { line in
+      line.range(of: #"ok +n\d+ \(\d+\.\d\d s\)"#, options: .regularExpression).map { String(line[$0].split(separator: " ")[1]) }
+    })
+    #expect(ok.count == 3000, "\(ok.count) of 3000 lines")
+    #expect(run.stdout.contains("3000 succeeded"))
+  }
+
   @Test(.enabled(if: hasTmux)) func aJobWaitingInTheClusterShowsAsQueued() throws {
     let marker = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
     let (dir, environment) = try FakeSlurmTests().fake([

@@ -9,4 +9,19 @@ int ct_rows(int fd);
 /* On a crash signal (SEGV, BUS, ILL, FPE, ABRT), show the cursor again on fd 1, then let the
    previous handler (Swift's backtracer) or the default action run. */
 void ct_show_cursor_on_crash(void);
+
+/* Standard output whole-buffered (`whole`: the live view writes a frame at a time) or
+   line-buffered again, after flushing what it holds. */
+void ct_buffer_stdout(int whole);
+
+/* Writes `count` bytes to standard output (through its buffer, as print does). */
+void ct_write_stdout(const char *bytes, long count);
+
+/* Writes a non-negative number of seconds below 10^15 with two decimals ("0.25"), as
+   printf's "%.2f" would but at a tenth of its cost (a report writes one per operation). */
+void ct_write_seconds(double seconds);
+
+/* Flushes standard output unless another thread is writing to it (from a thread that is
+   about to end the process, which must not wait on a stuck writer). */
+void ct_flush_stdout_if_free(void);
 #endif
