@@ -24,10 +24,11 @@ public struct CommandSpec: Sendable, Equatable {
     switch line {
     case .argv(let argv): return argv
     case .shell(let text):
-      if text.contains(where: { CommandSpec.shellCharacters.contains($0) }) {
+      // Every shell character is ASCII: bytes are enough, and far cheaper than Characters.
+      if text.utf8.contains(where: { $0 < 128 && CommandSpec.shellBytes[Int($0)] }) {
         return ["/bin/sh", "-c", text]
       }
-      let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+      let words = text.utf8.split(whereSeparator: { $0 == 32 || $0 == 9 }).map { String(Substring($0)) }
       if words.isEmpty { return ["/bin/sh", "-c", text] }
       // Shell builtins and keywords have no executable of their own.
       if CommandSpec.shellWords.contains(words[0]) { return ["/bin/sh", "-c", text] }
@@ -51,6 +52,9 @@ public struct CommandSpec: Sendable, Equatable {
 
   // GNU make's list (job.c sh_chars) plus quoting, escapes, newlines and assignments.
   static let shellCharacters = Set("#;\"*?[]&|<>(){}$`^~!'\\\n=%")
+  static let shellBytes: [Bool] = (0..<128).map { byte in
+    shellCharacters.contains(Character(Unicode.Scalar(UInt8(byte))))
+  }
   static let shellWords: Set<String> = [
     ":", ".", "cd", "exit", "export", "set", "unset", "eval", "exec", "source", "alias",
     "if", "for", "while", "case", "until", "ulimit", "umask", "wait", "trap", "shift", "read",
