@@ -26,17 +26,17 @@ final class LuaCoroutine {
   let op: OperationNode?
   let onEnd: (CoroutineEnd) -> Void
   /// What it is suspended on, so cancellation can undo it.
-  var pending: Pending?
+  @exclusivity(unchecked) var pending: Pending?
   /// Why the run woke it (interrupted, os.exit): what its primitive raises.
-  var interruptReason: String?
-  var isDead = false
+  @exclusivity(unchecked) var interruptReason: String?
+  @exclusivity(unchecked) var isDead = false
   /// Its place in the host's list of live coroutines.
-  var liveIndex = 0
+  @exclusivity(unchecked) var liveIndex = 0
   /// Lua code was handed this thread (`coroutine.running()`), so it is never reused.
-  var escaped = false
+  @exclusivity(unchecked) var escaped = false
   /// Implicit progress composition in this coroutine (progress.current(), become_current).
   lazy var progress = ProgressContext()  // most bodies never touch progress
-  var progressPrimed = false
+  @exclusivity(unchecked) var progressPrimed = false
 
   enum Pending {
     case sleep(timer: Int)

@@ -30,27 +30,27 @@ public final class ScriptHost {
   var live: [LuaCoroutine] = []
   var idleThreads: [(thread: OpaquePointer, ref: Int32)] = []
   /// The coroutine whose code is running now (nil between resumes).
-  var current: LuaCoroutine?
+  @exclusivity(unchecked) var current: LuaCoroutine?
   /// Resumptions waiting for the loop (never nested inside another coroutine's run).
   var runnable: [() -> Void] = []
-  var drainScheduled = false
+  @exclusivity(unchecked) var drainScheduled = false
   /// Progress nodes Lua holds handles to (index = handle id), and what Lua attached to them.
   var progressNodes: [ProgressNode] = []
   var progressIDs: [ObjectIdentifier: Int] = [:]
   var progressHandlers: [ObjectIdentifier: [String: Int32]] = [:]
   var progressObservers: [ObjectIdentifier: [Int32]] = [:]
   var observedDirty: Set<ObjectIdentifier> = []
-  var observerFlushScheduled = false
+  @exclusivity(unchecked) var observerFlushScheduled = false
   /// Implicit composition for Lua code that runs outside any coroutine (observers, handlers).
   let scriptlessContext = ProgressContext()
   /// The Lua thread whose call into the host is in progress (handlers run on its stack).
-  var callState: OpaquePointer?
+  @exclusivity(unchecked) var callState: OpaquePointer?
   /// Interned Lua strings of hot field names, compared by address (short strings are unique).
-  var hotKeys = HotKeys()
+  @exclusivity(unchecked) var hotKeys = HotKeys()
   struct HotKeys { var completed: UnsafePointer<CChar>? }
   /// The string "completed" (a registry reference), and the progress handles whose
   /// `completed` Lua has stored raw since the last sync (see ProgressSync).
-  var completedKey: Int32 = LUA_NOREF
+  @exclusivity(unchecked) var completedKey: Int32 = LUA_NOREF
   var armedProgress: [Int] = []
   /// The fields operation{} and group{} take (see SpecSlots).
   lazy var operationKeys = specKeys(SpecField.allCases)
@@ -83,31 +83,31 @@ public final class ScriptHost {
   var testBlocks: [Int: TestCase] = [:]
   /// io.write to standard output goes through the reporters (a live view draws there);
   /// `pendingWrite` is a written line still waiting for its newline.
-  public var captureWrites = false
+  @exclusivity(unchecked) public var captureWrites = false
   /// The REPL: each `run()` at the top level, with nothing running, is a run of its own
   /// (its counts and elapsed time start from zero).
-  public var freshRunPerRequest = false
+  @exclusivity(unchecked) public var freshRunPerRequest = false
   /// `--executor`: "slurm" or "local" (nil: each queue says, else this machine), and the
   /// job name of this run's Slurm jobs.
-  var executorChoice: String?
+  @exclusivity(unchecked) var executorChoice: String?
   lazy var slurmTag = Slurm.runTag()
-  var pendingWrite = ""
+  @exclusivity(unchecked) var pendingWrite = ""
   var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
-  public var assumeYes = false
+  @exclusivity(unchecked) public var assumeYes = false
   public var ask: (@Sendable (String) -> Bool?)?
   /// The Lua library's version: "Lua 5.4.4".
   public static let luaRelease = "Lua \(LUA_VERSION_MAJOR).\(LUA_VERSION_MINOR).\(LUA_VERSION_RELEASE)"
 
   /// Script arguments (`arg`).
   let arguments: [String]
-  var scriptPath = "?"
+  @exclusivity(unchecked) var scriptPath = "?"
   /// Bytes the Lua heap may hold while Lua code runs (`--memory`; 0: no limit).
   public let memoryLimit: Int
   /// `-n` and `taskrun graph`: the script is loaded, nothing runs (see `dryRunRequest`).
-  public var dryRun = false
+  @exclusivity(unchecked) public var dryRun = false
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
-  public internal(set) var exitCode: Int32?
+  @exclusivity(unchecked) public internal(set) var exitCode: Int32?
 
   /// A state with the standard libraries, the taskrun API and the interrupt hook.
   public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int = 0) {

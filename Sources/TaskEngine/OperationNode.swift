@@ -96,53 +96,60 @@ public protocol OperationBody: AnyObject {
 }
 
 /// A node of the task graph: created by a script or by Swift code, run at most once.
+///
+/// Fields that hold plain values (numbers, flags, enums, strings, optionals of them, a
+/// reference) are `@exclusivity(unchecked)`, as are such fields of the scheduler, its queues
+/// and the Lua host. Each access to them is a whole load or store, or an in-place update by an
+/// operator, on the scheduler's one thread: no other access can overlap it, so the runtime
+/// check guarded nothing and cost a quarter of an operation's instructions. Collections, and
+/// any value a mutating method runs on, keep their checks.
 public final class OperationNode {
   /// Declaration order; ties between equal priorities break on it.
   public let id: Int
-  public internal(set) var name: String
+  @exclusivity(unchecked) public internal(set) var name: String
   /// Its body waits for other operations and gave its queue slot back meanwhile.
-  public internal(set) var slotYielded = false
+  @exclusivity(unchecked) public internal(set) var slotYielded = false
   /// Named op1, op2, … by taskrun: a name the script chooses later wins over it.
-  var hasDefaultName = false
+  @exclusivity(unchecked) var hasDefaultName = false
   /// Skipped because something upstream failed (or was cancelled): `when = "failed"`
   /// downstream runs for it, as Airflow's one_failed counts upstream failures.
-  public internal(set) var upstreamFailed = false
-  public var body: (any OperationBody)?
-  public internal(set) var queue: WorkQueue
-  public var priority: Priority = .normal
-  public var policy: RunPolicy = .succeeded
-  public var weight: Double = 1
+  @exclusivity(unchecked) public internal(set) var upstreamFailed = false
+  @exclusivity(unchecked) public var body: (any OperationBody)?
+  @exclusivity(unchecked) public internal(set) var queue: WorkQueue
+  @exclusivity(unchecked) public var priority: Priority = .normal
+  @exclusivity(unchecked) public var policy: RunPolicy = .succeeded
+  @exclusivity(unchecked) public var weight: Double = 1
   /// `desc = "…"`: what it is for, as `taskrun --list` shows it.
-  public var desc: String?
+  @exclusivity(unchecked) public var desc: String?
   /// Tries again after a failure (not after a cancellation).
-  public var retry: RetryPolicy?
+  @exclusivity(unchecked) public var retry: RetryPolicy?
   /// Evaluated in order after its dependencies finish; the first that does not hold decides.
   public internal(set) var conditions: [any OperationCondition] = []
   /// Resource categories it takes one unit of while it executes (mutex, resource).
   public internal(set) var resources: [String] = []
   /// Dependencies its conditions produced, and which condition produced each.
   var producedBy: [OperationNode: String] = [:]
-  var conditionsProduced = false
-  var conditionsHeld = false
-  public internal(set) var evaluatingConditions = false
+  @exclusivity(unchecked) var conditionsProduced = false
+  @exclusivity(unchecked) var conditionsHeld = false
+  @exclusivity(unchecked) public internal(set) var evaluatingConditions = false
   /// The group it runs in, if any, and (for a group) its children.
   public internal(set) weak var group: OperationNode?
   public internal(set) var children: [OperationNode] = []
-  public internal(set) var isGroup = false
-  var unfinishedChildren = 0
+  @exclusivity(unchecked) public internal(set) var isGroup = false
+  @exclusivity(unchecked) var unfinishedChildren = 0
   /// On the first interrupt, a running operation with a grace keeps running up to that many
   /// seconds (`background(grace)`); a second interrupt stops it.
-  public var backgroundGrace: Double?
+  @exclusivity(unchecked) public var backgroundGrace: Double?
   /// Told when it starts, produces an operation and finishes.
   public var observers: [any OperationObserver] = []
   /// Activity indicators it counts in while it executes (`activity "network"`).
   public var activities: [String] = []
   /// Seconds it may execute before it is cancelled and fails with a timeout error.
-  public var timeout: Double?
-  public internal(set) var timedOut = false
+  @exclusivity(unchecked) public var timeout: Double?
+  @exclusivity(unchecked) public internal(set) var timedOut = false
   /// The timer of the running attempt's timeout (cancelled when it ends: an idle run with a
   /// pending hour-long timeout would not notice it can make no progress).
-  var timeoutTimer: Int?
+  @exclusivity(unchecked) var timeoutTimer: Int?
   /// Free-form attachment for the host (the Lua host keeps its result reference here).
   public var hostData: AnyObject?
   /// Called with the operation's output as whole lines (the Lua host parses `progress = pattern`).
@@ -160,35 +167,35 @@ public final class OperationNode {
     hasProgress = true
     return node
   }()
-  public private(set) var hasProgress = false
+  @exclusivity(unchecked) public private(set) var hasProgress = false
   /// The last progress reported (a finished child's values outlive it: ProgressSnapshot).
-  var lastProgress: ProgressSnapshot?
+  @exclusivity(unchecked) var lastProgress: ProgressSnapshot?
   func snapshotProgress() -> ProgressSnapshot {
     let snapshot = ProgressSnapshot(progress, previous: lastProgress)
     lastProgress = snapshot
     return snapshot
   }
-  var progressDirty = false
+  @exclusivity(unchecked) var progressDirty = false
   var progressChanged: ((OperationNode) -> Void)?
 
-  public internal(set) var state: OperationState = .pending
-  public internal(set) var outcome: Outcome?
-  public internal(set) var isCancelled = false
-  public internal(set) var error: String?
-  public internal(set) var errorKind: FailureKind?
-  public internal(set) var traceback: String?
+  @exclusivity(unchecked) public internal(set) var state: OperationState = .pending
+  @exclusivity(unchecked) public internal(set) var outcome: Outcome?
+  @exclusivity(unchecked) public internal(set) var isCancelled = false
+  @exclusivity(unchecked) public internal(set) var error: String?
+  @exclusivity(unchecked) public internal(set) var errorKind: FailureKind?
+  @exclusivity(unchecked) public internal(set) var traceback: String?
   /// Combined output of its commands, kept for the failure report.
-  public internal(set) var output = ""
-  public var commandResult: CommandResult?
-  public internal(set) var startTime: Double?
-  public internal(set) var finishTime: Double?
-  public internal(set) var attempt = 0
+  @exclusivity(unchecked) public internal(set) var output = ""
+  @exclusivity(unchecked) public var commandResult: CommandResult?
+  @exclusivity(unchecked) public internal(set) var startTime: Double?
+  @exclusivity(unchecked) public internal(set) var finishTime: Double?
+  @exclusivity(unchecked) public internal(set) var attempt = 0
   /// Why its first attempt started when it did (the critical path follows these). Touched
   /// by the scheduler's thread only, so without dynamic exclusivity checks (hot path).
   @exclusivity(unchecked) public internal(set) var startCause: StartCause?
   @exclusivity(unchecked) var tracking = StartTracking()
   /// Where its command is, when it runs elsewhere (a cluster job queued or running).
-  public internal(set) var remoteState: RemoteState?
+  @exclusivity(unchecked) public internal(set) var remoteState: RemoteState?
 
   public internal(set) var dependencies: [OperationNode] = []
   /// Built once an operation has many dependencies, so a large join stays O(n) to declare.
@@ -196,11 +203,11 @@ public final class OperationNode {
   /// Names given in `after` that are resolved when the run starts.
   public internal(set) var unresolvedNames: [String] = []
   var dependents: [OperationNode] = []
-  var unfinishedDependencies = 0
+  @exclusivity(unchecked) var unfinishedDependencies = 0
   /// Part of the current run: its dependencies and it will be started when possible.
-  public internal(set) var isScheduled = false
+  @exclusivity(unchecked) public internal(set) var isScheduled = false
   /// Its place in the scheduler's list of executing operations.
-  var executingIndex = 0
+  @exclusivity(unchecked) var executingIndex = 0
   var finishHandlers: [(OperationNode) -> Void] = []
 
   init(id: Int, name: String, queue: WorkQueue) {
@@ -247,7 +254,7 @@ public final class OperationNode {
     return finishTime - (remoteStartTime ?? startTime)
   }
   /// When its command started running in a cluster, after waiting in its queue.
-  var remoteStartTime: Double?
+  @exclusivity(unchecked) var remoteStartTime: Double?
 }
 
 extension OperationNode: Hashable {

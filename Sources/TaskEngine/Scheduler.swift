@@ -14,36 +14,36 @@ public final class Scheduler {
   public private(set) var queues: [WorkQueue] = []
   public let mainQueue: WorkQueue
   /// Without it, the first failure stops new operations from starting (running ones finish).
-  public var keepGoing = false
+  @exclusivity(unchecked) public var keepGoing = false
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
-  public var killGrace = 2.0
+  @exclusivity(unchecked) public var killGrace = 2.0
   public var sinks: [any EventSink] = []
-  public private(set) var runStartTime: Double?
+  @exclusivity(unchecked) public private(set) var runStartTime: Double?
   /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
-  public private(set) var stopReason: String?
-  public private(set) var interrupts = 0
+  @exclusivity(unchecked) public private(set) var stopReason: String?
+  @exclusivity(unchecked) public private(set) var interrupts = 0
   /// Why the run was ended from inside (`os.exit`): like an interrupt, but not one.
-  public private(set) var endedBy: String?
+  @exclusivity(unchecked) public private(set) var endedBy: String?
   /// Interrupted or ended: nothing new starts, not even cleanup operations.
   public var halted: Bool { interrupts > 0 || endedBy != nil }
   /// Called when the run is interrupted or ended, after the operations were cancelled (the
   /// Lua host wakes the script's top level, which waits on no operation of its own).
   public var onHalt: () -> Void = {}
   /// Interrupts of the inbox's count already handled (see `absorbSignals`).
-  var signalsHandled = 0
+  @exclusivity(unchecked) var signalsHandled = 0
   /// Seconds between `tick` and `runProgress` events (nil: none; the live view sets ~1/15 s).
-  public var tickInterval: Double?
+  @exclusivity(unchecked) public var tickInterval: Double?
   /// Counts behind `runProgress`, kept as operations move.
-  var counts = RunProgress()
-  var scheduledWeight = 0.0, finishedWeight = 0.0
+  @exclusivity(unchecked) var counts = RunProgress()
+  @exclusivity(unchecked) var scheduledWeight = 0.0, finishedWeight = 0.0
   /// Weight and seconds of the finished operations that ran (what the ETA learns from).
   @exclusivity(unchecked) var ranWeight = 0.0, ranSeconds = 0.0, cancelledWeight = 0.0
   var eta = ETAEstimator()
-  var nextTick: Double?
+  @exclusivity(unchecked) var nextTick: Double?
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
   var executing: [OperationNode] = []
   /// Scheduled operations that have not finished: the run is over when it is 0.
-  public private(set) var unfinishedScheduled = 0
+  @exclusivity(unchecked) public private(set) var unfinishedScheduled = 0
   /// Units of each resource category (mutex: 1), and who holds them now.
   public private(set) var resourceCapacity: [String: Int] = [:]
   var resourceHolders: [String: [OperationNode]] = [:]
@@ -62,7 +62,7 @@ public final class Scheduler {
   var byName: [String: OperationNode] = [:]
   var timers = Heap<TimerEntry>()
   var timerActions: [Int: () -> Void] = [:]
-  var nextToken = 0
+  @exclusivity(unchecked) var nextToken = 0
   var commandHandlers: [Int: (CommandResult) -> Void] = [:]
   var commandOwners: [Int: OperationNode] = [:]
   /// Commands running elsewhere than here, by token, and every such executor of the run.
@@ -71,7 +71,7 @@ public final class Scheduler {
   /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
   var killTimers: [Int: Int] = [:]
   var completionHandlers: [Int: (String?) -> Void] = [:]
-  var exclusiveBusy = false
+  @exclusivity(unchecked) var exclusiveBusy = false
   var exclusiveWaiters: [() -> Void] = []
   /// Executing operations by the operations they wait on (for deadlock detection).
   var waits: [OperationNode: Set<OperationNode>] = [:]

@@ -6,9 +6,9 @@ import HeapModule
 public final class WorkQueue {
   public let name: String
   /// -1 = unlimited. Changing it takes effect at the next scheduling step.
-  public var maxConcurrent: Int
-  public internal(set) var isSuspended: Bool
-  public internal(set) var running = 0
+  @exclusivity(unchecked) public var maxConcurrent: Int
+  @exclusivity(unchecked) public internal(set) var isSuspended: Bool
+  @exclusivity(unchecked) public internal(set) var running = 0
   /// Every operation ever put on this queue, in declaration order.
   public internal(set) var operations: [OperationNode] = []
   var ready = Heap<ReadyEntry>()
