@@ -27,12 +27,12 @@ public final class ScriptHost {
   let watchdog = tl_watchdog_new()!
   /// Every coroutine that has not ended (each knows its index), and finished threads kept
   /// for reuse with their registry references.
-  var live: [LuaCoroutine] = []
-  var idleThreads: [(thread: OpaquePointer, ref: Int32)] = []
+  @exclusivity(unchecked) var live: [LuaCoroutine] = []
+  @exclusivity(unchecked) var idleThreads: [(thread: OpaquePointer, ref: Int32)] = []
   /// The coroutine whose code is running now (nil between resumes).
   @exclusivity(unchecked) var current: LuaCoroutine?
   /// Resumptions waiting for the loop (never nested inside another coroutine's run).
-  var runnable: [() -> Void] = []
+  @exclusivity(unchecked) var runnable: [() -> Void] = []
   @exclusivity(unchecked) var drainScheduled = false
   /// Progress nodes Lua holds handles to (index = handle id), and what Lua attached to them.
   var progressNodes: [ProgressNode] = []

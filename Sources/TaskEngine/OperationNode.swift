@@ -97,12 +97,13 @@ public protocol OperationBody: AnyObject {
 
 /// A node of the task graph: created by a script or by Swift code, run at most once.
 ///
-/// Fields that hold plain values (numbers, flags, enums, strings, optionals of them, a
-/// reference) are `@exclusivity(unchecked)`, as are such fields of the scheduler, its queues
-/// and the Lua host. Each access to them is a whole load or store, or an in-place update by an
-/// operator, on the scheduler's one thread: no other access can overlap it, so the runtime
-/// check guarded nothing and cost a quarter of an operation's instructions. Collections, and
-/// any value a mutating method runs on, keep their checks.
+/// Its fields, and the hot fields of the scheduler, its queues and the Lua host, are
+/// `@exclusivity(unchecked)`: on the scheduler's one thread, every access to them is a whole
+/// load or store, an update by an operator, or a collection method that runs no code that
+/// could touch the same field (append, subscript, removal by identity, a copy for a loop).
+/// No access can overlap another, so the runtime check guarded nothing and cost a quarter of
+/// an operation's instructions. A field some code mutates while calling out (the ETA
+/// estimator) keeps its check.
 public final class OperationNode {
   /// Declaration order; ties between equal priorities break on it.
   public let id: Int
@@ -124,26 +125,26 @@ public final class OperationNode {
   /// Tries again after a failure (not after a cancellation).
   @exclusivity(unchecked) public var retry: RetryPolicy?
   /// Evaluated in order after its dependencies finish; the first that does not hold decides.
-  public internal(set) var conditions: [any OperationCondition] = []
+  @exclusivity(unchecked) public internal(set) var conditions: [any OperationCondition] = []
   /// Resource categories it takes one unit of while it executes (mutex, resource).
-  public internal(set) var resources: [String] = []
+  @exclusivity(unchecked) public internal(set) var resources: [String] = []
   /// Dependencies its conditions produced, and which condition produced each.
-  var producedBy: [OperationNode: String] = [:]
+  @exclusivity(unchecked) var producedBy: [OperationNode: String] = [:]
   @exclusivity(unchecked) var conditionsProduced = false
   @exclusivity(unchecked) var conditionsHeld = false
   @exclusivity(unchecked) public internal(set) var evaluatingConditions = false
   /// The group it runs in, if any, and (for a group) its children.
   public internal(set) weak var group: OperationNode?
-  public internal(set) var children: [OperationNode] = []
+  @exclusivity(unchecked) public internal(set) var children: [OperationNode] = []
   @exclusivity(unchecked) public internal(set) var isGroup = false
   @exclusivity(unchecked) var unfinishedChildren = 0
   /// On the first interrupt, a running operation with a grace keeps running up to that many
   /// seconds (`background(grace)`); a second interrupt stops it.
   @exclusivity(unchecked) public var backgroundGrace: Double?
   /// Told when it starts, produces an operation and finishes.
-  public var observers: [any OperationObserver] = []
+  @exclusivity(unchecked) public var observers: [any OperationObserver] = []
   /// Activity indicators it counts in while it executes (`activity "network"`).
-  public var activities: [String] = []
+  @exclusivity(unchecked) public var activities: [String] = []
   /// Seconds it may execute before it is cancelled and fails with a timeout error.
   @exclusivity(unchecked) public var timeout: Double?
   @exclusivity(unchecked) public internal(set) var timedOut = false
@@ -151,9 +152,9 @@ public final class OperationNode {
   /// pending hour-long timeout would not notice it can make no progress).
   @exclusivity(unchecked) var timeoutTimer: Int?
   /// Free-form attachment for the host (the Lua host keeps its result reference here).
-  public var hostData: AnyObject?
+  @exclusivity(unchecked) public var hostData: AnyObject?
   /// Called with the operation's output as whole lines (the Lua host parses `progress = pattern`).
-  public var outputObserver: ((String) -> Void)?
+  @exclusivity(unchecked) public var outputObserver: ((String) -> Void)?
 
   /// The operation's own progress (total 1 until the body sets it). Created on first use:
   /// most operations never report any. Its changes are reported, coalesced, as events.
@@ -176,7 +177,7 @@ public final class OperationNode {
     return snapshot
   }
   @exclusivity(unchecked) var progressDirty = false
-  var progressChanged: ((OperationNode) -> Void)?
+  @exclusivity(unchecked) var progressChanged: ((OperationNode) -> Void)?
 
   @exclusivity(unchecked) public internal(set) var state: OperationState = .pending
   @exclusivity(unchecked) public internal(set) var outcome: Outcome?
@@ -197,18 +198,18 @@ public final class OperationNode {
   /// Where its command is, when it runs elsewhere (a cluster job queued or running).
   @exclusivity(unchecked) public internal(set) var remoteState: RemoteState?
 
-  public internal(set) var dependencies: [OperationNode] = []
+  @exclusivity(unchecked) public internal(set) var dependencies: [OperationNode] = []
   /// Built once an operation has many dependencies, so a large join stays O(n) to declare.
-  var dependencyIndex: Set<ObjectIdentifier>?
+  @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>?
   /// Names given in `after` that are resolved when the run starts.
-  public internal(set) var unresolvedNames: [String] = []
-  var dependents: [OperationNode] = []
+  @exclusivity(unchecked) public internal(set) var unresolvedNames: [String] = []
+  @exclusivity(unchecked) var dependents: [OperationNode] = []
   @exclusivity(unchecked) var unfinishedDependencies = 0
   /// Part of the current run: its dependencies and it will be started when possible.
   @exclusivity(unchecked) public internal(set) var isScheduled = false
   /// Its place in the scheduler's list of executing operations.
   @exclusivity(unchecked) var executingIndex = 0
-  var finishHandlers: [(OperationNode) -> Void] = []
+  @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
 
   init(id: Int, name: String, queue: WorkQueue) {
     self.id = id

@@ -10,7 +10,7 @@ public final class Scheduler {
   public let clock: any SchedulerClock
   public let inbox: Inbox
   public let processes: ProcessRunner
-  public private(set) var operations: [OperationNode] = []
+  @exclusivity(unchecked) public private(set) var operations: [OperationNode] = []
   public private(set) var queues: [WorkQueue] = []
   public let mainQueue: WorkQueue
   /// Without it, the first failure stops new operations from starting (running ones finish).
@@ -41,40 +41,40 @@ public final class Scheduler {
   var eta = ETAEstimator()
   @exclusivity(unchecked) var nextTick: Double?
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
-  var executing: [OperationNode] = []
+  @exclusivity(unchecked) var executing: [OperationNode] = []
   /// Scheduled operations that have not finished: the run is over when it is 0.
   @exclusivity(unchecked) public private(set) var unfinishedScheduled = 0
   /// Units of each resource category (mutex: 1), and who holds them now.
   public private(set) var resourceCapacity: [String: Int] = [:]
-  var resourceHolders: [String: [OperationNode]] = [:]
+  @exclusivity(unchecked) var resourceHolders: [String: [OperationNode]] = [:]
   /// Who released each resource last, and when (a ready-sequence number): see StartCause.
   @exclusivity(unchecked) var resourceFreedBy: [String: (op: OperationNode, sequence: Int)] = [:]
   @exclusivity(unchecked) var readySequence = 0
   /// Ready operations waiting for resources, first come first served.
-  var parked: [OperationNode] = []
+  @exclusivity(unchecked) var parked: [OperationNode] = []
   /// Executing operations per activity label.
-  public private(set) var activityCounts: [String: Int] = [:]
+  @exclusivity(unchecked) public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
-  var progressDirty: [OperationNode] = []
+  @exclusivity(unchecked) var progressDirty: [OperationNode] = []
   /// Tells the scheduler an operation's progress changed (one closure for all operations).
   lazy var progressSink: (OperationNode) -> Void = { [unowned self] op in progressDirty.append(op) }
 
-  var byName: [String: OperationNode] = [:]
-  var timers = Heap<TimerEntry>()
-  var timerActions: [Int: () -> Void] = [:]
+  @exclusivity(unchecked) var byName: [String: OperationNode] = [:]
+  @exclusivity(unchecked) var timers = Heap<TimerEntry>()
+  @exclusivity(unchecked) var timerActions: [Int: () -> Void] = [:]
   @exclusivity(unchecked) var nextToken = 0
-  var commandHandlers: [Int: (CommandResult) -> Void] = [:]
-  var commandOwners: [Int: OperationNode] = [:]
+  @exclusivity(unchecked) var commandHandlers: [Int: (CommandResult) -> Void] = [:]
+  @exclusivity(unchecked) var commandOwners: [Int: OperationNode] = [:]
   /// Commands running elsewhere than here, by token, and every such executor of the run.
-  var remoteCommands: [Int: any CommandExecutor] = [:]
+  @exclusivity(unchecked) var remoteCommands: [Int: any CommandExecutor] = [:]
   var executors: [any CommandExecutor] = []
   /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
-  var killTimers: [Int: Int] = [:]
-  var completionHandlers: [Int: (String?) -> Void] = [:]
+  @exclusivity(unchecked) var killTimers: [Int: Int] = [:]
+  @exclusivity(unchecked) var completionHandlers: [Int: (String?) -> Void] = [:]
   @exclusivity(unchecked) var exclusiveBusy = false
-  var exclusiveWaiters: [() -> Void] = []
+  @exclusivity(unchecked) var exclusiveWaiters: [() -> Void] = []
   /// Executing operations by the operations they wait on (for deadlock detection).
-  var waits: [OperationNode: Set<OperationNode>] = [:]
+  @exclusivity(unchecked) var waits: [OperationNode: Set<OperationNode>] = [:]
 
   public init(clock: any SchedulerClock = MonotonicClock(), jobs: Int = 1) {
     self.clock = clock

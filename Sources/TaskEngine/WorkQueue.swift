@@ -10,11 +10,11 @@ public final class WorkQueue {
   @exclusivity(unchecked) public internal(set) var isSuspended: Bool
   @exclusivity(unchecked) public internal(set) var running = 0
   /// Every operation ever put on this queue, in declaration order.
-  public internal(set) var operations: [OperationNode] = []
-  var ready = Heap<ReadyEntry>()
+  @exclusivity(unchecked) public internal(set) var operations: [OperationNode] = []
+  @exclusivity(unchecked) var ready = Heap<ReadyEntry>()
   /// Operations whose body waited with its slot given back, to be resumed when one is free
   /// (before anything new starts).
-  var reclaimers: [(op: OperationNode, resume: () -> Void)] = []
+  @exclusivity(unchecked) var reclaimers: [(op: OperationNode, resume: () -> Void)] = []
   /// The last operation that gave back a slot, and up to which ready-sequence number the
   /// operations waiting here found it full (they start when a slot comes back).
   /// Where its operations' `sh` commands run (nil: this machine).
