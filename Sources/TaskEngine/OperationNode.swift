@@ -120,41 +120,14 @@ public final class OperationNode {
   @exclusivity(unchecked) public var priority: Priority = .normal
   @exclusivity(unchecked) public var policy: RunPolicy = .succeeded
   @exclusivity(unchecked) public var weight: Double = 1
-  /// `desc = "…"`: what it is for, as `taskrun --list` shows it.
-  @exclusivity(unchecked) public var desc: String?
-  /// Tries again after a failure (not after a cancellation).
-  @exclusivity(unchecked) public var retry: RetryPolicy?
-  /// Evaluated in order after its dependencies finish; the first that does not hold decides.
-  @exclusivity(unchecked) public internal(set) var conditions: [any OperationCondition] = []
-  /// Resource categories it takes one unit of while it executes (mutex, resource).
-  @exclusivity(unchecked) public internal(set) var resources: [String] = []
-  /// Dependencies its conditions produced, and which condition produced each.
-  @exclusivity(unchecked) var producedBy: [OperationNode: String] = [:]
   @exclusivity(unchecked) var conditionsProduced = false
   @exclusivity(unchecked) var conditionsHeld = false
   @exclusivity(unchecked) public internal(set) var evaluatingConditions = false
   /// The group it runs in, if any, and (for a group) its children.
   public internal(set) weak var group: OperationNode?
-  @exclusivity(unchecked) public internal(set) var children: [OperationNode] = []
   @exclusivity(unchecked) public internal(set) var isGroup = false
   @exclusivity(unchecked) var unfinishedChildren = 0
-  /// On the first interrupt, a running operation with a grace keeps running up to that many
-  /// seconds (`background(grace)`); a second interrupt stops it.
-  @exclusivity(unchecked) public var backgroundGrace: Double?
-  /// Told when it starts, produces an operation and finishes.
-  @exclusivity(unchecked) public var observers: [any OperationObserver] = []
-  /// Activity indicators it counts in while it executes (`activity "network"`).
-  @exclusivity(unchecked) public var activities: [String] = []
-  /// Seconds it may execute before it is cancelled and fails with a timeout error.
-  @exclusivity(unchecked) public var timeout: Double?
   @exclusivity(unchecked) public internal(set) var timedOut = false
-  /// The timer of the running attempt's timeout (cancelled when it ends: an idle run with a
-  /// pending hour-long timeout would not notice it can make no progress).
-  @exclusivity(unchecked) var timeoutTimer: Int?
-  /// Free-form attachment for the host (the Lua host keeps its result reference here).
-  @exclusivity(unchecked) public var hostData: AnyObject?
-  /// Called with the operation's output as whole lines (the Lua host parses `progress = pattern`).
-  @exclusivity(unchecked) public var outputObserver: ((String) -> Void)?
 
   /// The operation's own progress (total 1 until the body sets it). Created on first use:
   /// most operations never report any. Its changes are reported, coalesced, as events.
@@ -169,8 +142,6 @@ public final class OperationNode {
     return node
   }()
   @exclusivity(unchecked) public private(set) var hasProgress = false
-  /// The last progress reported (a finished child's values outlive it: ProgressSnapshot).
-  @exclusivity(unchecked) var lastProgress: ProgressSnapshot?
   func snapshotProgress() -> ProgressSnapshot {
     let snapshot = ProgressSnapshot(progress, previous: lastProgress)
     lastProgress = snapshot
@@ -184,10 +155,8 @@ public final class OperationNode {
   @exclusivity(unchecked) public internal(set) var isCancelled = false
   @exclusivity(unchecked) public internal(set) var error: String?
   @exclusivity(unchecked) public internal(set) var errorKind: FailureKind?
-  @exclusivity(unchecked) public internal(set) var traceback: String?
   /// Combined output of its commands, kept for the failure report.
   @exclusivity(unchecked) public internal(set) var output = ""
-  @exclusivity(unchecked) public var commandResult: CommandResult?
   @exclusivity(unchecked) public internal(set) var startTime: Double?
   @exclusivity(unchecked) public internal(set) var finishTime: Double?
   @exclusivity(unchecked) public internal(set) var attempt = 0
@@ -195,14 +164,10 @@ public final class OperationNode {
   /// by the scheduler's thread only, so without dynamic exclusivity checks (hot path).
   @exclusivity(unchecked) public internal(set) var startCause: StartCause?
   @exclusivity(unchecked) var tracking = StartTracking()
-  /// Where its command is, when it runs elsewhere (a cluster job queued or running).
-  @exclusivity(unchecked) public internal(set) var remoteState: RemoteState?
 
   @exclusivity(unchecked) public internal(set) var dependencies: [OperationNode] = []
   /// Built once an operation has many dependencies, so a large join stays O(n) to declare.
   @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>?
-  /// Names given in `after` that are resolved when the run starts.
-  @exclusivity(unchecked) public internal(set) var unresolvedNames: [String] = []
   @exclusivity(unchecked) var dependents: [OperationNode] = []
   @exclusivity(unchecked) var unfinishedDependencies = 0
   /// Part of the current run: its dependencies and it will be started when possible.
@@ -210,6 +175,9 @@ public final class OperationNode {
   /// Its place in the scheduler's list of executing operations.
   @exclusivity(unchecked) var executingIndex = 0
   @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
+  /// What most operations never set (OperationNode+Extras), allocated on the first write:
+  /// an operation of a large graph then takes half the memory.
+  @exclusivity(unchecked) var extrasStorage: Extras?
 
   init(id: Int, name: String, queue: WorkQueue) {
     self.id = id
@@ -254,8 +222,6 @@ public final class OperationNode {
     guard let startTime, let finishTime else { return nil }
     return finishTime - (remoteStartTime ?? startTime)
   }
-  /// When its command started running in a cluster, after waiting in its queue.
-  @exclusivity(unchecked) var remoteStartTime: Double?
 }
 
 extension OperationNode: Hashable {

@@ -3,6 +3,25 @@ import Testing
 @testable import TaskEngine
 
 @Suite struct GraphTests {
+  /// Rarely set fields live outside the node: a plain operation that runs and fails never
+  /// allocates them (large graphs keep half the memory); set, they read back and persist.
+  @Test func aPlainOperationCarriesNoExtrasAndSetOnesReadBack() throws {
+    let (s, _) = makeScheduler()
+    let log = Log()
+    let plain = try s.op("plain", 1, .failed, log: log)
+    let rich = try s.op("rich", 1, log: log)
+    rich.timeout = 5
+    rich.activities.append("net")
+    rich.desc = "described"
+    s.keepGoing = true
+    try s.runAll()
+    #expect(plain.failed && plain.traceback == nil && plain.timeout == nil && plain.children.isEmpty)
+    #expect(plain.extrasStorage == nil)
+    #expect(rich.succeeded && rich.timeout == 5 && rich.activities == ["net"] && rich.desc == "described")
+    rich.desc = nil
+    #expect(rich.desc == nil && rich.timeout == 5)
+  }
+
   @Test func defaultNamesFollowDeclarationOrderAndNamesAreUnique() throws {
     let (s, _) = makeScheduler()
     #expect(try s.makeOperation().name == "op1")

@@ -1,0 +1,129 @@
+// OperationNode+Extras: the fields most operations never set, kept out of every node.
+
+extension OperationNode {
+  /// The fields behind the properties below (nil for an operation that set none of them).
+  final class Extras {
+    @exclusivity(unchecked) var desc: String? = nil
+    @exclusivity(unchecked) var retry: RetryPolicy? = nil
+    @exclusivity(unchecked) var conditions: [any OperationCondition] = []
+    @exclusivity(unchecked) var resources: [String] = []
+    @exclusivity(unchecked) var producedBy: [OperationNode: String] = [:]
+    @exclusivity(unchecked) var children: [OperationNode] = []
+    @exclusivity(unchecked) var backgroundGrace: Double? = nil
+    @exclusivity(unchecked) var observers: [any OperationObserver] = []
+    @exclusivity(unchecked) var activities: [String] = []
+    @exclusivity(unchecked) var timeout: Double? = nil
+    @exclusivity(unchecked) var timeoutTimer: Int? = nil
+    @exclusivity(unchecked) var hostData: AnyObject? = nil
+    @exclusivity(unchecked) var outputObserver: ((String) -> Void)? = nil
+    @exclusivity(unchecked) var lastProgress: ProgressSnapshot? = nil
+    @exclusivity(unchecked) var traceback: String? = nil
+    @exclusivity(unchecked) var commandResult: CommandResult? = nil
+    @exclusivity(unchecked) var remoteState: RemoteState? = nil
+    @exclusivity(unchecked) var remoteStartTime: Double? = nil
+    @exclusivity(unchecked) var unresolvedNames: [String] = []
+  }
+
+  /// The extras, allocated on first use.
+  var extras: Extras {
+    if let extrasStorage { return extrasStorage }
+    let made = Extras()
+    extrasStorage = made
+    return made
+  }
+
+  /// `desc = "…"`: what it is for, as `taskrun --list` shows it.
+  public var desc: String? {
+    get { extrasStorage?.desc }
+    set { if extrasStorage != nil || newValue != nil { extras.desc = newValue } }
+  }
+  /// Tries again after a failure (not after a cancellation).
+  public var retry: RetryPolicy? {
+    get { extrasStorage?.retry }
+    set { if extrasStorage != nil || newValue != nil { extras.retry = newValue } }
+  }
+  /// Evaluated in order after its dependencies finish; the first that does not hold decides.
+  public internal(set) var conditions: [any OperationCondition] {
+    get { extrasStorage?.conditions ?? [] }
+    _modify { yield &extras.conditions }
+  }
+  /// Resource categories it takes one unit of while it executes (mutex, resource).
+  public internal(set) var resources: [String] {
+    get { extrasStorage?.resources ?? [] }
+    _modify { yield &extras.resources }
+  }
+  /// Dependencies its conditions produced, and which condition produced each.
+  var producedBy: [OperationNode: String] {
+    get { extrasStorage?.producedBy ?? [:] }
+    _modify { yield &extras.producedBy }
+  }
+  public internal(set) var children: [OperationNode] {
+    get { extrasStorage?.children ?? [] }
+    _modify { yield &extras.children }
+  }
+  /// On the first interrupt, a running operation with a grace keeps running up to that many
+  /// seconds (`background(grace)`); a second interrupt stops it.
+  public var backgroundGrace: Double? {
+    get { extrasStorage?.backgroundGrace }
+    set { if extrasStorage != nil || newValue != nil { extras.backgroundGrace = newValue } }
+  }
+  /// Told when it starts, produces an operation and finishes.
+  public var observers: [any OperationObserver] {
+    get { extrasStorage?.observers ?? [] }
+    _modify { yield &extras.observers }
+  }
+  /// Activity indicators it counts in while it executes (`activity "network"`).
+  public var activities: [String] {
+    get { extrasStorage?.activities ?? [] }
+    _modify { yield &extras.activities }
+  }
+  /// Seconds it may execute before it is cancelled and fails with a timeout error.
+  public var timeout: Double? {
+    get { extrasStorage?.timeout }
+    set { if extrasStorage != nil || newValue != nil { extras.timeout = newValue } }
+  }
+  /// The timer of the running attempt's timeout (cancelled when it ends: an idle run with a
+  /// pending hour-long timeout would not notice it can make no progress).
+  var timeoutTimer: Int? {
+    get { extrasStorage?.timeoutTimer }
+    set { if extrasStorage != nil || newValue != nil { extras.timeoutTimer = newValue } }
+  }
+  /// Free-form attachment for the host (the Lua host keeps its result reference here).
+  public var hostData: AnyObject? {
+    get { extrasStorage?.hostData }
+    set { if extrasStorage != nil || newValue != nil { extras.hostData = newValue } }
+  }
+  /// Called with the operation's output as whole lines (the Lua host parses `progress = pattern`).
+  public var outputObserver: ((String) -> Void)? {
+    get { extrasStorage?.outputObserver }
+    set { if extrasStorage != nil || newValue != nil { extras.outputObserver = newValue } }
+  }
+  /// The last progress reported (a finished child's values outlive it: ProgressSnapshot).
+  var lastProgress: ProgressSnapshot? {
+    get { extrasStorage?.lastProgress }
+    set { if extrasStorage != nil || newValue != nil { extras.lastProgress = newValue } }
+  }
+  public internal(set) var traceback: String? {
+    get { extrasStorage?.traceback }
+    set { if extrasStorage != nil || newValue != nil { extras.traceback = newValue } }
+  }
+  public var commandResult: CommandResult? {
+    get { extrasStorage?.commandResult }
+    set { if extrasStorage != nil || newValue != nil { extras.commandResult = newValue } }
+  }
+  /// Where its command is, when it runs elsewhere (a cluster job queued or running).
+  public internal(set) var remoteState: RemoteState? {
+    get { extrasStorage?.remoteState }
+    set { if extrasStorage != nil || newValue != nil { extras.remoteState = newValue } }
+  }
+  /// When its command started running in a cluster, after waiting in its queue.
+  var remoteStartTime: Double? {
+    get { extrasStorage?.remoteStartTime }
+    set { if extrasStorage != nil || newValue != nil { extras.remoteStartTime = newValue } }
+  }
+  /// Names given in `after` that are resolved when the run starts.
+  public internal(set) var unresolvedNames: [String] {
+    get { extrasStorage?.unresolvedNames ?? [] }
+    _modify { yield &extras.unresolvedNames }
+  }
+}
