@@ -57,16 +57,32 @@ void ct_write_stdout(const char *bytes, long count) {
   if (count > 0) fwrite(bytes, 1, (size_t)count, stdout);
 }
 
-void ct_write_seconds(double seconds) {
-  if (!(seconds >= 0 && seconds < 1e15)) { printf("%.2f", seconds); return; }
+void ct_write_finished_line(const char *label, long labelLength, const char *name, long nameLength,
+                            double seconds) {
+  char line[512];
+  if (!(seconds >= 0 && seconds < 1e15) || labelLength + nameLength > 400) {
+    fwrite(label, 1, (size_t)labelLength, stdout);
+    fputc(' ', stdout);
+    fwrite(name, 1, (size_t)nameLength, stdout);
+    printf(" (%.2f s)\n", seconds);
+    return;
+  }
+  /* The seconds first, right to left at the end of the buffer; then the line before them. */
+  char digits[32], *end = digits + sizeof digits, *p = end;
   unsigned long long hundredths = (unsigned long long)(seconds * 100 + 0.5);
-  char text[32], *end = text + sizeof text, *p = end;
   *--p = (char)('0' + hundredths % 10);
   *--p = (char)('0' + hundredths / 10 % 10);
   *--p = '.';
   unsigned long long whole = hundredths / 100;
   do { *--p = (char)('0' + whole % 10); whole /= 10; } while (whole > 0);
-  fwrite(p, 1, (size_t)(end - p), stdout);
+  size_t n = 0;
+  memcpy(line + n, label, (size_t)labelLength); n += (size_t)labelLength;
+  line[n++] = ' ';
+  memcpy(line + n, name, (size_t)nameLength); n += (size_t)nameLength;
+  line[n++] = ' '; line[n++] = '(';
+  memcpy(line + n, p, (size_t)(end - p)); n += (size_t)(end - p);
+  memcpy(line + n, " s)\n", 4); n += 4;
+  fwrite(line, 1, n, stdout);
 }
 
 void ct_flush_stdout_if_free(void) {

@@ -17,23 +17,25 @@ final class LiveReporter: EventSink {
   /// the next draw starts a new region where the cursor is, with the cursor hidden again.
   static let resumed = Atomic<Bool>(false)
 
+  // Its fields are touched by the scheduler's thread alone, by loads, stores and appends: no
+  // access can overlap another, so they skip the dynamic exclusivity check (see OperationNode).
   private let lines: PlainReporter          // what scrolls above the region
   private let color: ColorPolicy
   private let interval: Double
   private let taskbar: TaskbarProgress?
-  private var running: [Row] = []
-  private var groups: Set<String> = []
+  @exclusivity(unchecked) private var running: [Row] = []
+  @exclusivity(unchecked) private var groups: Set<String> = []
   /// The run's counts: from `runProgress`, and moved at once by starts and finishes so they
   /// never lag the lines printed above them.
-  private var progress = RunProgress()
+  @exclusivity(unchecked) private var progress = RunProgress()
   /// Activity indicators with at least one executing operation, in the order they appeared.
-  private var activities: [(label: String, count: Int)] = []
-  private var now = 0.0
-  private var lastDraw = -1.0
-  private var regionHeight = 0
-  private var frame = 0
-  private var active = false
-  private var prompting = false
+  @exclusivity(unchecked) private var activities: [(label: String, count: Int)] = []
+  @exclusivity(unchecked) private var now = 0.0
+  @exclusivity(unchecked) private var lastDraw = -1.0
+  @exclusivity(unchecked) private var regionHeight = 0
+  @exclusivity(unchecked) private var frame = 0
+  @exclusivity(unchecked) private var active = false
+  @exclusivity(unchecked) private var prompting = false
 
   /// A running operation and its own progress, as the last progress event said.
   struct Row {
@@ -68,7 +70,7 @@ final class LiveReporter: EventSink {
       draw(force: false)
     case .operationFinish(let time, let name, let outcome, _, _, _, _, _):
       now = time
-      if groups.remove(name) == nil {
+      if groups.isEmpty || groups.remove(name) == nil {  // hashing a name per operation costs
         if let index = running.firstIndex(where: { $0.name == name }) {
           running.remove(at: index)
           progress.running = max(0, progress.running - 1)

@@ -39,7 +39,7 @@ final class PlainReporter: EventSink {
   private var held: [RunEvent] = []
 
   /// "ok" as each finished line starts, painted once.
-  private lazy var okLabel = label("ok", "32")
+  private lazy var okLabel: String = label("ok", "32")
 
   init(verbosity: Verbosity, color: ColorPolicy, showStarts: Bool = true) {
     self.verbosity = verbosity
@@ -104,9 +104,10 @@ final class PlainReporter: EventSink {
     switch outcome {
     case .succeeded:
       guard verbosity == .normal || verbosity == .verbose else { return }
-      write(okLabel, " ", name, " (")
-      ct_write_seconds(duration)
-      write(" s)\n")
+      var name = name
+      okLabel.withUTF8 { label in
+        name.withUTF8 { ct_write_finished_line(label.baseAddress, label.count, $0.baseAddress, $0.count, duration) }
+      }
     case .failed:
       failure(label("FAILED", "1;31") + " \(name) (\(time)): \(error ?? "failed")")
       if verbosity != .verbose { printOutput(output, limit: 200) }

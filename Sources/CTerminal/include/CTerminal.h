@@ -17,9 +17,11 @@ void ct_buffer_stdout(int whole);
 /* Writes `count` bytes to standard output (through its buffer, as print does). */
 void ct_write_stdout(const char *bytes, long count);
 
-/* Writes a non-negative number of seconds below 10^15 with two decimals ("0.25"), as
-   printf's "%.2f" would but at a tenth of its cost (a report writes one per operation). */
-void ct_write_seconds(double seconds);
+/* Writes "LABEL NAME (0.25 s)" and a newline in one write to standard output's buffer, the
+   seconds as printf's "%.2f" would print them but at a tenth of its cost (a report writes
+   one such line per finished operation). */
+void ct_write_finished_line(const char *label, long labelLength, const char *name, long nameLength,
+                            double seconds);
 
 /* Flushes standard output unless another thread is writing to it (from a thread that is
    about to end the process, which must not wait on a stuck writer). */
