@@ -198,7 +198,7 @@ extension ScriptHost {
   }
 
   func operation(at i: Int32, on s: LuaStack) -> OperationNode? {
-    handleID(.operation, at: i, on: s).map { scheduler.operations[$0 - 1] }
+    handleID(.operation, at: i, on: s).map(scheduler.operation(id:))
   }
 
   func queue(at i: Int32, on s: LuaStack) -> WorkQueue? {

@@ -410,6 +410,6 @@ extension ScriptHost {
   }
 
   func selfOperation(_ s: LuaStack, _ method: String) throws -> OperationNode {
-    scheduler.operations[try receiverID(.operation, s, method) - 1]
+    scheduler.operation(id: try receiverID(.operation, s, method))
   }
 }

@@ -16,11 +16,11 @@ public final class ScriptHost {
   public let scheduler: Scheduler
   let L: OpaquePointer
   var stack: LuaStack { LuaStack(L: L) }
-  var functions: [HostFunction] = []
-  var metatables = PerKind()
-  var metatableAddresses = [UnsafeRawPointer?](repeating: nil, count: HandleKind.allCases.count)
-  var handleTables = PerKind()
-  var methodTables = PerKind()
+  @exclusivity(unchecked) var functions: [HostFunction] = []
+  @exclusivity(unchecked) var metatables = PerKind()
+  @exclusivity(unchecked) var metatableAddresses = [UnsafeRawPointer?](repeating: nil, count: HandleKind.allCases.count)
+  @exclusivity(unchecked) var handleTables = PerKind()
+  @exclusivity(unchecked) var methodTables = PerKind()
   /// The light userdata that marks a yield as a request to the scheduler.
   let requestMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// Arms the interrupt hook on the running coroutine when its slice ends or on Ctrl-C.
@@ -35,7 +35,7 @@ public final class ScriptHost {
   @exclusivity(unchecked) var runnable: [() -> Void] = []
   @exclusivity(unchecked) var drainScheduled = false
   /// Progress nodes Lua holds handles to (index = handle id), and what Lua attached to them.
-  var progressNodes: [ProgressNode] = []
+  @exclusivity(unchecked) var progressNodes: [ProgressNode] = []
   var progressIDs: [ObjectIdentifier: Int] = [:]
   var progressHandlers: [ObjectIdentifier: [String: Int32]] = [:]
   var progressObservers: [ObjectIdentifier: [Int32]] = [:]
@@ -51,10 +51,20 @@ public final class ScriptHost {
   /// The string "completed" (a registry reference), and the progress handles whose
   /// `completed` Lua has stored raw since the last sync (see ProgressSync).
   @exclusivity(unchecked) var completedKey: Int32 = LUA_NOREF
-  var armedProgress: [Int] = []
-  /// The fields operation{} and group{} take (see SpecSlots).
-  lazy var operationKeys = specKeys(SpecField.allCases)
-  lazy var groupKeys = specKeys([.name, .after, .queue, .priority, .when, .conditions, .timeout, .observers, .weight, .desc])
+  @exclusivity(unchecked) var armedProgress: [Int] = []
+  /// The fields operation{} and group{} take (see SpecSlots), made on first use (a `lazy`
+  /// field would keep the exclusivity check on every operation{}).
+  @exclusivity(unchecked) private var keys: (operation: SpecKeys?, group: SpecKeys?)
+  var operationKeys: SpecKeys {
+    if let made = keys.operation { return made }
+    keys.operation = specKeys(SpecField.allCases)
+    return keys.operation!
+  }
+  var groupKeys: SpecKeys {
+    if let made = keys.group { return made }
+    keys.group = specKeys([.name, .after, .queue, .priority, .when, .conditions, .timeout, .observers, .weight, .desc])
+    return keys.group!
+  }
   /// The private key under which a progress handle keeps its id.
   let handleKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
   /// The metatable of condition values and what each stands for (by its `id`).
@@ -92,7 +102,7 @@ public final class ScriptHost {
   @exclusivity(unchecked) var executorChoice: String?
   lazy var slurmTag = Slurm.runTag()
   @exclusivity(unchecked) var pendingWrite = ""
-  var skipOnReturn: [OperationNode: String] = [:]
+  @exclusivity(unchecked) var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
   @exclusivity(unchecked) public var assumeYes = false
   public var ask: (@Sendable (String) -> Bool?)?

@@ -12,7 +12,7 @@ extension ScriptHost {
     } catch let error as EngineError {
       throw HostError("\(scriptPath): \(error.description)")
     }
-    if targets.isEmpty { return scheduler.operations.filter { !$0.isScheduled } }
+    if targets.isEmpty { return scheduler.unscheduledOperations() }
     return try targets.map { target in
       guard let op = scheduler.operation(named: target) else {
         let names = scheduler.operations.map(\.name)

@@ -124,7 +124,7 @@ public final class OperationNode {
   @exclusivity(unchecked) var conditionsHeld = false
   @exclusivity(unchecked) public internal(set) var evaluatingConditions = false
   /// The group it runs in, if any, and (for a group) its children.
-  public internal(set) weak var group: OperationNode?
+  @exclusivity(unchecked) public internal(set) weak var group: OperationNode?
   @exclusivity(unchecked) public internal(set) var isGroup = false
   @exclusivity(unchecked) var unfinishedChildren = 0
   @exclusivity(unchecked) public internal(set) var timedOut = false

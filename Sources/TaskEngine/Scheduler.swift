@@ -11,13 +11,13 @@ public final class Scheduler {
   public let inbox: Inbox
   public let processes: ProcessRunner
   @exclusivity(unchecked) public private(set) var operations: [OperationNode] = []
-  public private(set) var queues: [WorkQueue] = []
+  @exclusivity(unchecked) public private(set) var queues: [WorkQueue] = []
   public let mainQueue: WorkQueue
   /// Without it, the first failure stops new operations from starting (running ones finish).
   @exclusivity(unchecked) public var keepGoing = false
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
   @exclusivity(unchecked) public var killGrace = 2.0
-  public var sinks: [any EventSink] = []
+  @exclusivity(unchecked) public var sinks: [any EventSink] = []
   @exclusivity(unchecked) public private(set) var runStartTime: Double?
   /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
   @exclusivity(unchecked) public private(set) var stopReason: String?
@@ -104,19 +104,19 @@ public final class Scheduler {
     if name == nil {  // a default name never takes one the script chose (op2 declared before)
       var k = 1
       while byName[finalName] != nil { k += 1; finalName = "op\(id)_\(k)" }
-    } else if let holder = byName[finalName], holder.hasDefaultName {
-      // ...nor one it chooses later: the unnamed operation moves aside.
-      var k = 1, moved = finalName
-      while byName[moved] != nil { k += 1; moved = "\(finalName)_\(k)" }
-      byName[finalName] = nil
-      holder.name = moved
-      byName[moved] = holder
     }
     let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
     op.hasDefaultName = name == nil
-    if let existing = byName.updateValue(op, forKey: finalName) {  // one hash, not two
-      byName[finalName] = existing
-      throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
+    if let holder = byName.updateValue(op, forKey: finalName) {  // one hash for a new name
+      guard holder.hasDefaultName else {
+        byName[finalName] = holder
+        throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
+      }
+      // ...nor one it chooses later: the unnamed operation moves aside.
+      var k = 1, moved = finalName
+      while byName[moved] != nil { k += 1; moved = "\(finalName)_\(k)" }
+      holder.name = moved
+      byName[moved] = holder
     }
     op.body = body
     operations.append(op)
@@ -126,6 +126,15 @@ public final class Scheduler {
   }
 
   public func operation(named name: String) -> OperationNode? { byName[name] }
+
+  // Other modules get these through calls: their direct reads of a field would keep the
+  // exclusivity check that `@exclusivity(unchecked)` removes only inside this module.
+
+  /// The operation with id `id` (ids count from 1 in declaration order).
+  public func operation(id: Int) -> OperationNode { operations[id - 1] }
+
+  /// The operations not scheduled yet, in declaration order.
+  public func unscheduledOperations() -> [OperationNode] { operations.filter { !$0.isScheduled } }
 
   /// "a -> b -> a", shortened for a long cycle (a 200,000-operation ring prints one line).
   func cycleText(_ cycle: [OperationNode]) -> String {
@@ -738,9 +747,7 @@ public final class Scheduler {
       if slowest.count > 5 { slowest.removeLast() }
     }
     summary.slowest = slowest.map { .init(name: $0.name, duration: $0.duration!) }
-    summary.criticalPath = criticalPath().map {
-      .init(name: $0.op.name, duration: $0.op.duration ?? 0, reason: $0.cause.map(StartReason.init))
-    }
+    summary.criticalPath = criticalPath()
     for op in operations where op.isFinished {
       switch op.outcome! {
       case .succeeded: summary.succeeded += 1

@@ -69,14 +69,20 @@ extension Scheduler {
   /// The chain that set the run's length: from the (non-group) operation that finished last,
   /// back through what each one started after. Groups are walked through, not listed: what
   /// waited for a group waited for its child that finished last.
-  public func criticalPath() -> [(op: OperationNode, cause: StartCause?)] {
-    let ran = operations.filter { $0.finishTime != nil && $0.startTime != nil && !$0.isGroup }
-    guard var node = ran.max(by: { ($0.finishTime!, -$0.id) < ($1.finishTime!, -$1.id) }) else { return [] }
-    var path: [(op: OperationNode, cause: StartCause?)] = []
-    var seen: Set<ObjectIdentifier> = []
-    while seen.insert(ObjectIdentifier(node)).inserted {
+  public func criticalPath() -> [RunSummary.Timing] {
+    var last: OperationNode?  // finished last; on a tie, declared first
+    for op in operations where !op.isGroup && op.startTime != nil {
+      guard let finish = op.finishTime else { continue }
+      if let last, finish <= last.finishTime! { continue }
+      last = op
+    }
+    guard var node = last else { return [] }
+    var path: [OperationNode] = []
+    // Each step goes to something that happened before the step's start (a finish, a
+    // group's start, a producer's run), so the walk cannot loop; the bound only makes sure.
+    for _ in 0...operations.count {
       let cause = node.startCause
-      if !node.isGroup { path.append((node, cause)) }
+      if !node.isGroup { path.append(node) }
       guard var next = cause?.after else { break }
       // A group ended when its last child did: the path goes on through that child.
       while cause?.kind != .group, next.isGroup,
@@ -86,6 +92,8 @@ extension Scheduler {
       }
       node = next
     }
-    return path.reversed()
+    return path.reversed().map {
+      .init(name: $0.name, duration: $0.duration ?? 0, reason: $0.startCause.map(StartReason.init))
+    }
   }
 }

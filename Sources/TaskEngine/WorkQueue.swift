@@ -18,7 +18,7 @@ public final class WorkQueue {
   /// The last operation that gave back a slot, and up to which ready-sequence number the
   /// operations waiting here found it full (they start when a slot comes back).
   /// Where its operations' `sh` commands run (nil: this machine).
-  public var executor: (any CommandExecutor)?
+  @exclusivity(unchecked) public var executor: (any CommandExecutor)?
   @exclusivity(unchecked) var freedBy: OperationNode?
   @exclusivity(unchecked) var blockedSequence = 0
   public let id: Int
