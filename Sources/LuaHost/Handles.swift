@@ -147,8 +147,9 @@ extension ScriptHost {
       guard s.type(i) == LUA_TTABLE, hasMetatable(metatableAddresses[kind.rawValue], at: i, on: s) else { return nil }
       return progressID(inHandle: i, on: s)
     }
-    guard s.type(i) == LUA_TUSERDATA, lua_rawlen(s.L, i) == MemoryLayout<Int>.size, let box = lua_touserdata(s.L, i),
-          hasMetatable(metatableAddresses[kind.rawValue], at: i, on: s) else { return nil }
+    // Being the very value cached at its id makes it a handle of this kind (its metatable too).
+    guard s.type(i) == LUA_TUSERDATA, lua_rawlen(s.L, i) == MemoryLayout<Int>.size,
+          let box = lua_touserdata(s.L, i) else { return nil }
     let id = box.load(as: Int.self)
     return isCached(handleTables[kind]!, id, at: i, on: s) ? id : nil
   }
