@@ -126,6 +126,13 @@ public struct RunProgress: Sendable, Equatable {
 /// A consumer of run events (a reporter).
 public protocol EventSink: AnyObject {
   func receive(_ event: RunEvent)
+  /// Whether it reads `operationStart` at all (fixed for its life). When no sink does, the
+  /// scheduler does not make the event: a quiet run spends nothing on it.
+  var readsStarts: Bool { get }
+}
+
+extension EventSink {
+  public var readsStarts: Bool { true }
 }
 
 /// Counts and failures of a finished run.

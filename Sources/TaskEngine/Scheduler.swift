@@ -17,7 +17,10 @@ public final class Scheduler {
   @exclusivity(unchecked) public var keepGoing = false
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
   @exclusivity(unchecked) public var killGrace = 2.0
-  @exclusivity(unchecked) public var sinks: [any EventSink] = []
+  @exclusivity(unchecked) public var sinks: [any EventSink] = [] {
+    didSet { sinksReadStarts = sinks.contains { $0.readsStarts } }
+  }
+  @exclusivity(unchecked) var sinksReadStarts = false
   @exclusivity(unchecked) public private(set) var runStartTime: Double?
   /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
   @exclusivity(unchecked) public private(set) var stopReason: String?
@@ -421,9 +424,11 @@ public final class Scheduler {
     }
     op.executingIndex = executing.count
     executing.append(op)
-    emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt,
-                         reason: op.attempt == 1 ? op.startCause.map(StartReason.init) : nil, group: op.group?.name,
-                         isGroup: op.isGroup))
+    if sinksReadStarts {
+      emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt,
+                           reason: op.attempt == 1 ? op.startCause.map(StartReason.init) : nil, group: op.group?.name,
+                           isGroup: op.isGroup))
+    }
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }

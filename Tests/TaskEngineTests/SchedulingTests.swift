@@ -99,6 +99,28 @@ import Testing
     #expect(s.plan(for: s.operations).map(\.name) == ["gen", "fetch", "build", "docs"])
   }
 
+  @Test func startsAreMadeOnlyWhileSomeSinkReadsThem() throws {
+    final class FinishesOnly: EventSink {
+      var events: [RunEvent] = []
+      var readsStarts: Bool { false }
+      func receive(_ event: RunEvent) { events.append(event) }
+    }
+    func starts(_ events: [RunEvent]) -> Int { events.filter { if case .operationStart = $0 { true } else { false } }.count }
+    func finishes(_ events: [RunEvent]) -> Int { events.filter { if case .operationFinish = $0 { true } else { false } }.count }
+    let (s, _) = makeScheduler()
+    let quiet = FinishesOnly()
+    s.sinks.append(quiet)
+    _ = try s.op("a", 1, log: Log())
+    try s.runAll()
+    #expect(starts(quiet.events) == 0 && finishes(quiet.events) == 1)
+
+    let recorder = EventRecorder()  // a sink that reads them joins: both get every start again
+    s.sinks.append(recorder)
+    _ = try s.op("b", 1, log: Log())
+    try s.runAll()
+    #expect(starts(recorder.events) == 1 && starts(quiet.events) == 1 && finishes(quiet.events) == 2)
+  }
+
   @Test func eventsReportStartsAndFinishesWithOutcomes() throws {
     let (s, _) = makeScheduler()
     let recorder = EventRecorder()
