@@ -116,7 +116,7 @@ int cs_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 int cs_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   /* the read end is ours and drained until EAGAIN; the child's write end stays blocking */
-  return fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) == 0 ? 0 : -1;
+  return fcntl(fds[0], F_SETFL, O_RDONLY | O_NONBLOCK) == 0 ? 0 : -1;  /* a new pipe's end has no other flag */
 }
 
 int cs_exited(pid_t pid, int *code) {

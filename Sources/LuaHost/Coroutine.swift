@@ -24,7 +24,7 @@ final class LuaCoroutine {
   let control: UnsafeMutablePointer<tl_control>
   /// The operation whose body this is (nil: the script's top level).
   let op: OperationNode?
-  let onEnd: (CoroutineEnd) -> Void
+  let onEnd: Ending
   /// What it is suspended on, so cancellation can undo it.
   @exclusivity(unchecked) var pending: Pending?
   /// Why the run woke it (interrupted, os.exit): what its primitive raises.
@@ -38,6 +38,13 @@ final class LuaCoroutine {
   lazy var progress = ProgressContext()  // most bodies never touch progress
   @exclusivity(unchecked) var progressPrimed = false
 
+  /// Who hears how it ended: an operation's body (`bodyEnded`, with no closure to allocate
+  /// per operation), or a handler.
+  enum Ending {
+    case body
+    case handler((CoroutineEnd) -> Void)
+  }
+
   enum Pending {
     case sleep(timer: Int)
     case command(token: Int)
@@ -45,7 +52,7 @@ final class LuaCoroutine {
     case reschedule
   }
 
-  init(thread: OpaquePointer, ref: Int32, op: OperationNode?, onEnd: @escaping (CoroutineEnd) -> Void) {
+  init(thread: OpaquePointer, ref: Int32, op: OperationNode?, onEnd: Ending) {
     self.thread = thread
     self.ref = ref
     self.op = op
@@ -62,6 +69,10 @@ extension ScriptHost {
   /// A coroutine that will call the function `function` (a registry reference).
   func makeCoroutine(function: Int32, op: OperationNode?,
                      onEnd: @escaping (CoroutineEnd) -> Void) -> LuaCoroutine {
+    makeCoroutine(function: function, op: op, ending: .handler(onEnd))
+  }
+
+  func makeCoroutine(function: Int32, op: OperationNode?, ending: LuaCoroutine.Ending) -> LuaCoroutine {
     let s = stack
     let thread: OpaquePointer, ref: Int32
     if let idle = idleThreads.popLast() {
@@ -72,7 +83,7 @@ extension ScriptHost {
     }
     s.pushRef(function)
     lua_xmove(L, thread, 1)
-    let co = LuaCoroutine(thread: thread, ref: ref, op: op, onEnd: onEnd)
+    let co = LuaCoroutine(thread: thread, ref: ref, op: op, onEnd: ending)
     co.liveIndex = live.count
     live.append(co)
     return co
@@ -139,7 +150,10 @@ extension ScriptHost {
       live[co.liveIndex] = last
       last.liveIndex = co.liveIndex
     }
-    co.onEnd(how)
+    switch co.onEnd {
+    case .body: bodyEnded(co, how)
+    case .handler(let handler): handler(how)
+    }
     // A thread that ended cleanly is kept for the next coroutine (a new one costs a state,
     // a stack and a registry slot), unless Lua code may still hold it or left a hook on it.
     if !co.escaped, idleThreads.count < Self.idleThreadLimit, lua_status(co.thread) == LUA_OK,

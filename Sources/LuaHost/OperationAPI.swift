@@ -264,43 +264,47 @@ extension ScriptHost {
 
   /// Starts the coroutine of a Lua body; its end finishes the operation.
   func startBody(_ op: OperationNode, _ body: LuaFunctionBody) {
-    let co = makeCoroutine(function: body.function, op: op) { [unowned self, unowned body] end in
-      body.coroutine = nil
-      let skipReason = skipOnReturn.isEmpty ? nil : skipOnReturn.removeValue(forKey: op)
-      switch end {
-      case .returned(let co, let count):
-        let s = LuaStack(L: co.thread)
-        if count > 0 {
-          s.setTop(s.top - count + 1)
-          lua_xmove(co.thread, L, 1)
-          op.hostData = LuaReference(stack.ref())
-        }
-        s.setTop(0)
-        if let reason = skipReason {
-          scheduler.finish(op, .skipped, error: reason)
-        } else {
-          scheduler.finish(op, .succeeded)
-        }
-      case .failed(let failure):
-        // Stopped by the interrupt flag: the scheduler hears of the signal now, before it
-        // lets anything start because this operation ended.
-        if failure.raisedByHook == 2 { scheduler.absorbSignals() }
-        if failure.raisedByHook == 3 {
-          scheduler.expire(op)
-          scheduler.finish(op, .cancelled)
-        } else if op.isCancelled || failure.raisedByHook != 0 {
-          if !op.isCancelled { scheduler.cancel(op, reason: failure.raisedByHook == 2 ? "interrupted" : "cancelled") }
-          scheduler.finish(op, .cancelled)
-        } else {
-          scheduler.finish(op, .failed, error: failure.message, traceback: failure.traceback)
-        }
-      }
-    }
+    let co = makeCoroutine(function: body.function, op: op, ending: .body)
     if let timeout = op.timeout { co.control.pointee.deadline = tl_monotonic() + timeout }
     if op.backgroundGrace != nil { co.control.pointee.shielded = 1 }  // the first Ctrl-C spares it
     body.coroutine = co
     pushHandle(.operation, id: op.id, on: LuaStack(L: co.thread))
     resume(co, arguments: 1)
+  }
+
+  /// The body of `co.op` ended `how`: the operation finishes.
+  func bodyEnded(_ co: LuaCoroutine, _ how: CoroutineEnd) {
+    let op = co.op!
+    (op.body as? LuaFunctionBody)?.coroutine = nil
+    let skipReason = skipOnReturn.isEmpty ? nil : skipOnReturn.removeValue(forKey: op)
+    switch how {
+    case .returned(let co, let count):
+      let s = LuaStack(L: co.thread)
+      if count > 0 {
+        s.setTop(s.top - count + 1)
+        lua_xmove(co.thread, L, 1)
+        op.hostData = LuaReference(stack.ref())
+      }
+      s.setTop(0)
+      if let reason = skipReason {
+        scheduler.finish(op, .skipped, error: reason)
+      } else {
+        scheduler.finish(op, .succeeded)
+      }
+    case .failed(let failure):
+      // Stopped by the interrupt flag: the scheduler hears of the signal now, before it
+      // lets anything start because this operation ended.
+      if failure.raisedByHook == 2 { scheduler.absorbSignals() }
+      if failure.raisedByHook == 3 {
+        scheduler.expire(op)
+        scheduler.finish(op, .cancelled)
+      } else if op.isCancelled || failure.raisedByHook != 0 {
+        if !op.isCancelled { scheduler.cancel(op, reason: failure.raisedByHook == 2 ? "interrupted" : "cancelled") }
+        scheduler.finish(op, .cancelled)
+      } else {
+        scheduler.finish(op, .failed, error: failure.message, traceback: failure.traceback)
+      }
+    }
   }
 
   func operationField(_ op: OperationNode, _ key: String, _ s: LuaStack) throws -> Int32 {
