@@ -50,7 +50,7 @@ extension ScriptHost {
     } else if !s.isNil(spec[.env]) || !s.isNil(spec[.cwd]) || !s.isNil(spec[.progress]) {
       throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
     }
-    let progressPattern = try stringField(s, at: spec[.progress], "progress", in: what())
+    let progressPattern = s.isNil(spec[.progress]) ? nil : try stringField(s, at: spec[.progress], "progress", in: what())
 
     var queue: WorkQueue?
     if !s.isNil(spec[.queue]) {
@@ -138,36 +138,37 @@ extension ScriptHost {
   /// The fields operations and groups share, from their slots.
   private func configure(_ op: OperationNode, from s: LuaStack, _ spec: SpecSlots,
                          what: @autoclosure () -> String) throws {
-    if let priority = try stringField(s, at: spec[.priority], "priority", in: what()) {
+    // Most specs set none of these: an absent field costs one type check, not a call.
+    if !s.isNil(spec[.priority]), let priority = try stringField(s, at: spec[.priority], "priority", in: what()) {
       guard let value = Priority(name: priority) else {
         throw ScriptError("\(what()): field 'priority' must be one of "
           + Priority.allCases.map(\.name).joined(separator: ", ") + " (got '\(priority)')")
       }
       op.priority = value
     }
-    if let when = try stringField(s, at: spec[.when], "when", in: what()) {
+    if !s.isNil(spec[.when]), let when = try stringField(s, at: spec[.when], "when", in: what()) {
       guard let value = RunPolicy(rawValue: when) else {
         throw ScriptError("\(what()): field 'when' must be one of succeeded, finished, failed (got '\(when)')")
       }
       op.policy = value
     }
-    if let desc = try stringField(s, at: spec[.desc], "desc", in: what()) {
+    if !s.isNil(spec[.desc]), let desc = try stringField(s, at: spec[.desc], "desc", in: what()) {
       guard desc.utf8.count <= 1000, !desc.contains("\n") else {
         throw ScriptError("\(what()): field 'desc' must be one line of at most 1000 bytes")
       }
       op.desc = desc
     }
-    if let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
+    if !s.isNil(spec[.weight]), let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
       guard weight >= 0, weight <= Limits.maxWeight else {
         throw ScriptError("\(what()): field 'weight' must be from 0 to \(formatNumber(Limits.maxWeight)) (got \(formatNumber(weight)))")
       }
       op.weight = weight
     }
-    if let timeout = try numberField(s, at: spec[.timeout], "timeout", in: what()) {
+    if !s.isNil(spec[.timeout]), let timeout = try numberField(s, at: spec[.timeout], "timeout", in: what()) {
       guard timeout > 0 else { throw ScriptError("\(what()): field 'timeout' must be a positive number of seconds") }
       op.timeout = timeout > Limits.maxSeconds ? nil : timeout  // `timeout = 1e10`: none
     }
-    if let retries = try numberField(s, at: spec[.retries], "retries", in: what()) {
+    if !s.isNil(spec[.retries]), let retries = try numberField(s, at: spec[.retries], "retries", in: what()) {
       op.retry = RetryPolicy(max: try count(retries, "retries", 0...Limits.maxCount, in: what()))
     }
     if !s.isNil(spec[.retry]) {
