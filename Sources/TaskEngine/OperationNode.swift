@@ -103,7 +103,8 @@ public protocol OperationBody: AnyObject {
 /// could touch the same field (append, subscript, removal by identity, a copy for a loop).
 /// No access can overlap another, so the runtime check guarded nothing and cost a quarter of
 /// an operation's instructions. A field some code mutates while calling out (the ETA
-/// estimator) keeps its check.
+/// estimator) keeps its check. The attribute holds inside this module only: code in other
+/// modules that reads a field on the hot path goes through a method (`Scheduler.operation(id:)`).
 public final class OperationNode {
   /// Declaration order; ties between equal priorities break on it.
   public let id: Int
