@@ -126,13 +126,24 @@ public struct RunProgress: Sendable, Equatable {
 /// A consumer of run events (a reporter).
 public protocol EventSink: AnyObject {
   func receive(_ event: RunEvent)
-  /// Whether it reads `operationStart` at all (fixed for its life). When no sink does, the
-  /// scheduler does not make the event: a quiet run spends nothing on it.
-  var readsStarts: Bool { get }
+  /// Which of the events every operation makes it reads (fixed for its life). The scheduler
+  /// makes one only while some sink reads it: a quiet run spends nothing on them.
+  var interests: EventInterests { get }
 }
 
 extension EventSink {
-  public var readsStarts: Bool { true }
+  public var interests: EventInterests { .all }
+}
+
+/// The events every operation makes, which a sink may not need.
+public struct EventInterests: OptionSet, Sendable {
+  public let rawValue: Int
+  public init(rawValue: Int) { self.rawValue = rawValue }
+  /// `operationStart`.
+  public static let starts = EventInterests(rawValue: 1 << 0)
+  /// `operationFinish` of an operation that succeeded (any other outcome's is always made).
+  public static let successes = EventInterests(rawValue: 1 << 1)
+  public static let all: EventInterests = [.starts, .successes]
 }
 
 /// Counts and failures of a finished run.

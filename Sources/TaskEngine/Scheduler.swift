@@ -18,9 +18,10 @@ public final class Scheduler {
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
   @exclusivity(unchecked) public var killGrace = 2.0
   @exclusivity(unchecked) public var sinks: [any EventSink] = [] {
-    didSet { sinksReadStarts = sinks.contains { $0.readsStarts } }
+    didSet { interests = sinks.reduce([]) { $0.union($1.interests) } }
   }
-  @exclusivity(unchecked) var sinksReadStarts = false
+  /// What the sinks read, together.
+  @exclusivity(unchecked) var interests: EventInterests = []
   @exclusivity(unchecked) public private(set) var runStartTime: Double?
   /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
   @exclusivity(unchecked) public private(set) var stopReason: String?
@@ -424,7 +425,7 @@ public final class Scheduler {
     }
     op.executingIndex = executing.count
     executing.append(op)
-    if sinksReadStarts {
+    if interests.contains(.starts) {
       emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt,
                            reason: op.attempt == 1 ? op.startCause.map(StartReason.init) : nil, group: op.group?.name,
                            isGroup: op.isGroup))
@@ -503,9 +504,11 @@ public final class Scheduler {
       op.progressDirty = false
       emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: op.snapshotProgress()))
     }
-    emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
-                          duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
-                          output: op.output, errorKind: op.errorKind))
+    if outcome != .succeeded || interests.contains(.successes) {
+      emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
+                            duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
+                            output: op.output, errorKind: op.errorKind))
+    }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
     if op.isGroup && outcome != .succeeded {
       // Children that never got to run end as their group did.

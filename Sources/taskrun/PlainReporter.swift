@@ -41,7 +41,8 @@ final class PlainReporter: EventSink {
   /// "ok" as each finished line starts, painted once.
   private lazy var okLabel: String = label("ok", "32")
 
-  var readsStarts: Bool { showStarts && verbosity != .quiet }
+  /// Quiet, it prints no start and no success.
+  var interests: EventInterests { verbosity == .quiet ? [] : showStarts ? .all : .successes }
 
   init(verbosity: Verbosity, color: ColorPolicy, showStarts: Bool = true) {
     self.verbosity = verbosity

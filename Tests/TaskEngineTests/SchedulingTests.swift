@@ -99,26 +99,34 @@ import Testing
     #expect(s.plan(for: s.operations).map(\.name) == ["gen", "fetch", "build", "docs"])
   }
 
-  @Test func startsAreMadeOnlyWhileSomeSinkReadsThem() throws {
-    final class FinishesOnly: EventSink {
+  @Test func startsAndSuccessesAreMadeOnlyWhileSomeSinkReadsThem() throws {
+    final class FailuresOnly: EventSink {
       var events: [RunEvent] = []
-      var readsStarts: Bool { false }
+      var interests: EventInterests { [] }
       func receive(_ event: RunEvent) { events.append(event) }
     }
-    func starts(_ events: [RunEvent]) -> Int { events.filter { if case .operationStart = $0 { true } else { false } }.count }
-    func finishes(_ events: [RunEvent]) -> Int { events.filter { if case .operationFinish = $0 { true } else { false } }.count }
+    func starts(_ events: [RunEvent]) -> [String] {
+      events.compactMap { if case .operationStart(_, let name, _, _, _, _) = $0 { name } else { nil } }
+    }
+    func finishes(_ events: [RunEvent]) -> [String] {
+      events.compactMap { if case .operationFinish(_, let name, _, _, _, _, _, _) = $0 { name } else { nil } }
+    }
     let (s, _) = makeScheduler()
-    let quiet = FinishesOnly()
+    s.keepGoing = true
+    let quiet = FailuresOnly()
     s.sinks.append(quiet)
-    _ = try s.op("a", 1, log: Log())
+    _ = try s.op("ok", 1, log: Log())
+    _ = try s.op("bad", 1, .failed, log: Log())
     try s.runAll()
-    #expect(starts(quiet.events) == 0 && finishes(quiet.events) == 1)
+    #expect(starts(quiet.events).isEmpty && finishes(quiet.events) == ["bad"])
+    #expect(quiet.events.contains { if case .runStart = $0 { true } else { false } })
 
-    let recorder = EventRecorder()  // a sink that reads them joins: both get every start again
+    let recorder = EventRecorder()  // a sink that reads them joins: every sink gets them again
     s.sinks.append(recorder)
-    _ = try s.op("b", 1, log: Log())
+    _ = try s.op("later", 1, log: Log())
     try s.runAll()
-    #expect(starts(recorder.events) == 1 && starts(quiet.events) == 1 && finishes(quiet.events) == 2)
+    #expect(starts(recorder.events) == ["later"] && finishes(recorder.events) == ["later"])
+    #expect(starts(quiet.events) == ["later"] && finishes(quiet.events) == ["bad", "later"])
   }
 
   @Test func eventsReportStartsAndFinishesWithOutcomes() throws {
