@@ -11,7 +11,7 @@ public final class WorkQueue {
   @exclusivity(unchecked) public internal(set) var running = 0
   /// Every operation ever put on this queue, in declaration order.
   @exclusivity(unchecked) public internal(set) var operations: [OperationNode] = []
-  @exclusivity(unchecked) var ready = Heap<ReadyEntry>()
+  @exclusivity(unchecked) var ready = ReadySet()
   /// Operations whose body waited with its slot given back, to be resumed when one is free
   /// (before anything new starts).
   @exclusivity(unchecked) var reclaimers: [(op: OperationNode, resume: () -> Void)] = []
@@ -49,4 +49,41 @@ struct ReadyEntry: Comparable {
     a.priority != b.priority ? a.priority < b.priority : a.id > b.id
   }
   static func == (a: ReadyEntry, b: ReadyEntry) -> Bool { a.id == b.id }
+}
+
+/// A queue's ready operations: the highest priority pops first, then the earliest declared.
+/// Operations mostly become ready in the order they pop in (one priority, declaration order):
+/// those wait in a line, and only one that would pop before the line's last goes into a heap.
+struct ReadySet {
+  /// In pop order from `head` on: each pops before the next.
+  private var line: [ReadyEntry] = []
+  private var head = 0
+  private var heap = Heap<ReadyEntry>()
+
+  var isEmpty: Bool { head == line.count && heap.isEmpty }
+  var count: Int { line.count - head + heap.count }
+
+  mutating func insert(_ entry: ReadyEntry) {
+    if head == line.count || entry < line[line.count - 1] {
+      line.append(entry)
+    } else {
+      heap.insert(entry)
+    }
+  }
+
+  mutating func popMax() -> ReadyEntry? {
+    if head < line.count, heap.isEmpty || heap.max! < line[head] {
+      let entry = line[head]
+      head += 1
+      if head == line.count {
+        line.removeAll(keepingCapacity: true)
+        head = 0
+      } else if head >= 1024 && head * 2 >= line.count {
+        line.removeFirst(head)
+        head = 0
+      }
+      return entry
+    }
+    return heap.popMax()
+  }
 }
