@@ -289,7 +289,7 @@ public final class Scheduler {
   /// A condition whose produced dependency did not succeed fails the operation. Returns
   /// whether it did.
   func failConditionDependency(_ op: OperationNode) -> Bool {
-    guard let (dependency, condition) = op.producedBy.first(where: { $0.key.isFinished && $0.key.outcome != .succeeded })
+    guard !op.producedBy.isEmpty, let (dependency, condition) = op.producedBy.first(where: { $0.key.isFinished && $0.key.outcome != .succeeded })
     else { return false }
     finish(op, .failed, error: "condition '\(condition)': its dependency '\(dependency.name)' "
       + (dependency.outcome?.rawValue ?? "did not succeed"), kind: .condition)
