@@ -23,6 +23,19 @@ public enum Slurm {
     _ = run(["scancel", "--quiet", "--name=\(name)"], within: 10)
   }
 
+  /// Cancels every step named `name` of the job `job` (the allocation taskrun runs in) and
+  /// no other. `scancel --name` matches job names only: the steps are found with squeue and
+  /// cancelled by id.
+  public static func cancelSteps(named name: String, inJob job: String) {
+    let (status, output) = capture(["squeue", "-s", "-h", "-j", job, "-o", "%i|%j"], within: 10)
+    guard status == 0 else { return }
+    let steps = output.split(separator: "\n").compactMap { line -> String? in
+      let parts = line.split(separator: "|", maxSplits: 1)
+      return parts.count == 2 && parts[1] == name ? String(parts[0]) : nil
+    }
+    if !steps.isEmpty { _ = run(["scancel", "--quiet"] + steps, within: 10) }
+  }
+
   /// Runs a Slurm tool (found on PATH), output discarded; its exit status, or nil if it
   /// could not start or took longer than `seconds` (then it is killed). Spawned and reaped
   /// here: taskrun's signals are handled by its own watcher, not by Foundation's Process.

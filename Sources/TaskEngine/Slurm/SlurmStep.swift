@@ -17,21 +17,25 @@ public final class SlurmStepExecutor: CommandExecutor {
   /// runs a local command; TERM (or the USR1 srun forwards) stops it as taskrun stops a local
   /// one: TERM to its group, KILL after the grace. slurmstepd passes USR1 to every process of
   /// the step, so the command starts with USR1 ignored; the shell's own notices ("Killed")
-  /// are not the command's output. A program that is not there, or a folder
-  /// that is not, is reported as the local runner reports it (Slurm would run in /tmp).
+  /// are not the command's output. A stop that comes before the command is running is kept
+  /// and carried out once it is (and reaches it before `setsid` made its group). A program
+  /// that is not there, or a folder that is not, is reported as the local runner reports it
+  /// (Slurm would run in /tmp).
   static let wrapper = """
     [ -n "$TASKRUN_CWD" ] && { cd "$TASKRUN_CWD" 2>/dev/null || { echo "cwd '$TASKRUN_CWD': no such directory" >&2; exit 127; }; }
     command -v "$1" >/dev/null 2>&1 || { echo "$1: command not found" >&2; exit 127; }
-    trap '' USR1
+    stopping=
+    trap 'stopping=1' TERM INT USR1
     exec 3>&2 2>/dev/null
-    setsid "$@" < /dev/null 2>&3 3>&- &
+    ( trap '' USR1; exec setsid "$@" < /dev/null 2>&3 3>&- ) &
     child=$!
     killer=
     stop() {
-      kill -TERM -"$child" 2>/dev/null
-      [ -n "$killer" ] || { sh -c 'sleep "$1" & s=$!; trap "kill \\$s; exit 0" TERM; wait $s; kill -KILL -"$2" 2>/dev/null' killer "${TASKRUN_GRACE:-2}" "$child" & killer=$!; }
+      kill -TERM -"$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null
+      [ -n "$killer" ] || { sh -c 'sleep "$1" & s=$!; trap "kill \\$s; exit 0" TERM; wait $s; kill -KILL -"$2" 2>/dev/null || kill -KILL "$2" 2>/dev/null' killer "${TASKRUN_GRACE:-2}" "$child" & killer=$!; }
     }
     trap stop TERM INT USR1
+    [ -n "$stopping" ] && stop
     while :; do wait "$child"; rc=$?; kill -0 "$child" 2>/dev/null || break; done
     [ -n "$killer" ] && kill "$killer" 2>/dev/null
     exit "$rc"
@@ -97,9 +101,10 @@ public final class SlurmStepExecutor: CommandExecutor {
     line.hasPrefix("srun: ") || line.hasPrefix("slurmstepd")
   }
 
-  /// Every step of the run, cancelled by its name (the local srun processes end with taskrun).
+  /// Every step of the run, found by its name and cancelled (the local srun processes end
+  /// with taskrun; a step whose srun is gone would run on).
   public func endAll() {
     processes.endDescendants()
-    Slurm.cancel(name: tag)
+    if let job = getenv("SLURM_JOB_ID") { Slurm.cancelSteps(named: tag, inJob: String(cString: job)) }
   }
 }
