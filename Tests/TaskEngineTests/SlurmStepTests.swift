@@ -1,4 +1,4 @@
-// The Slurm step launcher without a cluster: srun's argv, its own lines dropped, Slurm's reasons.
+// The Slurm step launcher: srun's argv, its own lines dropped, Slurm's reasons, the wrapper run here, and (with a cluster) a run's steps cancelled.
 import Foundation
 import Testing
 @testable import TaskEngine
