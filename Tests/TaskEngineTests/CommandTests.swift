@@ -35,3 +35,84 @@ import Testing
     #expect(formatSeconds(1.5) == "1.50 s" && formatSeconds(2) == "2 s" && formatSeconds(125) == "2 min 5 s")
   }
 }
+
+@Suite struct ProcessTests {
+  /// Runs commands on a real clock and returns their results by name.
+  func run(_ specs: [String: CommandSpec], jobs: Int = 4, configure: (Scheduler) -> Void = { _ in })
+    throws -> [String: OperationNode] {
+    let s = Scheduler(jobs: jobs)
+    s.keepGoing = true
+    var ops: [String: OperationNode] = [:]
+    for (name, spec) in specs.sorted(by: { $0.key < $1.key }) {
+      ops[name] = try s.makeOperation(name: name, body: CommandBody(spec))
+    }
+    configure(s)
+    try s.runAll()
+    return ops
+  }
+
+  @Test func capturesStatusStdoutAndStderrSeparately() throws {
+    let ops = try run(["x": CommandSpec(.shell("echo out; echo err >&2; exit 3"))])
+    let x = try #require(ops["x"])
+    #expect(x.commandResult == CommandResult(status: 3, stdout: "out\n", stderr: "err\n"))
+    #expect(x.failed && x.error == "exited with status 3: echo out; echo err >&2; exit 3")
+    #expect(x.output.contains("out\n") && x.output.contains("err\n"))
+  }
+
+  @Test func environmentAndDirectoryApply() throws {
+    let ops = try run(["x": CommandSpec(.argv(["sh", "-c", "echo $GREETING; pwd"]),
+                                        environment: ["GREETING": "hi"], directory: "/tmp")])
+    #expect(ops["x"]?.commandResult?.stdout == "hi\n/tmp\n")
+  }
+
+  @Test func aMissingProgramFailsWithStatus127AndSaysWhy() throws {
+    let ops = try run(["x": CommandSpec(.argv(["no-such-program-xyz", "arg"]))])
+    #expect(ops["x"]?.commandResult?.status == 127)
+    #expect(ops["x"]?.commandResult?.stderr == "no-such-program-xyz: command not found\n")
+    #expect(ops["x"]?.error == "could not start (no-such-program-xyz: command not found): no-such-program-xyz arg")
+    #expect(ops["x"]?.output == "no-such-program-xyz: command not found\n")
+  }
+
+  @Test func aMissingDirectoryIsNamed() throws {
+    let ops = try run(["x": CommandSpec(.argv(["true"]), directory: "/no/such/dir")])
+    #expect(ops["x"]?.commandResult?.stderr == "cwd '/no/such/dir': no such directory\n")
+  }
+
+  @Test func largeOutputIsCapturedWhole() throws {
+    let ops = try run(["x": CommandSpec(.shell("seq 1 200000"))])
+    #expect(ops["x"]?.commandResult?.stdout.split(separator: "\n").count == 200000)
+  }
+
+  @Test func cancellingACommandKillsItsWholeProcessGroup() throws {
+    let marker = "/tmp/taskrun-test-\(getpid())-\(UUID().uuidString)"
+    let start = Date()
+    let ops = try run(["x": CommandSpec(.shell("(sleep 2; touch \(marker)) & sleep 30"))]) { s in
+      s.after(0.3) { s.cancel(s.operation(named: "x")!, reason: "stop") }
+    }
+    #expect(ops["x"]?.outcome == .cancelled && ops["x"]?.error == "stop")
+    #expect(Date().timeIntervalSince(start) < 5)
+    Thread.sleep(forTimeInterval: 2.5)
+    #expect(!FileManager.default.fileExists(atPath: marker), "the background child outlived the cancel")
+  }
+
+  @Test func aCommandIgnoringSIGTERMIsKilledAfterTheGrace() throws {
+    let ops = try run(["x": CommandSpec(.argv(["sh", "-c", "trap '' TERM; sleep 30"]))]) { s in
+      s.killGrace = 0.3
+      s.after(0.2) { s.cancel(s.operation(named: "x")!) }
+    }
+    #expect(ops["x"]?.commandResult?.status == 128 + SIGKILL)
+    #expect(ops["x"]?.outcome == .cancelled)
+  }
+
+  @Test func commandsRunInParallelUpToTheJobCount() throws {
+    // Each command announces itself, waits, then counts the others that started meanwhile.
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let specs = Dictionary(uniqueKeysWithValues: (0..<3).map {
+      ("s\($0)", CommandSpec(.shell("touch \(dir)/\($0); sleep 0.5; ls \(dir) | wc -l")))
+    })
+    let ops = try run(specs, jobs: 3)
+    #expect(ops.values.map { $0.commandResult?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) } == ["3", "3", "3"])
+  }
+}
