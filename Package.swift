@@ -46,10 +46,12 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       linkerSettings: [.linkedLibrary("mimalloc")]),
-    .testTarget(name: "TaskEngineTests", dependencies: ["TaskEngine"]),
+    // The seeded random numbers the randomized tests share.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "TaskEngineTests", dependencies: ["TaskEngine", "TestSupport"]),
     .testTarget(name: "LuaHostTests", dependencies: ["LuaHost", "TaskEngine"]),
     .testTarget(
-      name: "TaskrunTests", dependencies: ["taskrun"],
+      name: "TaskrunTests", dependencies: ["taskrun", "TestSupport"],
       exclude: [], resources: []),
   ],
   swiftLanguageModes: [.v6]

@@ -1,26 +1,15 @@
 // The ready set pops what a priority queue would, however operations become ready.
 import Foundation
 import Testing
+import TestSupport
 @testable import TaskEngine
 
 @Suite struct ReadySetTests {
-  /// SplitMix64, seeded, so that a failing sequence can be run again.
-  struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   @Test func popsTheHighestPriorityThenTheEarliestDeclaredWhateverTheInsertOrder() {
     let seed = ProcessInfo.processInfo.environment["TASKRUN_READYSET_SEED"].flatMap(UInt64.init)
       ?? UInt64.random(in: 0...UInt64.max)
     print("ReadySetTests seed: \(seed) (TASKRUN_READYSET_SEED=\(seed) repeats it)")
-    var rng = Seeded(state: seed)
+    var rng = SplitMix64(state: seed)
     let queue = WorkQueue(id: 0, name: "main", maxConcurrent: -1, suspended: false)
     for round in 0..<200 {
       let count = round == 0 ? 5_000 : Int.random(in: 1...300, using: &rng)  // round 0: the line compacts

@@ -41,6 +41,57 @@ import Testing
   }
 }
 
+/// A process started as slurmstepd starts a step's: every signal at its default and none
+/// blocked (this test process may block or ignore some, and sh cannot trap a signal ignored
+/// when it started), output to /dev/null. Reaped with waitpid, not Foundation's Process.
+struct Spawned {
+  let pid: pid_t
+
+  init(_ argv: [String], environment: [String]? = nil) throws {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t(), none = sigset_t()
+    sigfillset(&all)
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let cArgv: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    let cEnv: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup($0) } + [nil] }
+    defer { (cArgv + (cEnv ?? [])).forEach { free($0) } }
+    var pid: pid_t = 0
+    let status = cEnv.map { posix_spawn(&pid, argv[0], &actions, &attributes, cArgv, $0) }
+      ?? posix_spawn(&pid, argv[0], &actions, &attributes, cArgv, environ)
+    guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
+    self.pid = pid
+  }
+
+  /// Whether it exited within `seconds` (then it is reaped).
+  func exited(within seconds: Double) -> Bool {
+    var status: Int32 = 0
+    let deadline = Date().addingTimeInterval(seconds)
+    repeat {
+      if waitpid(pid, &status, WNOHANG) == pid { return true }
+      usleep(5_000)
+    } while Date() < deadline
+    return false
+  }
+
+  /// Kills it if it still runs, and reaps it.
+  func end() {
+    guard !exited(within: 0) else { return }
+    kill(pid, SIGKILL)
+    var status: Int32 = 0
+    _ = waitpid(pid, &status, 0)
+  }
+}
+
 /// The step wrapper is plain sh: run here, with USR1 (what srun forwards for a stop) sent at
 /// every moment of its start, it must leave nothing running.
 @Suite struct SlurmStepWrapperTests {
@@ -53,35 +104,15 @@ import Testing
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-wrapper-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    for delay in stride(from: 0, to: 30_000, by: 500) {  // µs after the wrapper starts
+    // µs after the wrapper starts: finely over its first 5 ms, where the traps are set up.
+    for delay in Array(stride(from: 0, to: 5_000, by: 50)) + Array(stride(from: 5_000, to: 30_000, by: 1_000)) {
       let pidFile = dir.appendingPathComponent("pid-\(delay)").path
-      // As slurmstepd starts it: every signal at its default and none blocked (this test
-      // process may ignore USR1, and sh cannot trap a signal ignored when it started).
-      let argv = ["/bin/sh", "-c", SlurmStepExecutor.wrapper, "taskrun-job", "sh", "-c", "echo $$ > '\(pidFile)'; exec sleep 30"]
-      var attributes = posix_spawnattr_t()
-      posix_spawnattr_init(&attributes)
-      defer { posix_spawnattr_destroy(&attributes) }
-      var all = sigset_t(), none = sigset_t()
-      sigfillset(&all)
-      sigemptyset(&none)
-      posix_spawnattr_setsigdefault(&attributes, &all)
-      posix_spawnattr_setsigmask(&attributes, &none)
-      posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-      let environment: [String] = ["PATH=/usr/bin:/bin", "TASKRUN_GRACE=1"]
-      let cArgv: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-      let cEnv: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-      defer { (cArgv + cEnv).forEach { free($0) } }
-      var pid: pid_t = 0
-      try #require(posix_spawn(&pid, "/bin/sh", nil, &attributes, cArgv, cEnv) == 0)
+      let wrapper = try Spawned(["/bin/sh", "-c", SlurmStepExecutor.wrapper, "taskrun-job", "sh", "-c", "echo $$ > '\(pidFile)'; exec sleep 30"],
+                                environment: ["PATH=/usr/bin:/bin", "TASKRUN_GRACE=1"])
       usleep(useconds_t(delay))
-      kill(pid, SIGUSR1)
-      var status: Int32 = 0, running = true
-      let deadline = Date().addingTimeInterval(5)
-      while Date() < deadline {
-        if waitpid(pid, &status, WNOHANG) == pid { running = false; break }
-        usleep(5_000)
-      }
-      if running { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
+      kill(wrapper.pid, SIGUSR1)
+      let running = !wrapper.exited(within: 5)
+      if running { wrapper.end() }
       let command = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
       var commandAlive = command.map(alive) ?? false
       for _ in 0..<200 where commandAlive { usleep(10_000); commandAlive = alive(command!) }
@@ -105,24 +136,15 @@ import Testing
     let (status, output) = Slurm.capture(["salloc", "--no-shell", "-n2", "--job-name=taskrun-tests", "--time=5"], within: 60)
     let job = try #require(output.firstMatch(of: /allocation (\d+)/).map { String($0.1) }, "salloc: \(status) \(output)")
     defer { _ = Slurm.run(["scancel", job], within: 10) }
-    var sruns: [Process] = []
-    for name in ["taskrun.ours", "someone.else"] {
-      let srun = Process()
-      srun.executableURL = URL(fileURLWithPath: "/usr/bin/srun")
-      srun.arguments = ["--jobid=\(job)", "--quiet", "--exact", "--ntasks=1", "--job-name=\(name)", "sleep", "60"]
-      srun.standardOutput = FileHandle.nullDevice
-      srun.standardError = FileHandle.nullDevice
-      try srun.run()
-      sruns.append(srun)
+    let sruns = try ["taskrun.ours", "someone.else"].map { name in
+      try Spawned(["/usr/bin/srun", "--jobid=\(job)", "--quiet", "--exact", "--ntasks=1", "--job-name=\(name)", "sleep", "60"])
     }
-    defer { for srun in sruns where srun.isRunning { kill(srun.processIdentifier, SIGKILL) } }
-    var deadline = Date().addingTimeInterval(30)
+    defer { sruns.forEach { $0.end() } }
+    let deadline = Date().addingTimeInterval(30)
     while Date() < deadline, Set(steps(job)) != ["taskrun.ours", "someone.else"] { usleep(100_000) }
     try #require(Set(steps(job)) == ["taskrun.ours", "someone.else"], "the steps started: \(steps(job))")
     Slurm.cancelSteps(named: "taskrun.ours", inJob: job)
-    deadline = Date().addingTimeInterval(15)
-    while Date() < deadline, steps(job).contains("taskrun.ours") || sruns[0].isRunning { usleep(100_000) }
-    #expect(!steps(job).contains("taskrun.ours") && !sruns[0].isRunning, "the run's step is gone")
-    #expect(steps(job).contains("someone.else") && sruns[1].isRunning, "another step of the allocation is left alone")
+    #expect(sruns[0].exited(within: 15) && !steps(job).contains("taskrun.ours"), "the run's step is gone")
+    #expect(steps(job).contains("someone.else") && !sruns[1].exited(within: 0), "another step of the allocation is left alone")
   }
 }

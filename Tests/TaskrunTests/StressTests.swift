@@ -14,23 +14,7 @@
 //   TASKRUN_STRESS_SEED=1234 TASKRUN_STRESS_SECONDS=30 swift test --filter StressTests  # replay
 import Foundation
 import Testing
-
-/// SplitMix64: small, fast, and the same sequence for the same seed everywhere.
-struct SplitMix64 {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func int(_ range: ClosedRange<Int>) -> Int {
-    range.lowerBound + Int(next() % UInt64(range.count))
-  }
-  mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
-  mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
-}
+import TestSupport
 
 /// A random workflow and what the checks need to know about it.
 struct RandomGraph {
