@@ -15,10 +15,10 @@ public final class WorkQueue {
   /// Operations whose body waited with its slot given back, to be resumed when one is free
   /// (before anything new starts).
   @exclusivity(unchecked) var reclaimers: [(op: OperationNode, resume: () -> Void)] = []
-  /// The last operation that gave back a slot, and up to which ready-sequence number the
-  /// operations waiting here found it full (they start when a slot comes back).
   /// Where its operations' `sh` commands run (nil: this machine).
   @exclusivity(unchecked) public var executor: (any CommandExecutor)?
+  /// The last operation that gave back a slot, and up to which ready-sequence number the
+  /// operations waiting here found it full (they start when a slot comes back).
   @exclusivity(unchecked) var freedBy: OperationNode?
   @exclusivity(unchecked) var blockedSequence = 0
   public let id: Int
