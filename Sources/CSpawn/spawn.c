@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -117,6 +118,13 @@ int cs_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   /* the read end is ours and drained until EAGAIN; the child's write end stays blocking */
   return fcntl(fds[0], F_SETFL, O_RDONLY | O_NONBLOCK) == 0 ? 0 : -1;  /* a new pipe's end has no other flag */
+}
+
+int cs_poll(struct pollfd *fds, unsigned long count, double seconds) {
+  struct timespec span;
+  span.tv_sec = (time_t)seconds;
+  span.tv_nsec = (long)((seconds - (double)span.tv_sec) * 1e9);
+  return ppoll(fds, (nfds_t)count, &span, NULL);
 }
 
 int cs_exited(pid_t pid, int *code) {

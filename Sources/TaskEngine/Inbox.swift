@@ -1,4 +1,5 @@
 // Inbox: the one door through which other threads hand work to the scheduler's thread.
+import CSpawn
 import Foundation
 import Synchronization
 
@@ -17,10 +18,28 @@ public enum InboxItem: Sendable {
   case wake
 }
 
-/// A thread-safe FIFO; only the scheduler's thread takes from it.
+/// Descriptors the scheduler's thread watches while it waits for the inbox: the process
+/// runner's pipes and pidfds. What it finds there it posts to the inbox from that thread.
+protocol DescriptorSource: AnyObject {
+  /// Appends the descriptors to watch; returns the longest wait it allows, in seconds (nil: any).
+  func watch(_ fds: inout [pollfd]) -> Double?
+  /// Handles what `poll` found in `fds[first...]` (also after a timeout: deadlines of its own).
+  func handle(_ fds: [pollfd], from first: Int)
+}
+
+/// A thread-safe FIFO; only the scheduler's thread takes from it. While that thread waits for
+/// it, it also watches a `DescriptorSource` (the commands' pipes and exits), so a command's
+/// output and exit reach the scheduler without a hand-off between threads.
 public final class Inbox: @unchecked Sendable {
-  private let condition = NSCondition()
+  private let lock = NSLock()
   private var items: [InboxItem] = []
+  /// Guarded by lock: the scheduler's thread is in `poll`, so a post must wake it.
+  private var waiting = false
+  /// A pipe whose read end is part of every wait: a post from another thread writes a byte.
+  private var wake: [Int32] = [-1, -1]
+  /// Scheduler's thread only.
+  weak var source: (any DescriptorSource)?
+  private var lastWatch = 0.0
   /// Interrupts posted so far: the scheduler compares it with those it has handled at every
   /// point where something could start, without waiting for its turn to drain the inbox.
   public let signalsPosted = Atomic<Int>(0)
@@ -28,7 +47,9 @@ public final class Inbox: @unchecked Sendable {
   /// thread is stuck where Lua cannot be interrupted (a finalizer runs without hooks).
   public let signalsHandled = Atomic<Int>(0)
 
-  public init() {}
+  public init() {
+    if cs_pipe(&wake) == 0 { _ = fcntl(wake[1], F_SETFL, O_WRONLY | O_NONBLOCK) }
+  }
 
   /// An interrupt (SIGINT, SIGTERM, SIGHUP): counted first, then queued to wake the loop.
   public func postSignal(_ signal: Int32) {
@@ -37,32 +58,38 @@ public final class Inbox: @unchecked Sendable {
   }
 
   public func post(_ item: InboxItem) {
-    condition.lock()
-    if case .processOutput(_, _, let text) = item { backlog += text.utf8.count }
+    lock.lock()
     items.append(item)
-    condition.signal()
-    condition.unlock()
+    let sleeping = waiting
+    waiting = false
+    lock.unlock()
+    if sleeping { wakeWaiter() }
+  }
+
+  /// Ends the scheduler's current wait (a descriptor to watch changed) without posting.
+  func interruptWait() {
+    lock.lock()
+    let sleeping = waiting
+    waiting = false
+    lock.unlock()
+    if sleeping { wakeWaiter() }
+  }
+
+  private func wakeWaiter() {
+    var byte: UInt8 = 1
+    _ = write(wake[1], &byte, 1)  // a full pipe is already a wake-up
   }
 
   public var isEmpty: Bool {
-    condition.lock()
-    defer { condition.unlock() }
+    lock.lock()
+    defer { lock.unlock() }
     return items.isEmpty
   }
 
-  /// Bytes of command output posted and not yet taken (for the process runner's backpressure).
-  public var outputBacklog: Int {
-    condition.lock()
-    defer { condition.unlock() }
-    return backlog
-  }
-  private var backlog = 0
-
   /// Takes everything posted so far without blocking.
   public func drain() -> [InboxItem] {
-    condition.lock()
-    defer { condition.unlock() }
-    backlog = 0
+    lock.lock()
+    defer { lock.unlock() }
     let taken = items
     items.removeAll(keepingCapacity: true)
     return taken
@@ -71,21 +98,50 @@ public final class Inbox: @unchecked Sendable {
   /// Drops signals posted so far (an interactive session starts a new evaluation), keeping
   /// everything else in order.
   public func discardSignals() {
-    condition.lock()
-    defer { condition.unlock() }
+    lock.lock()
+    defer { lock.unlock() }
     items.removeAll { if case .signal = $0 { true } else { false } }
   }
 
-  /// Blocks until something is posted or `timeout` seconds pass (nil: no limit).
+  /// Blocks until something is posted or `timeout` seconds pass (nil: no limit), watching the
+  /// source's descriptors meanwhile. Wakes at least daily: a far deadline (a timeout of
+  /// years) is then a plain wait.
   public func waitForItems(timeout: Double?) {
-    condition.lock()
-    defer { condition.unlock() }
-    if !items.isEmpty { return }
-    if let timeout {
-      // Wakes at least daily: a far deadline (a timeout of years) is then a plain wait.
-      _ = condition.wait(until: Date(timeIntervalSinceNow: min(Limits.wait(timeout), 86_400)))
-    } else {
-      while items.isEmpty { condition.wait() }
+    let deadline = timeout.map { MonotonicClock.seconds() + min(Limits.wait($0), 86_400) }
+    while true {
+      lock.lock()
+      if !items.isEmpty { lock.unlock(); return }
+      waiting = true
+      lock.unlock()
+      watch(seconds: deadline.map { max(0, $0 - MonotonicClock.seconds()) } ?? 86_400)
+      lock.lock()
+      waiting = false
+      lock.unlock()
+      if let deadline, MonotonicClock.seconds() >= deadline { return }
     }
+  }
+
+  /// Looks at the source's descriptors without waiting, at most every `interval` seconds: a
+  /// scheduler that always has work still sees its commands' output and exits.
+  func watchIfDue(every interval: Double = 0.005) {
+    guard source != nil else { return }
+    let now = MonotonicClock.seconds()
+    guard now - lastWatch >= interval else { return }
+    watch(seconds: 0)
+  }
+
+  /// One `poll` over the wake pipe and the source's descriptors, then the source handles them.
+  private func watch(seconds: Double) {
+    lastWatch = MonotonicClock.seconds()
+    var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+    var limit = seconds
+    if let source, let allowed = source.watch(&fds) { limit = min(limit, allowed) }
+    if fds.count == 1 && limit == 0 { return }  // nothing to look at
+    _ = cs_poll(&fds, UInt(fds.count), limit)
+    if fds[0].revents != 0 {
+      var bytes = [UInt8](repeating: 0, count: 64)
+      _ = read(wake[0], &bytes, bytes.count)
+    }
+    source?.handle(fds, from: 1)
   }
 }

@@ -1,21 +1,20 @@
-// ProcessRunner: spawns commands into their own process groups; one I/O thread polls every
-// pipe and pidfd (one waiter, no thread per command); completions go to the inbox.
+// ProcessRunner: spawns commands into their own process groups; the scheduler's thread polls
+// every pipe and pidfd while it waits (no thread per command, no hand-off); completions go to the inbox.
 import CSpawn
 import Foundation
 
-/// Runs commands off the scheduler's thread and posts what happens to an inbox.
+/// Runs commands and posts what happens to an inbox: their pipes and pidfds are watched by
+/// the thread that waits on that inbox (the scheduler's), as ninja's one `ppoll` loop does.
 ///
 /// Ownership: a command's process group is signalled only while its leader is unreaped (a
 /// zombie still holds the id), and reaping happens under the same lock as signalling, so an
 /// id that the kernel may have given to someone else is never signalled. What a command
 /// leaves behind (background children, daemons that left the group) becomes taskrun's own
 /// child once orphaned (taskrun is a subreaper, see `endDescendants`).
-public final class ProcessRunner: @unchecked Sendable {
+public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private let inbox: Inbox
   private let lock = NSLock()
   private var children: [Int: Child] = [:]  // by token; guarded by lock
-  private var wake: [Int32] = [-1, -1]       // a pipe that interrupts poll when children change
-  private var thread: Thread?
   /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's), and
   /// a SIGCHLD came that may mean a command stopped.
   private var suspended = false
@@ -30,14 +29,14 @@ public final class ProcessRunner: @unchecked Sendable {
   /// stream goes to a file in `spillDirectory` and memory keeps the last `tailBytes`.
   nonisolated(unsafe) public static var memoryLimit = 16 << 20
   public static let tailBytes = 64 << 10
-  /// Output read but not yet taken by the scheduler, above which pipes are not read (the
-  /// command then waits on its write): a command printing without end cannot fill memory.
-  public static let backlogLimit = 4 << 20
+  /// Bytes read from one pipe before the scheduler handles them: a command printing without
+  /// end then waits on its writes while its output is reported, and cannot fill memory.
+  public static let readLimit = 1 << 20
   public static let spillDirectory = FileManager.default.temporaryDirectory
     .appendingPathComponent("taskrun-\(getpid())").path
 
-  /// One command's descriptors and what it has produced. Touched by the I/O thread only,
-  /// except `pid` (immutable) and the fields the lock guards.
+  /// One command's descriptors and what it has produced. Touched by the inbox's waiter (the
+  /// scheduler's thread) only, except `pid` (immutable) and the fields the lock guards.
   private final class Child {
     let pid: pid_t
     var pipes: [OutputChannel: Int32]
@@ -58,7 +57,15 @@ public final class ProcessRunner: @unchecked Sendable {
     }
   }
 
-  public init(inbox: Inbox) { self.inbox = inbox }
+  /// What the last `watch` asked `poll` about: the owner of each descriptor after the wake pipe.
+  private var watched: [(token: Int, child: Child, channel: OutputChannel?)] = []
+  private var snapshot: [Int: Child] = [:]
+  private var buffer = [UInt8](repeating: 0, count: 65536)
+
+  public init(inbox: Inbox) {
+    self.inbox = inbox
+    inbox.source = self
+  }
 
   /// Makes this process a child subreaper: descendants orphaned by a command (background
   /// children, daemons that left its group) become its children, for `endDescendants`.
@@ -100,9 +107,8 @@ public final class ProcessRunner: @unchecked Sendable {
     let child = Child(pid: pid, stdout: outPipe[0], stderr: errPipe[0], pidfd: cs_pidfd_open(pid))
     lock.lock()
     children[token] = child
-    startThreadIfNeeded()
     lock.unlock()
-    poke()
+    inbox.interruptWait()  // a wait that began before it watches its descriptors from now on
   }
 
   /// `name` found in `path` (nil: taskrun's own PATH, whose results are cached per name;
@@ -168,12 +174,12 @@ public final class ProcessRunner: @unchecked Sendable {
     for child in children.values where !child.reaped { kill(-child.pid, SIGCONT) }
   }
 
-  /// A SIGCHLD: the I/O thread looks for commands that stopped.
+  /// A SIGCHLD: the scheduler's next wait looks for commands that stopped.
   func childChanged() {
     lock.lock()
     childrenChanged = true
     lock.unlock()
-    poke()
+    inbox.interruptWait()
   }
 
   private func fail(token: Int, _ message: String) {
@@ -217,88 +223,68 @@ public final class ProcessRunner: @unchecked Sendable {
     return found
   }
 
-  // MARK: The I/O thread
+  // MARK: Watching, on the scheduler's thread
 
-  /// Called with the lock held.
-  private func startThreadIfNeeded() {
-    guard thread == nil else { return }
-    _ = cs_pipe(&wake)
-    let thread = Thread { [self] in ioLoop() }
-    thread.name = "taskrun.processes"
-    self.thread = thread
-    thread.start()
-  }
-
-  private func poke() {
-    var byte: UInt8 = 1
-    _ = write(wake[1], &byte, 1)
-  }
-
-  private func ioLoop() {
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-      lock.lock()
-      let snapshot = children
-      let lookForStops = childrenChanged && !suspended
-      childrenChanged = false
-      lock.unlock()
-      if lookForStops { stopped(snapshot) }
-      // What to watch: the wake pipe, every open output pipe, every running command's pidfd.
-      var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
-      var owners: [(token: Int, child: Child, channel: OutputChannel?)] = []  // of fds[1...]
-      var nextDeadline: Double?
-      // Backpressure: while the scheduler has a backlog of output to take, pipes wait.
-      let backlogged = inbox.outputBacklog > Self.backlogLimit
-      for (token, child) in snapshot {
-        // stdout before stderr: when both are ready their lines keep the order they were written in.
-        for channel in [OutputChannel.stdout, .stderr] where !backlogged {
-          guard let fd = child.pipes[channel] else { continue }
-          fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-          owners.append((token, child, channel))
-        }
-        if child.status == nil && child.pidfd >= 0 {
-          fds.append(pollfd(fd: child.pidfd, events: Int16(POLLIN), revents: 0))
-          owners.append((token, child, nil))
-        }
-        if let until = child.drainUntil { nextDeadline = min(nextDeadline ?? until, until) }
+  func watch(_ fds: inout [pollfd]) -> Double? {
+    lock.lock()
+    snapshot = children
+    let lookForStops = childrenChanged && !suspended
+    childrenChanged = false
+    lock.unlock()
+    if lookForStops { stopped(snapshot) }
+    // What to watch: every open output pipe and every running command's pidfd.
+    watched.removeAll(keepingCapacity: true)
+    var limit: Double?
+    for (token, child) in snapshot {
+      // stdout before stderr: when both are ready their lines keep the order they were written in.
+      for channel in [OutputChannel.stdout, .stderr] {
+        guard let fd = child.pipes[channel] else { continue }
+        fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+        watched.append((token, child, channel))
       }
-      let unwatchedExit = snapshot.values.contains { $0.pidfd < 0 && $0.status == nil }
-      var timeout: Int32 = unwatchedExit || backlogged ? 20 : -1
-      if let nextDeadline {
-        let ms = Int32(max(0, min(1000, (nextDeadline - MonotonicClock.seconds()) * 1000)).rounded(.up))
-        timeout = timeout < 0 ? ms : min(timeout, ms)
+      if child.status == nil && child.pidfd >= 0 {
+        fds.append(pollfd(fd: child.pidfd, events: Int16(POLLIN), revents: 0))
+        watched.append((token, child, nil))
       }
-      let ready = poll(&fds, nfds_t(fds.count), timeout)
-      if ready < 0 && errno != EINTR { continue }
-      if fds[0].revents != 0 { _ = read(wake[0], &buffer, buffer.count) }
-      for (i, entry) in fds.enumerated().dropFirst() where entry.revents != 0 {
-        let owner = owners[i - 1]
-        if let channel = owner.channel {
-          drain(entry.fd, channel: channel, child: owner.child, token: owner.token, buffer: &buffer)
-        } else {
-          reap(owner.child)
-        }
-        complete(owner.child, token: owner.token)
-      }
-      let now = MonotonicClock.seconds()
-      for (token, child) in snapshot {
-        // Without a pidfd (very old kernels) exits are noticed by polling.
-        if child.pidfd < 0 && child.status == nil { reap(child) }
-        // Its command has exited and the drain time is over: what still holds the pipes
-        // open is a background child, which does not keep the operation running.
-        if let until = child.drainUntil, now >= until {
-          for (channel, fd) in child.pipes {
-            drain(fd, channel: channel, child: child, token: token, buffer: &buffer)
-            if let open = child.pipes[channel] {
-              close(open)
-              child.pipes[channel] = nil
-              flushPartial(channel, child: child, token: token)
-            }
-          }
-        }
-        complete(child, token: token)
+      // Without a pidfd (very old kernels) exits are noticed by polling.
+      if child.pidfd < 0 && child.status == nil { limit = min(limit ?? 0.02, 0.02) }
+      if let until = child.drainUntil {
+        let left = max(0, until - MonotonicClock.seconds())
+        limit = min(limit ?? left, left)
       }
     }
+    return limit
+  }
+
+  func handle(_ fds: [pollfd], from first: Int) {
+    guard !snapshot.isEmpty else { return }
+    for (i, entry) in fds[first...].enumerated() where entry.revents != 0 {
+      let owner = watched[i]
+      if let channel = owner.channel {
+        drain(entry.fd, channel: channel, child: owner.child, token: owner.token)
+      } else {
+        reap(owner.child)
+      }
+      complete(owner.child, token: owner.token)
+    }
+    let now = MonotonicClock.seconds()
+    for (token, child) in snapshot {
+      if child.pidfd < 0 && child.status == nil { reap(child) }
+      // Its command has exited and the drain time is over: what still holds the pipes
+      // open is a background child, which does not keep the operation running.
+      if let until = child.drainUntil, now >= until {
+        for (channel, fd) in child.pipes {
+          drain(fd, channel: channel, child: child, token: token)
+          if let open = child.pipes[channel] {
+            close(open)
+            child.pipes[channel] = nil
+            flushPartial(channel, child: child, token: token)
+          }
+        }
+      }
+      complete(child, token: token)
+    }
+    snapshot.removeAll(keepingCapacity: true)
   }
 
   /// Commands stopped by the terminal (SIGTTIN/SIGTTOU: they tried to read it, or to change
@@ -320,11 +306,13 @@ public final class ProcessRunner: @unchecked Sendable {
     }
   }
 
-  /// Reads what is there (until EAGAIN); on end of file closes the pipe.
-  private func drain(_ fd: Int32, channel: OutputChannel, child: Child, token: Int, buffer: inout [UInt8]) {
-    while true {
+  /// Reads what is there (until EAGAIN, or `readLimit` bytes); on end of file closes the pipe.
+  private func drain(_ fd: Int32, channel: OutputChannel, child: Child, token: Int) {
+    var total = 0
+    while total < Self.readLimit {
       let n = read(fd, &buffer, buffer.count)
       if n > 0 {
+        total += n
         received(Data(buffer[0..<n]), channel: channel, child: child, token: token)
       } else if n < 0 && errno == EINTR {
         continue

@@ -149,6 +149,7 @@ extension Scheduler {
   }
 
   func handleInbox() -> Bool {
+    if !commandHandlers.isEmpty { inbox.watchIfDue() }  // busy all along: still see commands end
     let items = inbox.drain()
     for item in items {
       switch item {

@@ -18,6 +18,9 @@ int cs_resolve(const char *name, const char *path, char *out, size_t size);
 int cs_pidfd_open(pid_t pid);
 /* Close-on-exec pipe with a non-blocking read end fds[0]; fds[1] write end. 0 or -1. */
 int cs_pipe(int fds[2]);
+struct pollfd;
+/* poll(2) with a timeout in seconds (ppoll: to the nanosecond, not the millisecond). */
+int cs_poll(struct pollfd *fds, unsigned long count, double seconds);
 /* Has child `pid` exited? 1 with its code (128 + signal when killed) in *code, without
    reaping it: until cs_reap, its pid and process group id cannot be reused. 0 if not. */
 int cs_exited(pid_t pid, int *code);
