@@ -2,6 +2,7 @@
 // every pipe and pidfd while it waits (no thread per command, no hand-off); completions go to the inbox.
 import CSpawn
 import Foundation
+import Synchronization
 
 /// Runs commands and posts what happens to an inbox: their pipes and pidfds are watched by
 /// the thread that waits on that inbox (the scheduler's), as ninja's one `ppoll` loop does.
@@ -15,10 +16,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private let inbox: Inbox
   private let lock = NSLock()
   private var children: [Int: Child] = [:]  // by token; guarded by lock
-  /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's), and
-  /// a SIGCHLD came that may mean a command stopped.
+  /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's).
   private var suspended = false
-  private var childrenChanged = false
+  /// SIGCHLDs taken from `ChildSignals` that this runner has looked at for stopped commands.
+  private var childSignalsSeen = 0
   /// Programs found in taskrun's PATH, by name (scheduler thread only).
   private var resolved: [String: String] = [:]
 
@@ -174,14 +175,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     for child in children.values where !child.reaped { kill(-child.pid, SIGCONT) }
   }
 
-  /// A SIGCHLD: the scheduler's next wait looks for commands that stopped.
-  func childChanged() {
-    lock.lock()
-    childrenChanged = true
-    lock.unlock()
-    inbox.interruptWait()
-  }
-
   private func fail(token: Int, _ message: String) {
     inbox.post(.processOutput(token: token, stream: .stderr, text: message + "\n"))
     inbox.post(.processExited(token: token, result: CommandResult(status: 127, stdout: "", stderr: message + "\n")))
@@ -228,12 +221,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   func watch(_ fds: inout [pollfd]) -> Double? {
     lock.lock()
     snapshot = children
-    let lookForStops = childrenChanged && !suspended
-    childrenChanged = false
     lock.unlock()
-    if lookForStops { stopped(snapshot) }
-    // What to watch: every open output pipe and every running command's pidfd.
     watched.removeAll(keepingCapacity: true)
+    guard !snapshot.isEmpty else { return nil }
+    lookForStops()  // after a SIGCHLD another runner took
+    // What to watch: SIGCHLD (a command may have stopped), every open output pipe and every
+    // running command's pidfd.
+    if ChildSignals.fd >= 0 { fds.append(pollfd(fd: ChildSignals.fd, events: Int16(POLLIN), revents: 0)) }
     var limit: Double?
     for (token, child) in snapshot {
       // stdout before stderr: when both are ready their lines keep the order they were written in.
@@ -258,6 +252,14 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   func handle(_ fds: [pollfd], from first: Int) {
     guard !snapshot.isEmpty else { return }
+    var first = first
+    if ChildSignals.fd >= 0 {
+      if fds[first].revents != 0 && cs_take_child_signals(ChildSignals.fd) != 0 {
+        ChildSignals.taken.add(1, ordering: .relaxed)
+      }
+      lookForStops()
+      first += 1
+    }
     for (i, entry) in fds[first...].enumerated() where entry.revents != 0 {
       let owner = watched[i]
       if let channel = owner.channel {
@@ -285,6 +287,17 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       complete(child, token: token)
     }
     snapshot.removeAll(keepingCapacity: true)
+  }
+
+  /// After a SIGCHLD this runner has not looked at: commands that stopped (not on Ctrl-Z).
+  private func lookForStops() {
+    let taken = ChildSignals.taken.load(ordering: .relaxed)
+    guard taken != childSignalsSeen else { return }
+    childSignalsSeen = taken
+    lock.lock()
+    let suspended = self.suspended
+    lock.unlock()
+    if !suspended { stopped(snapshot) }
   }
 
   /// Commands stopped by the terminal (SIGTTIN/SIGTTOU: they tried to read it, or to change
@@ -406,6 +419,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes, stdoutFile: out.path,
       stderrFile: err.path, reason: reason)))
   }
+}
+
+/// SIGCHLD as a descriptor: blocked in every thread (CSpawn's signals.c), it is pending on
+/// `fd` until a runner reads it; `taken` counts those reads, so every runner sees each one.
+private enum ChildSignals {
+  static let fd = cs_child_signals()
+  static let taken = Atomic<Int>(0)
 }
 
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

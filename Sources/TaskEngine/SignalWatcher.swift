@@ -1,4 +1,4 @@
-// SignalWatcher: Ctrl-C, SIGTERM, SIGHUP, Ctrl-Z and SIGCHLD, from taskrun's first instant to its last.
+// SignalWatcher: Ctrl-C, SIGTERM, SIGHUP and Ctrl-Z, from taskrun's first instant to its last.
 import CSpawn
 import Foundation
 
@@ -12,7 +12,8 @@ import Foundation
 ///   Interrupts before `attach` are kept and delivered to the first run attached.
 /// - SIGTSTP (Ctrl-Z): `onSuspend` (restore the terminal), the running commands' process
 ///   groups stop, then taskrun stops itself. SIGCONT resumes the commands, then `onResume`.
-/// - SIGCHLD: the process runner looks for commands stopped by the terminal (SIGTTIN).
+/// - SIGCHLD is not among them: it stays blocked, and the process runner finds it on a
+///   signalfd it polls with the commands' pipes (ProcessRunner.swift).
 public final class SignalWatcher: @unchecked Sendable {
   public static let shared = SignalWatcher()
 
@@ -94,8 +95,6 @@ public final class SignalWatcher: @unchecked Sendable {
       processes?.resumeAll()
       onResume()
       inbox?.post(.wake)
-    case SIGCHLD:
-      processes?.childChanged()
     default:
       break
     }
