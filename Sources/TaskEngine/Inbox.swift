@@ -90,6 +90,7 @@ public final class Inbox: @unchecked Sendable {
   public func drain() -> [InboxItem] {
     lock.lock()
     defer { lock.unlock() }
+    if items.isEmpty { return [] }
     let taken = items
     items.removeAll(keepingCapacity: true)
     return taken

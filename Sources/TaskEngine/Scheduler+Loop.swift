@@ -118,7 +118,10 @@ extension Scheduler {
       while pump() {}
       tickIfDue()
       if done() { return true }
-      if fireDueTimers() || handleInbox() { continue }
+      // Both, every time: a body resumed by a timer at each of its time slices must not keep
+      // commands' exits and output waiting in the inbox until it ends.
+      let fired = fireDueTimers()
+      if handleInbox() || fired { continue }
       if done() { return true }
       let idle = commandHandlers.isEmpty && timerActions.isEmpty && completionHandlers.isEmpty && inbox.isEmpty
       if idle {

@@ -142,6 +142,18 @@ import TaskEngine
     #expect(host.op("spin").error == "timed out after 1 s")
   }
 
+  /// The scheduler's thread watches the commands' pipes and exits itself: a body that keeps
+  /// it busy (time-sliced, never idle) must not hold up noticing that a command ended.
+  @Test func aCommandEndsWhileABodyKeepsTheSchedulerBusy() throws {
+    let host = try runLua("""
+      operation { name = "spin", run = function() local t = os.clock() while os.clock() - t < 1.5 do end end }
+      cmd = operation { name = "cmd", sh = "echo done" }
+      """, jobs: 2, realTime: true)
+    try host.check("assert(cmd.result.stdout == 'done\\n', cmd.result.stdout)")
+    let spin = host.op("spin"), cmd = host.op("cmd")
+    #expect(cmd.finishTime! < spin.finishTime! - 0.5, "cmd \(cmd.finishTime!) s, spin \(spin.finishTime!) s")
+  }
+
   @Test func aLoopInsideTheBodysOwnCoroutineIsStillInterrupted() throws {
     let host = try runLua("""
       operation { name = "inner", timeout = 0.2, run = function()
