@@ -103,17 +103,23 @@ struct RunCommand: ParsableCommand {
   /// Arguments after `--`, for the script's `arg` table (split off before parsing).
   nonisolated(unsafe) static var scriptArguments: [String] = []
 
-  func validate() throws {
-    if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
-    if quiet && verbose { throw ValidationError("-q and -v cannot be used together") }
-    if let memory, !(1...1_048_576).contains(memory) {
-      throw ValidationError("--memory must be from 1 to 1048576 MB (got \(memory))")
-    }
-    if let outputLimit, !(1...65536).contains(outputLimit) {
-      throw ValidationError("--output-limit must be from 1 to 65536 MB (got \(outputLimit))")
-    }
+  /// What the command line asked for, as a plain value (the same one `RunOptions.parse` makes).
+  var options: RunOptions {
+    RunOptions(jobs: jobs, keepGoing: keepGoing, dryRun: dryRun, quiet: quiet, verbose: verbose,
+               progress: progress, yes: yes, noColor: noColor, events: events, trace: trace,
+               memory: memory, sandbox: sandbox, outputLimit: outputLimit, file: file,
+               directory: directory, executor: executor, list: list, listNames: listNames, words: words)
   }
 
+  func validate() throws {
+    if let problem = options.problem { throw ValidationError(problem) }
+  }
+
+  func run() throws { try options.run() }
+}
+
+extension RunOptions {
+  /// Runs the workflow: finds the script, loads it, runs its targets and reports.
   func run() throws {
     let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     scheduler.keepGoing = keepGoing
@@ -128,7 +134,7 @@ struct RunCommand: ParsableCommand {
       let view = LiveReporter(lines: reporter, color: color)
       scheduler.sinks.append(view)
       scheduler.tickInterval = 1.0 / 15
-      Self.liveView = view
+      RunCommand.liveView = view
     } else {
       scheduler.sinks.append(reporter)
     }
@@ -143,9 +149,9 @@ struct RunCommand: ParsableCommand {
       throw Taskrun.Exit(.usage)
     }
     Taskrun.attachSignals(scheduler)
-    let host = ScriptHost(scheduler: scheduler, arguments: Self.scriptArguments, memoryLimit: (memory ?? 0) << 20)
+    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments, memoryLimit: (memory ?? 0) << 20)
     host.assumeYes = yes
-    host.captureWrites = Self.liveView != nil
+    host.captureWrites = RunCommand.liveView != nil
     host.dryRun = dryRun
     if sandbox { host.applySandbox() }
     if let executor {

@@ -52,11 +52,16 @@ enum Taskrun {
         print(RunCommand.helpMessage(for: command))
         leave(0)
       }
-      // graph, test and repl are RunCommand's subcommands (for help and completions), parsed
-      // here: ArgumentParser gives a root with a positional argument no subcommands.
-      var command = try Self.command(for: arguments.first).parseAsRoot(
-        Self.command(for: arguments.first) == RunCommand.self ? arguments : Array(arguments.dropFirst()))
-      try command.run()
+      let commandType = Self.command(for: arguments.first)
+      if commandType == RunCommand.self, let options = RunOptions.parse(arguments) {
+        try options.run()  // plain use, parsed without reflection (RunOptions.swift)
+      } else {
+        // graph, test and repl are RunCommand's subcommands (for help and completions), parsed
+        // here: ArgumentParser gives a root with a positional argument no subcommands.
+        var command = try commandType.parseAsRoot(
+          commandType == RunCommand.self ? arguments : Array(arguments.dropFirst()))
+        try command.run()
+      }
     } catch let exit as Exit {
       leave(exit.code)
     } catch {

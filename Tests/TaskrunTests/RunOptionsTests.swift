@@ -1,0 +1,69 @@
+// The run command's parse without reflection answers only where swift-argument-parser agrees.
+import ArgumentParser
+import Foundation
+import Testing
+import TestSupport
+@testable import taskrun
+
+@Suite struct RunOptionsTests {
+  /// What a user may type, well and badly: every spelling of every option, values good and
+  /// bad, words, and things only swift-argument-parser answers (help, combined flags).
+  static let vocabulary = [
+    "-j", "--jobs", "--jobs=3", "--jobs=0", "-k", "--keep-going", "-n", "--dry-run", "-q",
+    "--quiet", "-v", "--verbose", "--progress", "--progress=none", "--progress=tty",
+    "--progress=bogus", "--yes", "--no-color", "--events", "--events=-", "--events=", "--trace",
+    "--trace=t.json", "--memory", "--memory=0", "--memory=64", "--output-limit",
+    "--output-limit=70000", "-f", "-C", "--executor", "--executor=slurm", "-l", "--list",
+    "--list-names", "-kq", "-nk", "-h", "--help", "--version", "-x", "--bogus", "--yes=1",
+    "-j=2", "--list-names=",
+  ]
+  static let values = [
+    "2", "0", "-1", "+3", "08", " 5", "abc", "9999999999999999999999", "none", "tty", "plain",
+    "auto", "local", "slurm", "-", "build.lua", "test", "a=b", "", "é", "dir/x.lua", "graph",
+  ]
+
+  @Test func whereverItAnswersSwiftArgumentParserAnswersTheSame() throws {
+    let seed = ProcessInfo.processInfo.environment["TASKRUN_OPTIONS_SEED"].flatMap(UInt64.init)
+      ?? UInt64.random(in: 0...UInt64.max)
+    print("RunOptionsTests seed: \(seed) (TASKRUN_OPTIONS_SEED=\(seed) repeats it)")
+    let rounds = ProcessInfo.processInfo.environment["TASKRUN_OPTIONS_ROUNDS"].flatMap(Int.init) ?? 1_500
+    var rng = SplitMix64(state: seed)
+    var answered = 0, tried = 0
+    for _ in 0..<rounds {
+      let arguments = (0..<rng.int(0...6)).map { _ in
+        rng.chance(0.55) ? rng.pick(Self.vocabulary) : rng.pick(Self.values)
+      }
+      guard Taskrun.command(for: arguments.first) == RunCommand.self else { continue }  // a subcommand
+      tried += 1
+      guard let quick = RunOptions.parse(arguments) else { continue }
+      answered += 1
+      let parsed: RunCommand
+      do {
+        parsed = try #require(try RunCommand.parseAsRoot(arguments) as? RunCommand, "\(arguments)")
+      } catch {
+        Issue.record("\(arguments): the quick parse answered \(quick), swift-argument-parser: \(RunCommand.message(for: error))")
+        return
+      }
+      #expect(parsed.options == quick, "\(arguments)")
+      if parsed.options != quick { return }
+    }
+    // Most plain command lines take the quick way; the rest still had to be compared.
+    #expect(answered > tried / 10 && answered < tried, "\(answered) of \(tried) answered")
+  }
+
+  @Test(arguments: [
+    (["build.lua", "test", "-j", "4", "-k"], RunOptions(jobs: 4, keepGoing: true, words: ["build.lua", "test"])),
+    (["--progress=none", "-f", "w.lua", "-C", "dir"], RunOptions(progress: .none, file: "w.lua", directory: "dir")),
+    (["--events", "-", "-", "--executor", "local"], RunOptions(events: "-", executor: .local, words: ["-"])),
+    ([], RunOptions()),
+  ])
+  func plainCommandLines(_ arguments: [String], _ expected: RunOptions) {
+    #expect(RunOptions.parse(arguments) == expected)
+  }
+
+  @Test(arguments: [["-h"], ["--version"], ["-kq"], ["-j", "0"], ["-q", "-v"], ["-j"], ["-f", "-k"],
+                    ["--progress", "bogus"], ["-k", "-k"], ["--yes=1"], ["--memory", "0"]])
+  func everythingElseGoesToSwiftArgumentParser(_ arguments: [String]) {
+    #expect(RunOptions.parse(arguments) == nil)
+  }
+}
