@@ -114,10 +114,11 @@ public final class Inbox: @unchecked Sendable {
       if !items.isEmpty { lock.unlock(); return }
       waiting = true
       lock.unlock()
-      watch(seconds: deadline.map { max(0, $0 - MonotonicClock.seconds()) } ?? 86_400)
+      let fds = poll(seconds: deadline.map { max(0, $0 - MonotonicClock.seconds()) } ?? 86_400)
       lock.lock()
-      waiting = false
+      waiting = false  // before the source posts what it found: those posts need no wake-up
       lock.unlock()
+      if let fds { source?.handle(fds, from: 1) }
       if let deadline, MonotonicClock.seconds() >= deadline { return }
     }
   }
@@ -125,24 +126,22 @@ public final class Inbox: @unchecked Sendable {
   /// Looks at the source's descriptors without waiting, at most every `interval` seconds: a
   /// scheduler that always has work still sees its commands' output and exits.
   func watchIfDue(every interval: Double = 0.005) {
-    guard source != nil else { return }
-    let now = MonotonicClock.seconds()
-    guard now - lastWatch >= interval else { return }
-    watch(seconds: 0)
+    guard source != nil, MonotonicClock.seconds() - lastWatch >= interval else { return }
+    if let fds = poll(seconds: 0) { source?.handle(fds, from: 1) }
   }
 
-  /// One `poll` over the wake pipe and the source's descriptors, then the source handles them.
-  private func watch(seconds: Double) {
+  /// One `poll` over the wake pipe and the source's descriptors (nil: nothing to look at).
+  private func poll(seconds: Double) -> [pollfd]? {
     lastWatch = MonotonicClock.seconds()
     var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
     var limit = seconds
     if let source, let allowed = source.watch(&fds) { limit = min(limit, allowed) }
-    if fds.count == 1 && limit == 0 { return }  // nothing to look at
+    if fds.count == 1 && limit == 0 { return nil }
     _ = cs_poll(&fds, UInt(fds.count), limit)
     if fds[0].revents != 0 {
       var bytes = [UInt8](repeating: 0, count: 64)
       _ = read(wake[0], &bytes, bytes.count)
     }
-    source?.handle(fds, from: 1)
+    return fds
   }
 }
