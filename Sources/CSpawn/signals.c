@@ -57,10 +57,8 @@ int cs_child_signals(void) {
 }
 
 int cs_take_child_signals(int fd) {
-  struct signalfd_siginfo info[8];
-  int found = 0;
-  while (read(fd, info, sizeof info) > 0) found = 1;
-  return found;
+  struct signalfd_siginfo info[8];  /* a standard signal is pending once at most: one read takes it */
+  return read(fd, info, sizeof info) > 0;
 }
 
 /* A program named taskrun blocks them before any library is initialized (the executable's
