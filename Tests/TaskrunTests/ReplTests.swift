@@ -127,7 +127,7 @@ import Testing
     session.wait { $0.contains(">> ^C\n>") }
     try session.send("x = 'é'; print(1 + 41, x)")
     try session.send("Enter")
-    let shown = #"\n42\s+é\n"#
+    let shown = #"\n42\s+é\n>"#  // the next prompt too: Ctrl-D follows
     let after = session.wait { $0.range(of: shown, options: .regularExpression) != nil }
     #expect(after.range(of: shown, options: .regularExpression) != nil, "nothing typed before Ctrl-C is evaluated: \(after)")
     #expect(!after.contains("attempt to call") && !after.contains("unexpected symbol"), "\(after)")
@@ -155,7 +155,7 @@ import Testing
       try session.send("Tab")
       session.wait { $0.contains("run(fetch), fetch.result") }
       try session.send("Enter")
-      let field = session.wait { $0.range(of: #"\ntrue\s+42"#, options: .regularExpression) != nil }
+      let field = session.wait { $0.range(of: #"\ntrue\s+42\s*\n>"#, options: .regularExpression) != nil }
       #expect(field.contains("fetch.result"), "\(field)")
       try session.send("C-d")
       session.wait { $0.contains("EXIT=") }
@@ -197,8 +197,10 @@ import Testing
     #expect(continued.contains("\n>>"), "the continuation prompt: \(continued)")
     try session.send("print(i * 10) end")
     try session.send("Enter")
-    let done = session.wait { $0.contains("20\n") }
-    #expect(done.contains("10\n20\n"), "\(done)")
+    // Ctrl-D only once the next prompt is up: typed while the terminal is still in cooked
+    // mode (between two lines), the end-of-file mark does not survive the switch to raw mode.
+    let done = session.wait { $0.contains("20\n>") }
+    #expect(done.contains("10\n20\n>"), "\(done)")
     try session.send("C-d")
     let closed = session.wait { $0.contains("EXIT=") }
     #expect(closed.contains("EXIT=0"))
