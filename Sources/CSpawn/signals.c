@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
-static const int g_handled[] = { SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGCHLD };
+/* Not SIGCHLD: commands' exits come from pidfds and their stops are looked for by the process
+   runner, so SIGCHLD keeps its default (ignored, never blocked) and wakes no thread, and
+   what os.execute or io.popen start inherits no blocked signal. */
+static const int g_handled[] = { SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT };
 static int g_fd = -1;
 
 static void handled_set(sigset_t *set) {
@@ -29,8 +31,6 @@ static void on_signal(int sig) {
   errno = saved;
 }
 
-/* SIGCHLD is not handled on whichever thread the kernel wakes for it (one per command's
-   exit): it stays blocked, and the scheduler's thread finds it on a signalfd it polls anyway. */
 int cs_handle_signals(int fd) {
   g_fd = fd;
   struct sigaction action;
@@ -39,26 +39,10 @@ int cs_handle_signals(int fd) {
   action.sa_flags = SA_RESTART;
   sigfillset(&action.sa_mask);
   for (unsigned i = 0; i < sizeof g_handled / sizeof g_handled[0]; i++)
-    if (g_handled[i] != SIGCHLD && sigaction(g_handled[i], &action, NULL) != 0) return -1;
+    if (sigaction(g_handled[i], &action, NULL) != 0) return -1;
   sigset_t set;
   handled_set(&set);
-  sigdelset(&set, SIGCHLD);
-  pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-  sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
-  return pthread_sigmask(SIG_BLOCK, &set, NULL);  /* also where the preinit did not block it */
-}
-
-int cs_child_signals(void) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
-  return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-}
-
-int cs_take_child_signals(int fd) {
-  struct signalfd_siginfo info[8];  /* a standard signal is pending once at most: one read takes it */
-  return read(fd, info, sizeof info) > 0;
+  return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 /* A program named taskrun blocks them before any library is initialized (the executable's

@@ -2,7 +2,6 @@
 // every pipe and pidfd while it waits (no thread per command, no hand-off); completions go to the inbox.
 import CSpawn
 import Foundation
-import Synchronization
 
 /// Runs commands and posts what happens to an inbox: their pipes and pidfds are watched by
 /// the thread that waits on that inbox (the scheduler's), as ninja's one `ppoll` loop does.
@@ -18,8 +17,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private var children: [Int: Child] = [:]  // by token; guarded by lock
   /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's).
   private var suspended = false
-  /// SIGCHLDs taken from `ChildSignals` that this runner has looked at for stopped commands.
-  private var childSignalsSeen = 0
+  /// When `watch` next looks for commands the terminal stopped (scheduler's thread only).
+  private var nextStopCheck = 0.0
   /// Programs found in taskrun's PATH, by name (scheduler thread only).
   private var resolved: [String: String] = [:]
 
@@ -30,6 +29,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// stream goes to a file in `spillDirectory` and memory keeps the last `tailBytes`.
   nonisolated(unsafe) public static var memoryLimit = 16 << 20
   public static let tailBytes = 64 << 10
+  /// Seconds between two looks for commands the terminal stopped (SIGCHLD is not used: see
+  /// CSpawn's signals.c).
+  public static let stopCheckInterval = 0.5
   /// Bytes read from one pipe before the scheduler handles them: a command printing without
   /// end then waits on its writes while its output is reported, and cannot fill memory.
   public static let readLimit = 1 << 20
@@ -224,10 +226,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     lock.unlock()
     watched.removeAll(keepingCapacity: true)
     guard !snapshot.isEmpty else { return nil }
-    lookForStops()  // after a SIGCHLD another runner took
-    // What to watch: SIGCHLD (a command may have stopped), every open output pipe and every
-    // running command's pidfd.
-    if ChildSignals.fd >= 0 { fds.append(pollfd(fd: ChildSignals.fd, events: Int16(POLLIN), revents: 0)) }
+    // What to watch: every open output pipe and every running command's pidfd; and, while a
+    // command runs, the next look for commands the terminal stopped.
+    let now = MonotonicClock.seconds()
     var limit: Double?
     for (token, child) in snapshot {
       // stdout before stderr: when both are ready their lines keep the order they were written in.
@@ -242,24 +243,14 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       }
       // Without a pidfd (very old kernels) exits are noticed by polling.
       if child.pidfd < 0 && child.status == nil { limit = min(limit ?? 0.02, 0.02) }
-      if let until = child.drainUntil {
-        let left = max(0, until - MonotonicClock.seconds())
-        limit = min(limit ?? left, left)
-      }
+      if child.status == nil { limit = min(limit ?? .infinity, max(0, nextStopCheck - now)) }
+      if let until = child.drainUntil { limit = min(limit ?? .infinity, max(0, until - now)) }
     }
     return limit
   }
 
   func handle(_ fds: [pollfd], from first: Int) {
     guard !snapshot.isEmpty else { return }
-    var first = first
-    if ChildSignals.fd >= 0 {
-      if fds[first].revents != 0 && cs_take_child_signals(ChildSignals.fd) != 0 {
-        ChildSignals.taken.add(1, ordering: .relaxed)
-      }
-      lookForStops()
-      first += 1
-    }
     for (i, entry) in fds[first...].enumerated() where entry.revents != 0 {
       let owner = watched[i]
       if let channel = owner.channel {
@@ -270,6 +261,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       complete(owner.child, token: owner.token)
     }
     let now = MonotonicClock.seconds()
+    if now >= nextStopCheck {
+      nextStopCheck = now + Self.stopCheckInterval
+      lock.lock()
+      let suspended = self.suspended
+      lock.unlock()
+      if !suspended { stopped(snapshot) }
+    }
     for (token, child) in snapshot {
       if child.pidfd < 0 && child.status == nil { reap(child) }
       // Its command has exited and the drain time is over: what still holds the pipes
@@ -287,17 +285,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       complete(child, token: token)
     }
     snapshot.removeAll(keepingCapacity: true)
-  }
-
-  /// After a SIGCHLD this runner has not looked at: commands that stopped (not on Ctrl-Z).
-  private func lookForStops() {
-    let taken = ChildSignals.taken.load(ordering: .relaxed)
-    guard taken != childSignalsSeen else { return }
-    childSignalsSeen = taken
-    lock.lock()
-    let suspended = self.suspended
-    lock.unlock()
-    if !suspended { stopped(snapshot) }
   }
 
   /// Commands stopped by the terminal (SIGTTIN/SIGTTOU: they tried to read it, or to change
@@ -419,13 +406,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes, stdoutFile: out.path,
       stderrFile: err.path, reason: reason)))
   }
-}
-
-/// SIGCHLD as a descriptor: blocked in every thread (CSpawn's signals.c), it is pending on
-/// `fd` until a runner reads it; `taken` counts those reads, so every runner sees each one.
-private enum ChildSignals {
-  static let fd = cs_child_signals()
-  static let taken = Atomic<Int>(0)
 }
 
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

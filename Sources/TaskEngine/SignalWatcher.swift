@@ -12,8 +12,8 @@ import Foundation
 ///   Interrupts before `attach` are kept and delivered to the first run attached.
 /// - SIGTSTP (Ctrl-Z): `onSuspend` (restore the terminal), the running commands' process
 ///   groups stop, then taskrun stops itself. SIGCONT resumes the commands, then `onResume`.
-/// - SIGCHLD is not among them: it stays blocked, and the process runner finds it on a
-///   signalfd it polls with the commands' pipes (ProcessRunner.swift).
+/// - SIGCHLD is not among them: exits come from pidfds, and the process runner looks for
+///   commands stopped by the terminal twice a second (ProcessRunner.swift).
 public final class SignalWatcher: @unchecked Sendable {
   public static let shared = SignalWatcher()
 

@@ -108,6 +108,29 @@ enum Events {
     #expect(w.survivors(after: 0.5).isEmpty)
   }
 
+  /// taskrun blocks none of its signals on the thread where Lua runs, so what Lua's own
+  /// `os.execute` and `io.popen` start inherits no blocked signal whatever `/bin/sh` does
+  /// with it (commands get a clean mask from cs_spawn anyway): a program that waits for
+  /// SIGCHLD (libuv, a shell's job control) would hang with it blocked.
+  @Test func theThreadWhereLuaRunsHasNoSignalBlocked() throws {
+    let w = try MarkedWorkflow { _ in """
+      local function blocked(where)
+        for line in io.lines("/proc/self/status") do
+          if line:find("^SigBlk:") then print(where .. " " .. line) end
+        end
+      end
+      blocked("top")
+      operation { name = "body", run = function() blocked("body") end }
+      operation { name = "cmd", sh = "true" }
+      operation { name = "after", after = { "cmd" }, run = function() blocked("after") end }
+      """ }
+    let run = Binary.finish(try w.start(["-j2"]), timeout: 30)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let masks = run.stdout.split(separator: "\n").filter { $0.contains("SigBlk:") }
+    #expect(masks.count == 3, "\(run.stdout)")
+    #expect(masks.allSatisfy { $0.hasSuffix("SigBlk:\t0000000000000000") }, "\(masks)")
+  }
+
   @Test func runningCommandsDieWhenTaskrunIsKilled() throws {
     let w = try MarkedWorkflow { env in """
       operation { name = "a", \(env), sh = "sleep 30" }

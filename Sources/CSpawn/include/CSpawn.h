@@ -40,17 +40,11 @@ int cs_children(pid_t *pids, pid_t *groups, int max);
 /* }====== */
 
 /* {====== signals.c */
-/* Block SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT and SIGCHLD in the calling thread (a
-   program named taskrun does it before main). */
+/* Block SIGINT, SIGTERM, SIGHUP, SIGTSTP and SIGCONT in the calling thread (a program named
+   taskrun does it before main). */
 void cs_block_signals(void);
-/* Handle those signals but SIGCHLD by writing the signal number as a byte to `fd`
-   (non-blocking), then unblock them in the calling thread. SIGCHLD stays blocked in every
-   thread (threads inherit the mask), for cs_child_signals. 0 or -1. */
+/* Handle those signals by writing the signal number as a byte to `fd` (non-blocking), then
+   unblock them in the calling thread. 0 or -1. */
 int cs_handle_signals(int fd);
-/* A signalfd that is readable while a SIGCHLD is pending (non-blocking, close-on-exec):
-   the process runner watches it; it only fires where SIGCHLD is blocked. -1 on error. */
-int cs_child_signals(void);
-/* Reads what the signalfd holds: 1 if a SIGCHLD was there, else 0. */
-int cs_take_child_signals(int fd);
 /* }====== */
 #endif
