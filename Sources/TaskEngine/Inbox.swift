@@ -51,6 +51,8 @@ public final class Inbox: @unchecked Sendable {
     if cs_pipe(&wake) == 0 { _ = fcntl(wake[1], F_SETFL, O_WRONLY | O_NONBLOCK) }
   }
 
+  deinit { for fd in wake where fd >= 0 { close(fd) } }
+
   /// An interrupt (SIGINT, SIGTERM, SIGHUP): counted first, then queued to wake the loop.
   public func postSignal(_ signal: Int32) {
     signalsPosted.add(1, ordering: .sequentiallyConsistent)
