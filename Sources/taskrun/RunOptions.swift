@@ -73,8 +73,8 @@ struct RunOptions: Equatable {
     return options.problem == nil ? options : nil
   }
 
-  /// An option, whatever its spelling.
-  private enum Key {
+  /// An option, whatever its spelling (`RunOptionsTests` checks the spellings against the help).
+  enum Key {
     case jobs, keepGoing, dryRun, quiet, verbose, list, progress, executor, yes, noColor
     case sandbox, listNames, events, trace, file, directory, memory, outputLimit
 

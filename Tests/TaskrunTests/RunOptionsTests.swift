@@ -51,6 +51,19 @@ import TestSupport
     #expect(answered > tried / 10 && answered < tried, "\(answered) of \(tried) answered")
   }
 
+  /// An option added to `RunCommand` and not to `RunOptions` would be dropped on the quick
+  /// way: every spelling the help shows (hidden ones too) must be one the quick parse knows.
+  @Test func theQuickParseKnowsEveryOptionTheHelpShows() throws {
+    let help = RunCommand.helpMessage(includeHidden: true, columns: 1_000)
+    let options = help.split(separator: "\n").filter { $0.hasPrefix("  -") }.flatMap { line in
+      line.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+        .prefix { $0.hasPrefix("-") }
+    }
+    let shown = Set(options).subtracting(["-h", "--help", "--version"])
+    #expect(shown.count > 20, "\(help)")
+    #expect(shown == Set(RunOptions.Key.spellings.keys), "\(shown.symmetricDifference(RunOptions.Key.spellings.keys))")
+  }
+
   @Test(arguments: [
     (["build.lua", "test", "-j", "4", "-k"], RunOptions(jobs: 4, keepGoing: true, words: ["build.lua", "test"])),
     (["--progress=none", "-f", "w.lua", "-C", "dir"], RunOptions(progress: .none, file: "w.lua", directory: "dir")),
