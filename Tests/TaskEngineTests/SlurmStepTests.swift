@@ -1,6 +1,7 @@
 // The Slurm step launcher: srun's argv, its own lines dropped, Slurm's reasons, the wrapper run here, and (with a cluster) a run's steps cancelled.
 import Foundation
 import Testing
+import TestSupport
 @testable import TaskEngine
 
 @Suite struct SlurmStepTests {
@@ -48,15 +49,6 @@ struct Spawned {
   let pid: pid_t
 
   init(_ argv: [String], environment: [String]? = nil) throws {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var all = sigset_t(), none = sigset_t()
-    sigfillset(&all)
-    sigemptyset(&none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -66,8 +58,10 @@ struct Spawned {
     let cEnv: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup($0) } + [nil] }
     defer { (cArgv + (cEnv ?? [])).forEach { free($0) } }
     var pid: pid_t = 0
-    let status = cEnv.map { posix_spawn(&pid, argv[0], &actions, &attributes, cArgv, $0) }
-      ?? posix_spawn(&pid, argv[0], &actions, &attributes, cArgv, environ)
+    let status = withShellSignals { attributes in
+      cEnv.map { posix_spawn(&pid, argv[0], &actions, &attributes, cArgv, $0) }
+        ?? posix_spawn(&pid, argv[0], &actions, &attributes, cArgv, environ)
+    }
     guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
     self.pid = pid
   }

@@ -4,6 +4,7 @@
 // and a SIGCHLD taken by another thread of the test process left `isRunning` true forever
 // (a zombie tmux client hung CI). waitpid on the child's own pid cannot miss it.
 import Foundation
+import TestSupport
 
 /// A started program whose standard streams are files.
 struct Child {
@@ -21,22 +22,13 @@ struct Child {
     posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-    // As from a shell: no signal blocked and every one at its default, not what the test
-    // process blocks or ignores (taskrun would inherit it, and so would what Lua starts).
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var all = sigset_t(), none = sigset_t()
-    sigfillset(&all)
-    sigemptyset(&none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     var cArgs = command.map { strdup($0) } + [nil]
     var cEnv = env.map { strdup($0) } + [nil]
     defer { (cArgs + cEnv).forEach { free($0) } }
     var pid: pid_t = 0
-    let error = posix_spawnp(&pid, command[0], &actions, &attributes, &cArgs, &cEnv)
+    // As from a shell: taskrun would inherit what the test process blocks or ignores, and so
+    // would what Lua starts.
+    let error = withShellSignals { posix_spawnp(&pid, command[0], &actions, &$0, &cArgs, &cEnv) }
     guard error == 0 else { throw POSIXError(POSIXErrorCode(rawValue: error) ?? .EIO) }
     self.pid = pid
   }
