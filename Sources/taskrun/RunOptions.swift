@@ -43,7 +43,7 @@ struct RunOptions: Equatable {
   /// answers them. `RunOptionsTests` checks that both parsers agree wherever this one answers.
   static func parse(_ arguments: [String]) -> RunOptions? {
     var options = RunOptions()
-    var seen = Set<Key>()
+    var seen: UInt32 = 0  // a bit per Key: a Set or a Dictionary here costs start-up a conformance search
     var i = 0
     while i < arguments.count {
       let argument = arguments[i]
@@ -59,7 +59,8 @@ struct RunOptions: Equatable {
         if given.isEmpty { return nil }  // `--events=` is a missing value
         value = given
       }
-      guard let key = Key.spellings[name], seen.insert(key).inserted else { return nil }
+      guard let key = Key(spelling: name), seen & key.bit == 0 else { return nil }
+      seen |= key.bit
       if key.takesValue && value == nil {
         // A value that looks like an option is one to swift-argument-parser: it decides.
         guard i < arguments.count, !arguments[i].hasPrefix("-") || arguments[i] == "-" else { return nil }
@@ -74,18 +75,26 @@ struct RunOptions: Equatable {
   }
 
   /// An option, whatever its spelling (`RunOptionsTests` checks the spellings against the help).
-  enum Key {
+  enum Key: Int {
     case jobs, keepGoing, dryRun, quiet, verbose, list, progress, executor, yes, noColor
     case sandbox, listNames, events, trace, file, directory, memory, outputLimit
 
-    static let spellings: [String: Key] = [
-      "-j": .jobs, "--jobs": .jobs, "-k": .keepGoing, "--keep-going": .keepGoing,
-      "-n": .dryRun, "--dry-run": .dryRun, "-q": .quiet, "--quiet": .quiet,
-      "-v": .verbose, "--verbose": .verbose, "-l": .list, "--list": .list,
-      "--progress": .progress, "--executor": .executor, "--yes": .yes, "--no-color": .noColor,
-      "--sandbox": .sandbox, "--list-names": .listNames, "--events": .events, "--trace": .trace,
-      "-f": .file, "-C": .directory, "--memory": .memory, "--output-limit": .outputLimit,
+    /// Every spelling with its option, searched in order (24 short strings).
+    static let spellings: [(spelling: String, key: Key)] = [
+      ("-j", .jobs), ("--jobs", .jobs), ("-k", .keepGoing), ("--keep-going", .keepGoing),
+      ("-n", .dryRun), ("--dry-run", .dryRun), ("-q", .quiet), ("--quiet", .quiet),
+      ("-v", .verbose), ("--verbose", .verbose), ("-l", .list), ("--list", .list),
+      ("--progress", .progress), ("--executor", .executor), ("--yes", .yes), ("--no-color", .noColor),
+      ("--sandbox", .sandbox), ("--list-names", .listNames), ("--events", .events), ("--trace", .trace),
+      ("-f", .file), ("-C", .directory), ("--memory", .memory), ("--output-limit", .outputLimit),
     ]
+
+    init?(spelling: String) {
+      guard let found = Self.spellings.first(where: { $0.spelling == spelling }) else { return nil }
+      self = found.key
+    }
+
+    var bit: UInt32 { 1 << UInt32(rawValue) }
 
     var takesValue: Bool {
       switch self {

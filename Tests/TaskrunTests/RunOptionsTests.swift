@@ -61,7 +61,9 @@ import TestSupport
     }
     let shown = Set(options).subtracting(["-h", "--help", "--version"])
     #expect(shown.count > 20, "\(help)")
-    #expect(shown == Set(RunOptions.Key.spellings.keys), "\(shown.symmetricDifference(RunOptions.Key.spellings.keys))")
+    let known = Set(RunOptions.Key.spellings.map(\.spelling))
+    #expect(known.count == RunOptions.Key.spellings.count, "a spelling is listed twice")
+    #expect(shown == known, "\(shown.symmetricDifference(known))")
   }
 
   @Test(arguments: [
