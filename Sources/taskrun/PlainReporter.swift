@@ -9,10 +9,10 @@ struct ColorPolicy {
   var enabled: Bool
 
   static func decide(disabled: Bool, isTerminal: Bool,
-                     environment: [String: String] = ProcessInfo.processInfo.environment) -> ColorPolicy {
-    if disabled || environment["NO_COLOR"].map({ !$0.isEmpty }) == true { return ColorPolicy(enabled: false) }
+                     environment: (String) -> String? = Environment.variable) -> ColorPolicy {
+    if disabled || environment("NO_COLOR").map({ !$0.isEmpty }) == true { return ColorPolicy(enabled: false) }
     for key in ["FORCE_COLOR", "CLICOLOR_FORCE"] {
-      if let value = environment[key], !value.isEmpty, value != "0" { return ColorPolicy(enabled: true) }
+      if let value = environment(key), !value.isEmpty, value != "0" { return ColorPolicy(enabled: true) }
     }
     return ColorPolicy(enabled: isTerminal)
   }

@@ -33,9 +33,9 @@ struct ReplCommand: ParsableCommand {
     """
 
   func run() throws {
-    let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
     scheduler.keepGoing = true
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
     let color = ColorPolicy.decide(disabled: false, isTerminal: isTerminal)
     let lines = PlainReporter(verbosity: .normal, color: color, showStarts: !isTerminal)
     var view: LiveReporter?

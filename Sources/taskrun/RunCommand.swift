@@ -121,10 +121,10 @@ struct RunCommand: ParsableCommand {
 extension RunOptions {
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
   func run() throws {
-    let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
     scheduler.keepGoing = keepGoing
     if let outputLimit { ProcessRunner.memoryLimit = outputLimit << 20 }
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
     let live = progress == .tty || (progress == .auto && isTerminal)
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
     let reporter = PlainReporter(

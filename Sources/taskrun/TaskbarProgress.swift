@@ -16,18 +16,18 @@ final class TaskbarProgress {
   }
 
   /// The reporter for this process's terminal, or nil where it is off.
-  static func forTerminal(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> TaskbarProgress? {
+  static func forTerminal(_ environment: (String) -> String? = Environment.variable) -> TaskbarProgress? {
     supported(environment) ? TaskbarProgress() : nil
   }
 
-  static func supported(_ environment: [String: String]) -> Bool {
-    if let forced = environment["TASKRUN_TASKBAR_PROGRESS"], !forced.isEmpty { return forced != "0" }
-    if environment["TMUX"] != nil || environment["STY"] != nil { return false }
-    if let term = environment["TERM"], term.hasPrefix("screen") || term.hasPrefix("tmux") { return false }
-    if environment["WT_SESSION"] != nil || environment["KITTY_WINDOW_ID"] != nil
-        || environment["KONSOLE_VERSION"] != nil || environment["ConEmuPID"] != nil
-        || environment["TERM"] == "xterm-kitty" || environment["TERM"] == "xterm-ghostty" { return true }
-    return ["WezTerm", "ghostty"].contains(environment["TERM_PROGRAM"] ?? "")
+  static func supported(_ environment: (String) -> String?) -> Bool {
+    if let forced = environment("TASKRUN_TASKBAR_PROGRESS"), !forced.isEmpty { return forced != "0" }
+    if environment("TMUX") != nil || environment("STY") != nil { return false }
+    if let term = environment("TERM"), term.hasPrefix("screen") || term.hasPrefix("tmux") { return false }
+    if environment("WT_SESSION") != nil || environment("KITTY_WINDOW_ID") != nil
+        || environment("KONSOLE_VERSION") != nil || environment("ConEmuPID") != nil
+        || environment("TERM") == "xterm-kitty" || environment("TERM") == "xterm-ghostty" { return true }
+    return ["WezTerm", "ghostty"].contains(environment("TERM_PROGRAM") ?? "")
   }
 
   func show(_ progress: RunProgress) {

@@ -47,4 +47,10 @@ void cs_block_signals(void);
    unblock them in the calling thread. 0 or -1. */
 int cs_handle_signals(int fd);
 /* }====== */
+
+/* {====== processors.c */
+/* Processors this process may run on (its affinity), fewer if a cgroup CPU quota allows
+   fewer (rounded up); at least 1. */
+long cs_processor_count(void);
+/* }====== */
 #endif

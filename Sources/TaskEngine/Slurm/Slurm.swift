@@ -3,11 +3,11 @@ import Foundation
 
 public enum Slurm {
   /// Whether taskrun runs inside an allocation (then commands are job steps).
-  public static var insideAllocation: Bool { ProcessInfo.processInfo.environment["SLURM_JOB_ID"] != nil }
+  public static var insideAllocation: Bool { Environment.variable("SLURM_JOB_ID") != nil }
 
   /// Whether srun, sbatch, squeue and scancel are on PATH.
   public static func missingTools() -> [String] {
-    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+    let folders = (Environment.variable("PATH") ?? "").split(separator: ":")
     return ["srun", "sbatch", "squeue", "scancel"].filter { tool in
       !folders.contains { access("\($0)/\(tool)", X_OK) == 0 }
     }

@@ -135,7 +135,7 @@ struct TestCommand: ParsableCommand {
       let folder = directory.reduce("") { ($0 as NSString).appendingPathComponent($1) }
       guard FileManager.default.changeCurrentDirectoryPath(folder) else { usage("cannot change to directory '\(folder)'") }
     }
-    let scheduler = Scheduler(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
     scheduler.keepGoing = true
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
     do { try host.installTestRuntime() } catch let error as HostError { usage(error.description) }
@@ -145,7 +145,7 @@ struct TestCommand: ParsableCommand {
     } catch let error as HostError {
       usage(error.description)
     }
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
     // A report that cannot be written is a usage error found before anything runs.
     let junitReport = try junitPath.map(JUnitReport.open(path:))

@@ -79,7 +79,7 @@ struct TestSettings {
   /// `arg[-1]`: the Lua interpreter on PATH that a spec may start again (busted runs under
   /// `lua`), else taskrun itself.
   static let luaInterpreter: String? = {
-    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+    let folders = (Environment.variable("PATH") ?? "").split(separator: ":")
     for name in ["lua5.4", "lua"] {
       for folder in folders {
         let path = "\(folder)/\(name)"
