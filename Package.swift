@@ -30,10 +30,10 @@ let package = Package(
     .target(name: "LuaSources", exclude: ["lua"]),
     // The Lua state, value conversion, coroutine driver and the Lua API.
     .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua", "LuaSources"]),
-    // Line editing, history and completion for the REPL (BSD-licensed; Debian libedit-dev).
-    .systemLibrary(
-      name: "CEditLine", pkgConfig: "libedit",
-      providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
+    // Line editing, history and completion for the REPL: the system's libedit (BSD-licensed;
+    // Debian libedit2), opened with dlopen when the REPL starts, not linked, so a run does
+    // not load it.
+    .target(name: "CEditLine", linkerSettings: [.linkedLibrary("dl")]),
     // Terminal width and restoring the cursor on a crash, for the live view.
     .target(name: "CTerminal"),
     // Command line and reporters. mimalloc (Debian libmimalloc-dev) replaces malloc for the

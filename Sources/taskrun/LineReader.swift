@@ -1,6 +1,7 @@
 // LineReader: where the REPL gets its lines: libedit on a terminal, plain lines from a pipe.
 import CEditLine
 import Foundation
+import TaskEngine
 
 /// What the user gave at a prompt.
 enum Input: Equatable {
@@ -37,14 +38,18 @@ struct PlainLineReader: LineReader {
 
 /// libedit: line editing, a history kept across sessions, and tab completion.
 final class EditLineReader: LineReader {
+  /// The reader for a terminal: libedit's, or plain lines where libedit is not installed.
+  static func forTerminal(complete: @escaping (String) -> [String]) -> any LineReader {
+    ce_load() == 1 ? EditLineReader(complete: complete) : PlainLineReader()
+  }
+
   let historyFile: String
   /// Completions of the word before the cursor (`fetch.res` → `fetch.result`).
   nonisolated(unsafe) static var complete: (String) -> [String] = { _ in [] }
   nonisolated(unsafe) static var matches: [String] = []
 
-  init(complete: @escaping (String) -> [String]) {
-    let environment = ProcessInfo.processInfo.environment
-    let state = environment["XDG_STATE_HOME"].map { URL(fileURLWithPath: $0) }
+  private init(complete: @escaping (String) -> [String]) {
+    let state = Environment.variable("XDG_STATE_HOME").map { URL(fileURLWithPath: $0) }
       ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/state")
     let folder = state.appendingPathComponent("taskrun")
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -56,13 +61,13 @@ final class EditLineReader: LineReader {
       guard Int(state) < EditLineReader.matches.count else { return nil }
       return strdup(EditLineReader.matches[Int(state)])
     }, EditLineReader.getc)
-    _ = read_history(historyFile)
+    _ = ce_read_history(historyFile)
   }
 
   func read(prompt: String) -> Input? {
     Self.drain()  // a Ctrl-C during the last evaluation was for the evaluation
     Self.interrupted = false
-    guard let line = readline(prompt) else {
+    guard let line = ce_readline(prompt) else {
       print("")  // Ctrl-D: end the prompt's line
       return nil
     }
@@ -144,7 +149,7 @@ final class EditLineReader: LineReader {
 
   func remember(_ entry: String) {
     guard !entry.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-    _ = add_history(entry)
-    _ = write_history(historyFile)
+    _ = ce_add_history(entry)
+    _ = ce_write_history(historyFile)
   }
 }

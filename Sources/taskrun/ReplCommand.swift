@@ -58,7 +58,7 @@ struct ReplCommand: ParsableCommand {
       print("\(TaskrunVersion.text) — :help for the commands, Ctrl-D to leave")
     }
     let reader: any LineReader = isatty(STDIN_FILENO) != 0
-      ? EditLineReader(complete: { host.completions(for: $0) }) : PlainLineReader()
+      ? EditLineReader.forTerminal(complete: { host.completions(for: $0) }) : PlainLineReader()
     Repl(host: host, reader: reader, view: view).loop()
     if host.exitCode != nil { _ = host.settle() }  // os.exit: the run it ended is reported
     Taskrun.finish(host, code: 0)

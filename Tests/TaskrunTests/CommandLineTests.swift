@@ -112,4 +112,25 @@ import Testing
     let check = Binary.finish(try Binary.start(["-n", file.path], in: FileManager.default.temporaryDirectory, program: program))
     #expect(check.status == 0, "\(shell) -n: \(check.stderr)")
   }
+
+  /// What a run reads of its surroundings at start: -j defaults to the processors it may run
+  /// on (taskset narrows them, as nproc counts them), and line editing (libedit, opened by
+  /// the REPL) is not loaded.
+  @Test func aRunDefaultsToTheProcessorsItMayUseAndLoadsNoLineEditing() throws {
+    let dir = try project("""
+      local maps = io.open("/proc/self/maps"):read("a")
+      print("jobs " .. main_queue.max_concurrent .. ", libedit " .. tostring(maps:find("libedit") ~= nil))
+      """)
+    let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+    var cases = [("0", 1)]
+    if cpus >= 2 { cases.append(("0,1", 2)) }
+    for (list, jobs) in cases {
+      let run = Binary.finish(try Binary.start(["-c", list, Binary.url.path, "-q"], in: dir, program: "/usr/bin/taskset"))
+      #expect(run.status == 0 && run.stdout.hasPrefix("jobs \(jobs), libedit false\n"), "taskset -c \(list): \(run.stdout)\(run.stderr)")
+    }
+    let nproc = Binary.finish(try Binary.start([], in: dir, program: "/usr/bin/nproc"))
+    let plain = try Binary.run(["-q"], in: dir)
+    #expect(plain.stdout.hasPrefix("jobs \(nproc.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), libedit false\n"),
+            "\(plain.stdout)\(plain.stderr)")
+  }
 }
