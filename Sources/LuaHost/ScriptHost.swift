@@ -81,7 +81,8 @@ public final class ScriptHost {
   /// The metatable of observer values (activity, timeout).
   var observerMeta: Int32 = LUA_NOREF
   var observerMetaAddress: UnsafeRawPointer?
-  /// The prelude's value formatter (the REPL's way of showing results).
+  /// The REPL's way of showing results (format.lua), compiled the first time it is needed:
+  /// a run never shows results, and compiling it was a fifth of the prelude's start-up.
   var formatter: Int32 = LUA_NOREF
   /// `string.match`, for `progress = pattern` on commands.
   var stringMatch: Int32 = LUA_NOREF
@@ -195,8 +196,7 @@ public final class ScriptHost {
       if let co = host.current, co.thread == s.L { co.escaped = true }
       return 0
     }
-    if tl_pcall(L, 7, 1, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
-    formatter = s.ref()
+    if tl_pcall(L, 7, 0, 0) != LUA_OK { fatalError("taskrun prelude: \(s.describe(-1))") }
     s.unref(api)
     lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
     s.rawGet(-1, "string")
@@ -269,7 +269,7 @@ public final class ScriptHost {
       guard format, count > 0 else { return nil }
       let base = results.top - count + 1
       _ = lua_checkstack(L, count + 2)
-      s.pushRef(formatter)
+      pushFormatter()
       for i in 0..<count { results.pushValue(base + i) }
       lua_xmove(co.thread, L, count)
       guard tl_pcall(L, count, 1, 0) == LUA_OK else {
@@ -287,6 +287,16 @@ public final class ScriptHost {
     case nil:
       throw HostError("\(name.dropFirst()): the script never finished")
     }
+  }
+
+  /// Pushes the formatter of format.lua, compiling it the first time.
+  private func pushFormatter() {
+    if formatter == LUA_NOREF {
+      loadChunk("format.lua", as: "=[format]")
+      if tl_pcall(L, 0, 1, 0) != LUA_OK { fatalError("taskrun format.lua: \(stack.describe(-1))") }
+      formatter = stack.ref()
+    }
+    stack.pushRef(formatter)
   }
 
   /// `arg`: the script's path at 0 and the arguments after `--` from 1, as lua.c does.

@@ -9,6 +9,9 @@ static const char prelude[] = {
 static const char sandbox[] = {
 #embed "lua/sandbox.lua"
 };
+static const char format[] = {
+#embed "lua/format.lua"
+};
 static const char busted_declare[] = {
 #embed "lua/busted/declare.lua"
 };
@@ -22,6 +25,7 @@ static const char busted_files[] = {
 static const struct { const char *name; const char *text; size_t length; } sources[] = {
   { "prelude.lua", prelude, sizeof prelude },
   { "sandbox.lua", sandbox, sizeof sandbox },
+  { "format.lua", format, sizeof format },
   { "busted/declare.lua", busted_declare, sizeof busted_declare },
   { "busted/run.lua", busted_run, sizeof busted_run },
   { "busted/files.lua", busted_files, sizeof busted_files },
