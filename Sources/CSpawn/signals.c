@@ -3,6 +3,7 @@
 #include "CSpawn.h"
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,3 +58,5 @@ static void block_early(int argc, char **argv, char **envp) {
 }
 __attribute__((section(".preinit_array"), used))
 static void (*const g_block_early)(int, char **, char **) = block_early;
+
+void cs_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }

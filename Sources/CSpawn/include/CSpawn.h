@@ -46,6 +46,8 @@ void cs_block_signals(void);
 /* Handle those signals by writing the signal number as a byte to `fd` (non-blocking), then
    unblock them in the calling thread. 0 or -1. */
 int cs_handle_signals(int fd);
+/* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task/TID/comm show it. */
+void cs_name_thread(const char *name);
 /* }====== */
 
 /* {====== processors.c */
