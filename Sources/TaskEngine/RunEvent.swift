@@ -177,11 +177,13 @@ public struct RunSummary: Sendable, Equatable {
   public var allSucceeded: Bool { failed == 0 && cancelled == 0 && !interrupted }
 
   /// "3 succeeded, 1 failed, 2 skipped": the counts that are not zero (succeeded always).
+  /// Appended, not joined: joining an array made every run's end scan the binary's
+  /// conformance records once (a twentieth of an empty workflow's start-up).
   public var counts: String {
-    var parts = ["\(succeeded) succeeded"]
-    if failed > 0 { parts.append("\(failed) failed") }
-    if cancelled > 0 { parts.append("\(cancelled) cancelled") }
-    if skipped > 0 { parts.append("\(skipped) skipped") }
-    return parts.joined(separator: ", ")
+    var text = "\(succeeded) succeeded"
+    if failed > 0 { text += ", \(failed) failed" }
+    if cancelled > 0 { text += ", \(cancelled) cancelled" }
+    if skipped > 0 { text += ", \(skipped) skipped" }
+    return text
   }
 }
