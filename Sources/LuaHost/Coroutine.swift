@@ -1,7 +1,7 @@
 // Coroutine driver: every body and the script's top level run as a coroutine resumed here.
 import CLua
 import CLuaShim
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 /// How a coroutine ended: its results left on its own stack, or an error with a traceback.
@@ -212,7 +212,7 @@ extension ScriptHost {
       lines.removeFirst(message.split(separator: "\n", omittingEmptySubsequences: false).count)
     }
     let frames = lines.filter { line in
-      !line.contains("[taskrun]") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("[C]:")
+      !line.contains("[taskrun]") && !line.trimmed(newlines: false).hasPrefix("[C]:")
     }
     // Only the header left, or only tail-call markers: nothing worth showing.
     guard frames.dropFirst().contains(where: { !$0.contains("(...tail calls...)") }) else { return "" }

@@ -258,7 +258,7 @@ extension ScriptHost {
       guard let op = operation(at: 1, on: s) else { return "operation" }
       var parts = [op.state.rawValue]
       if let outcome = op.outcome { parts.append(outcome.rawValue) }
-      if let duration = op.duration { parts.append(String(format: "%.2f s", duration)) }
+      if let duration = op.duration { parts.append(formatFixed(duration, 2) + " s") }
       return "<operation \(op.name): \(parts.joined(separator: ", "))>"
     case .queue:
       guard let queue = queue(at: 1, on: s) else { return "queue" }

@@ -1,7 +1,7 @@
 // The progress API: progress{...}, progress.current(), node fields and methods, observers.
 import CLua
 import CLuaShim
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 extension ScriptHost {
@@ -294,6 +294,6 @@ extension ScriptHost {
   }
 
   func reportWarning(_ message: String) {
-    FileHandle.standardError.write(Data("taskrun: \(message)\n".utf8))
+    writeStandardError("taskrun: \(message)\n")
   }
 }

@@ -2,7 +2,7 @@
 // that ends too early (`<eof>`) continues on the next line.
 import CLua
 import CLuaShim
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 extension ScriptHost {

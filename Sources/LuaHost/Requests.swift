@@ -1,7 +1,7 @@
 // Requests: what a yielding primitive asks the scheduler for (sleep, sh, wait, run).
 import CLua
 import CLuaShim
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 extension ScriptHost {
@@ -79,7 +79,7 @@ extension ScriptHost {
         let spec = try commandSpec(s, base, options: base + 1, function: "sh")
         let note = "(dry run) sh: \(spec.display)"
         if scheduler.sinks.isEmpty {  // taskrun graph: standard output is the graph
-          FileHandle.standardError.write(Data((note + "\n").utf8))
+          writeStandardError(note + "\n")
         } else {
           scheduler.message(note, from: nil)
         }

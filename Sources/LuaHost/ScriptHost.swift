@@ -1,7 +1,9 @@
 // ScriptHost: one Lua state bound to one scheduler; loads workflow scripts and runs them.
 import CLua
 import CLuaShim
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import TaskEngine
 
 /// A failure that stops the command line: a script error (exit 2) with its message.
@@ -215,11 +217,11 @@ public final class ScriptHost {
   public func load(path: String) throws {
     var data: Data
     if path == "-" {  // the script on standard input, as lua.c reads it
-      data = FileHandle.standardInput.readDataToEndOfFile()
+      data = Data(readAll(STDIN_FILENO) ?? [])
     } else {
-      var isDirectory: ObjCBool = false
-      let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-      guard !isDirectory.boolValue else { throw HostError("cannot read '\(path)': it is a directory, not a script") }
+      var info = stat()
+      let exists = stat(path, &info) == 0
+      guard !exists || info.st_mode & S_IFMT != S_IFDIR else { throw HostError("cannot read '\(path)': it is a directory, not a script") }
       guard let contents = FileManager.default.contents(atPath: path) else {
         throw HostError("cannot read '\(path)': " + (exists ? "permission denied" : "no such file"))
       }

@@ -1,7 +1,7 @@
 // SlurmAPI: a queue's `executor = "slurm"` and `slurm = { … }`, and --executor.
 import CLua
 import CLuaShim
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 extension ScriptHost {
@@ -37,14 +37,15 @@ extension ScriptHost {
       placement.cpus = try count(cpus, "cpus", 1...Limits.maxCount, in: where_)
     }
     if let memory = try optionalString(s, table, "mem", in: where_) {
-      guard memory.range(of: #"^[0-9]+[KMGT]?$"#, options: .regularExpression) != nil else {
+      let digits = memory.last.map { "KMGT".contains($0) } == true ? memory.dropLast() : Substring(memory)
+      guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else {
         throw ScriptError("\(where_): mem must be a number of megabytes or end in K, M, G or T (got '\(memory)')")
       }
       placement.memory = memory
     }
     if s.rawGet(table, "time") != LUA_TNIL {
       defer { s.pop() }
-      guard let time = s.stringOrNumber(-1), time.range(of: #"^[0-9:-]+$"#, options: .regularExpression) != nil else {
+      guard let time = s.stringOrNumber(-1), !time.isEmpty, time.allSatisfy({ "0123456789:-".contains($0) }) else {
         throw ScriptError("\(where_): time must be minutes or [days-]hours:minutes:seconds, as Slurm spells it")
       }
       placement.time = time

@@ -1,6 +1,6 @@
 // Workflow: what the command line does with a loaded script: pick targets, plan, run.
 import CLuaShim
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 extension ScriptHost {

@@ -1,5 +1,6 @@
 // Clock: where the scheduler reads time, so tests can drive timeouts and sleeps without sleeping.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A source of monotonic time in seconds. The scheduler reads time only through this.
 public protocol SchedulerClock: AnyObject {

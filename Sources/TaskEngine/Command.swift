@@ -1,5 +1,5 @@
 // Command: what `sh` runs and what it returned; direct exec when no shell is needed (as make).
-import Foundation
+import FoundationEssentials
 
 /// A command line to run: a shell string or an argv array, with environment and directory.
 public struct CommandSpec: Sendable, Equatable {
@@ -41,11 +41,11 @@ public struct CommandSpec: Sendable, Equatable {
     switch line {
     case .shell(let text):
       let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
-      return lines.count > 1 ? lines[0].trimmingCharacters(in: .whitespaces) + " …" : text
+      return lines.count > 1 ? lines[0].trimmed(newlines: false) + " …" : text
     case .argv(let argv):
       return argv.map { word in
         word.isEmpty || word.contains(where: { " \t\n'\"$`\\|&;<>()*?[]#~".contains($0) })
-          ? "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" : word
+          ? "'" + word.replacing("'", with: "'\\''") + "'" : word
       }.joined(separator: " ")
     }
   }
@@ -152,7 +152,7 @@ public func formatSeconds(_ seconds: Double) -> String {
 /// formatter, which costs a microsecond a line: reports print one per operation.
 public func formatFixed(_ value: Double, _ digits: Int) -> String {
   let digits = min(max(digits, 0), 3)
-  guard value.isFinite, abs(value) < 1e15 else { return String(format: "%.\(digits)f", value) }
+  guard value.isFinite, abs(value) < 1e15 else { return cFormat("%.\(digits)f", value) }
   let scale = [1, 10, 100, 1000][digits]
   let units = Int((abs(value) * Double(scale)).rounded(.toNearestOrAwayFromZero))
   var text = (value < 0 && units != 0 ? "-" : "") + String(units / scale)

@@ -1,5 +1,5 @@
 // Conditions: what must hold just before an operation starts (the Advanced NSOperations model).
-import Foundation
+import FoundationEssentials
 
 /// What a condition decided.
 public enum ConditionResult: Sendable, Equatable {

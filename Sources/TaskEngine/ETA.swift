@@ -1,5 +1,6 @@
 // ETA: the time a run has left, from the work in flight, smoothed so a steady run counts down.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the estimate is made of, read off the scheduler at one moment.
 public struct WorkInFlight {

@@ -1,5 +1,5 @@
 // Groups: an operation whose children run inside it (GroupOperation in Advanced NSOperations).
-import Foundation
+import FoundationEssentials
 
 /// A group's body: when the group starts (after its dependencies and conditions), its
 /// children are scheduled; it finishes when all of them have, failed if any failed.

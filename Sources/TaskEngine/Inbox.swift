@@ -1,6 +1,7 @@
 // Inbox: the one door through which other threads hand work to the scheduler's thread.
 import CSpawn
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Something that happened off the scheduler's thread: a process exited, output arrived, a signal.
@@ -31,7 +32,7 @@ protocol DescriptorSource: AnyObject {
 /// it, it also watches a `DescriptorSource` (the commands' pipes and exits), so a command's
 /// output and exit reach the scheduler without a hand-off between threads.
 public final class Inbox: @unchecked Sendable {
-  private let lock = NSLock()
+  private let lock = Lock()
   private var items: [InboxItem] = []
   /// Guarded by lock: the scheduler's thread is in `poll`, so a post must wake it.
   private var waiting = false

@@ -1,6 +1,6 @@
 // reachable(host, port) and confirm(prompt): conditions answered off the scheduler's thread.
-import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension BlockCondition {
   /// Satisfied when `host:port` accepts a TCP connection within `timeout` seconds. The

@@ -1,5 +1,6 @@
 // OperationNode: one unit of work in the graph, its dependencies, state and outcome.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where an operation is in its life. Cancellation is an outcome, not a state.
 public enum OperationState: String, Sendable {

@@ -1,7 +1,8 @@
 // ProcessRunner: spawns commands into their own process groups; the scheduler's thread polls
 // every pipe and pidfd while it waits (no thread per command, no hand-off); completions go to the inbox.
 import CSpawn
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Runs commands and posts what happens to an inbox: their pipes and pidfds are watched by
 /// the thread that waits on that inbox (the scheduler's), as ninja's one `ppoll` loop does.
@@ -13,7 +14,7 @@ import Foundation
 /// child once orphaned (taskrun is a subreaper, see `endDescendants`).
 public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private let inbox: Inbox
-  private let lock = NSLock()
+  private let lock = Lock()
   private var children: [Int: Child] = [:]  // by token; guarded by lock
   /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's).
   private var suspended = false

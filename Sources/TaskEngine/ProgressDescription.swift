@@ -172,7 +172,7 @@ public enum ProgressFormat {
   /// there is none.
   static func displayName(_ url: String) -> String? {
     var path = Substring(url)
-    if let scheme = path.range(of: "://") { path = path[scheme.upperBound...] }
+    if let scheme = path.firstRange(of: "://") { path = path[scheme.upperBound...] }
     if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
     while path.hasSuffix("/") { path = path.dropLast() }
     let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init)

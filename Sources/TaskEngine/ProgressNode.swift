@@ -27,7 +27,8 @@
 //   from there on each node is held while its handler runs, as handlers may do anything;
 // - the hot stored properties opt out of dynamic exclusivity checks; this class is
 //   single-threaded and never hands out `inout` access to them.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A node of a progress tree, like Foundation's Progress; single-threaded (owned by the
 /// scheduler's thread), not Sendable.

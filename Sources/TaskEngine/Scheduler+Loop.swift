@@ -1,6 +1,8 @@
 // The event loop: timers, command completions, signals and stall detection.
 import Dispatch
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HeapModule
 
 struct TimerEntry: Comparable {

@@ -1,5 +1,6 @@
 // Scheduler: owns the graph and decides what starts when; single-threaded and event-driven.
-import Foundation
+import FoundationEssentials
+import Glibc
 import HeapModule
 import Synchronization
 

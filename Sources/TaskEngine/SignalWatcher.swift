@@ -1,6 +1,7 @@
 // SignalWatcher: Ctrl-C, SIGTERM, SIGHUP and Ctrl-Z, from taskrun's first instant to its last.
 import CSpawn
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The one place taskrun's signals arrive. The signals are blocked before `main` runs (see
 /// CSpawn's signals.c); `start()` installs handlers that write each signal to a pipe and
@@ -17,7 +18,7 @@ import Foundation
 public final class SignalWatcher: @unchecked Sendable {
   public static let shared = SignalWatcher()
 
-  private let lock = NSLock()
+  private let lock = Lock()
   private var started = false
   private var inbox: Inbox?
   private var processes: ProcessRunner?

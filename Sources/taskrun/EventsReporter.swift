@@ -1,23 +1,20 @@
 // EventsReporter: --events FILE|-, one JSON object per line per event (the schema is in the README).
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskEngine
 
 /// Writes the run's events as NDJSON. Fields may be added, never renamed.
 final class EventsReporter: EventSink {
-  private let handle: FileHandle
-  private let closeAtEnd: Bool
+  /// The file's descriptor, or standard error's.
+  private let fd: Int32
 
   /// `path` "-" means standard error.
   init(path: String) throws {
     if path == "-" {
-      handle = FileHandle.standardError
-      closeAtEnd = false
+      fd = STDERR_FILENO
     } else {
-      guard FileManager.default.createFile(atPath: path, contents: nil) else {
-        throw ReporterError("cannot write events to '\(path)'")
-      }
-      handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-      closeAtEnd = true
+      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw ReporterError("cannot write events to '\(path)'") }
     }
   }
 
@@ -82,8 +79,8 @@ final class EventsReporter: EventSink {
     }
     var line = JSON.object(fields).text
     line += "\n"
-    handle.write(Data(line.utf8))
-    if case .runFinish = event, closeAtEnd { try? handle.close() }
+    writeAll(fd, Array(line.utf8))
+    if case .runFinish = event, fd != STDERR_FILENO { close(fd) }
   }
 
   /// "dependency", "queue main", "resource mutex 'm'", "condition logged in", …

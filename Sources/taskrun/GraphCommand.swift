@@ -1,6 +1,6 @@
 // taskrun graph: the declared graph as Graphviz dot, Mermaid or JSON, without running it.
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LuaHost
 import TaskEngine
 
@@ -37,7 +37,7 @@ struct GraphCommand: ParsableCommand {
       ops = scheduler.plan(for: try host.select(targets: targets))
     } catch let error as HostError {
       if scheduler.halted { throw Taskrun.Exit(.interrupted) }
-      FileHandle.standardError.write(Data("taskrun: \(error.description)\n".utf8))
+      writeStandardError("taskrun: \(error.description)\n")
       throw Taskrun.Exit(.usage)
     }
     print(render(ops, scheduler: scheduler), terminator: "")

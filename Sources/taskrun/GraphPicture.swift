@@ -69,15 +69,14 @@ struct GraphPicture {
   }
 
   private func quote(_ s: String) -> String {
-    "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    "\"" + s.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n") + "\""
   }
 
   // MARK: Mermaid
 
   func mermaid() -> String {
     var out = "flowchart LR\n"
-    func text(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\"", with: "#quot;").replacingOccurrences(of: "\n", with: "<br>") + "\"" }
+    func text(_ s: String) -> String { "\"" + s.replacing("\"", with: "#quot;").replacing("\n", with: "<br>") + "\"" }
     func node(_ op: OperationNode, _ indent: String) {
       guard op.isGroup else { out += "\(indent)n\(op.id)[\(text(label(op)))]\n"; return }
       out += "\(indent)subgraph n\(op.id) [\(text(op.name))]\n"

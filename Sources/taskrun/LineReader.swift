@@ -1,6 +1,7 @@
 // LineReader: where the REPL gets its lines: libedit on a terminal, plain lines from a pipe.
 import CEditLine
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskEngine
 
 /// What the user gave at a prompt.
@@ -50,7 +51,7 @@ final class EditLineReader: LineReader {
 
   private init(complete: @escaping (String) -> [String]) {
     let state = Environment.variable("XDG_STATE_HOME").map { URL(fileURLWithPath: $0) }
-      ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/state")
+      ?? URL(fileURLWithPath: Environment.variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path).appendingPathComponent(".local/state")
     let folder = state.appendingPathComponent("taskrun")
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     historyFile = folder.appendingPathComponent("history").path
@@ -99,7 +100,7 @@ final class EditLineReader: LineReader {
 
   private static func drain() {
     var bytes = [UInt8](repeating: 0, count: 64)
-    while Foundation.read(wake.read, &bytes, bytes.count) > 0 {}
+    while Glibc.read(wake.read, &bytes, bytes.count) > 0 {}
   }
 
   private static let getc: @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32 = { file in
@@ -123,7 +124,7 @@ final class EditLineReader: LineReader {
         return 5  // Ctrl-E: to the end of the line, so the ^C lands after the text
       }
       var first: UInt8 = 0
-      let count = Foundation.read(input, &first, 1)
+      let count = Glibc.read(input, &first, 1)
       if count == 1 { return decode(first, input) }
       if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
       return EOF  // the end of input, or the terminal went away
@@ -132,7 +133,7 @@ final class EditLineReader: LineReader {
 
   private static func readByte(_ fd: Int32) -> UInt8? {
     var byte: UInt8 = 0
-    return Foundation.read(fd, &byte, 1) == 1 ? byte : nil
+    return Glibc.read(fd, &byte, 1) == 1 ? byte : nil
   }
 
   /// Readline takes whole characters from this hook: one UTF-8 sequence becomes a code point.
@@ -148,7 +149,7 @@ final class EditLineReader: LineReader {
   }
 
   func remember(_ entry: String) {
-    guard !entry.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+    guard !entry.trimmed(newlines: false).isEmpty else { return }
     _ = ce_add_history(entry)
     _ = ce_write_history(historyFile)
   }

@@ -75,7 +75,8 @@ struct LiveRegion {
 
   private func clock(_ seconds: Double) -> String {
     let s = max(0, Int(seconds))
-    return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return s >= 3600 ? "\(s / 3600):\(two(s / 60 % 60)):\(two(s % 60))" : "\(s / 60):\(two(s % 60))"
   }
 }
 

@@ -1,7 +1,8 @@
 // LiveReporter: the terminal view: finished operations scroll above a live region that shows
 // the overall bar, counts, elapsed time and ETA, and one line per running operation.
 import CTerminal
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TaskEngine
 

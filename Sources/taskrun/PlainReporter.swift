@@ -1,6 +1,7 @@
 // PlainReporter: line-per-event output for pipes, CI and terminals until the live view lands.
 import CTerminal
-import Foundation
+import FoundationEssentials
+import Glibc
 import TaskEngine
 
 /// Whether to colour output: NO_COLOR and --no-color switch it off; FORCE_COLOR and
@@ -95,7 +96,7 @@ final class PlainReporter: EventSink {
     case .operationFinish(_, let name, let outcome, let duration, let error, let traceback, let output, _):
       finished(name, outcome, duration, error, output)
       if outcome == .failed, let traceback, !traceback.isEmpty {
-        for line in traceback.split(separator: "\n") { failure("    \(line.trimmingCharacters(in: .whitespaces))") }
+        for line in traceback.split(separator: "\n") { failure("    \(line.trimmed(newlines: false))") }
       }
     case .runFinish(_, let summary):
       printSummary(summary)
@@ -139,7 +140,7 @@ final class PlainReporter: EventSink {
   /// A line about a failure, on standard error (after what standard output holds).
   func failure(_ text: String) {
     fflush(nil)
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    writeStandardError(text + "\n")
   }
 
   private func printSummary(_ summary: RunSummary) {
@@ -207,7 +208,7 @@ final class PlainReporter: EventSink {
 
   func error(_ message: String) {
     fflush(nil)
-    FileHandle.standardError.write(Data(("taskrun: " + message + "\n").utf8))
+    writeStandardError("taskrun: " + message + "\n")
   }
 
   func note(_ message: String) { print("taskrun: " + message) }

@@ -1,6 +1,7 @@
 // taskrun repl: an interactive Lua prompt on the same host, to declare, run and inspect.
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 
@@ -70,7 +71,7 @@ struct ReplCommand: ParsableCommand {
       let count = host.scheduler.operations.count
       print("loaded \(path): \(count) operation\(count == 1 ? "" : "s") declared (run() runs them)")
     } catch {
-      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      writeStandardError("\(error)\n")
       host.endInterrupt()
     }
   }
@@ -95,7 +96,7 @@ struct Repl {
         continue
       }
       buffer += buffer.isEmpty ? line : "\n" + line
-      if buffer.trimmingCharacters(in: .whitespaces).isEmpty { buffer = ""; continue }
+      if buffer.trimmed(newlines: false).isEmpty { buffer = ""; continue }
       host.endInterrupt()
       do {
         let result = try host.evaluate(line: buffer)
@@ -106,7 +107,7 @@ struct Repl {
         }
       } catch {
         view?.restore()
-        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        writeStandardError("\(error)\n")
       }
       if host.exitCode != nil { return }  // os.exit: leave
       reader.remember(buffer)
@@ -123,12 +124,12 @@ struct Repl {
     case "help", "h": print(ReplCommand.help)
     case "quit", "q", "exit": return false
     case "history":
-      for (i, entry) in reader.history.suffix(50).enumerated() { print(String(format: "%4d  ", i + 1) + entry) }
+      for (i, entry) in reader.history.suffix(50).enumerated() { print(String(i + 1).leftPadded(4) + "  " + entry) }
     case "ops":
       if scheduler.operations.isEmpty { print("no operations yet") }
       for op in scheduler.operations {
         let outcome = op.outcome.map { ", \($0.rawValue)" } ?? ""
-        let duration = op.duration.map { String(format: ", %.2f s", $0) } ?? ""
+        let duration = op.duration.map { ", " + formatFixed($0, 2) + " s" } ?? ""
         print("  \(op.name): \(op.state.rawValue)\(outcome)\(duration)")
       }
     case "graph":

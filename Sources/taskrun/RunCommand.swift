@@ -1,6 +1,7 @@
 // RunCommand: `taskrun [SCRIPT] [TARGET...]`: finds the script, runs its targets, lists them.
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 

@@ -1,6 +1,7 @@
 // ScriptFinder: which script a command line means (as make, just and go-task find theirs),
 // and `--list`, its operations with their descriptions.
-import Foundation
+import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 
@@ -9,7 +10,7 @@ import TaskEngine
 final class MessagesToStandardError: EventSink {
   func receive(_ event: RunEvent) {
     guard case .message(_, _, let text) = event else { return }
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    writeStandardError(text + "\n")
   }
 }
 
@@ -45,8 +46,8 @@ enum ScriptFinder {
   }
 
   private static func isFile(_ path: String) -> Bool {
-    var directory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && !directory.boolValue
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
   }
 
   /// `--list`: the operations declared at the top level (not inside a group), each with its

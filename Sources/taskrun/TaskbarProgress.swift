@@ -1,5 +1,5 @@
 // TaskbarProgress: the run's progress in the terminal's tab or taskbar (OSC 9;4), where supported.
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 /// Writes `ESC ] 9 ; 4 ; state ; percent BEL` when the shown state changes: 1 normal, 2 error

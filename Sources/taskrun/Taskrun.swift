@@ -1,7 +1,9 @@
 // taskrun: the command line. Parses options, loads the script, runs it, maps outcomes to exit codes.
 import ArgumentParser
 import CTerminal
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 
@@ -46,7 +48,7 @@ enum Taskrun {
         let name = arguments.dropFirst().first
         guard let command = RunCommand.configuration.subcommands.first(where: { $0.configuration.commandName == name })
                 ?? (name == nil ? RunCommand.self : nil) else {
-          FileHandle.standardError.write(Data("taskrun: help: no subcommand '\(name!)' (repl, test, graph)\n".utf8))
+          writeStandardError("taskrun: help: no subcommand '\(name!)' (repl, test, graph)\n")
           leave(ExitCode.usage.rawValue)
         }
         print(RunCommand.helpMessage(for: command))
@@ -70,7 +72,7 @@ enum Taskrun {
         print(command.fullMessage(for: error))
         leave(0)
       }
-      FileHandle.standardError.write(Data((command.fullMessage(for: error) + "\n").utf8))
+      writeStandardError(command.fullMessage(for: error) + "\n")
       leave(ExitCode.usage.rawValue)
     }
   }
@@ -137,8 +139,8 @@ enum Taskrun {
         let posted = inbox.signalsPosted.load(ordering: .sequentiallyConsistent)
         DispatchQueue.global().asyncAfter(deadline: .now() + stuckAfter) {
           guard inbox.signalsHandled.load(ordering: .sequentiallyConsistent) < posted else { return }
-          FileHandle.standardError.write(Data(("taskrun: interrupted, but Lua code that cannot be interrupted "
-            + "(a __gc finalizer?) holds the run; exiting\n").utf8))
+          writeStandardError("taskrun: interrupted, but Lua code that cannot be interrupted "
+            + "(a __gc finalizer?) holds the run; exiting\n")
           processes.endDescendants(within: 0.5)
           exitNow(ExitCode.interrupted.rawValue)
         }

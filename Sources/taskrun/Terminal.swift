@@ -1,19 +1,24 @@
 // Terminal: asking the user a yes/no question (confirm) on the controlling terminal.
-import Foundation
+import FoundationEssentials
+import Glibc
+import TaskEngine
 
 enum Terminal {
   /// Writes `prompt [y/N] ` to the terminal and reads the answer; nil if it cannot ask.
   @Sendable static func ask(_ prompt: String) -> Bool? {
-    guard let tty = FileHandle(forUpdatingAtPath: "/dev/tty") else { return nil }
-    defer { try? tty.close() }
-    tty.write(Data("\(prompt) [y/N] ".utf8))
-    var line = Data()
+    let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+    guard tty >= 0 else { return nil }
+    defer { close(tty) }
+    writeAll(tty, Array("\(prompt) [y/N] ".utf8))
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
     while true {
-      guard let byte = try? tty.read(upToCount: 1), let first = byte.first else { break }
-      if first == 10 { break }
-      line.append(first)
+      let n = read(tty, &byte, 1)
+      if n < 0 && errno == EINTR { continue }
+      if n != 1 || byte == 10 { break }
+      line.append(byte)
     }
-    let answer = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+    let answer = String(decoding: line, as: UTF8.self).trimmed(newlines: false).lowercased()
     return answer == "y" || answer == "yes"
   }
 }

@@ -1,5 +1,5 @@
 // TraceReporter: --trace FILE, Chrome trace-event JSON (opens in Perfetto and chrome://tracing).
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 /// One complete ("X") event per operation attempt on lanes that show the parallelism; a
@@ -145,7 +145,7 @@ final class TraceReporter: EventSink {
     }
     let text = Self.document(all + marked).text
     if !FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) {
-      FileHandle.standardError.write(Data("taskrun: cannot write the trace to '\(path)'\n".utf8))
+      writeStandardError("taskrun: cannot write the trace to '\(path)'\n")
     }
   }
 }

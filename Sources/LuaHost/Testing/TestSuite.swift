@@ -1,7 +1,7 @@
 // TestSuite: `taskrun test` on the host: busted's runner (busted/*.lua), each test an operation.
 import CLua
 import CLuaShim
-import Foundation
+import FoundationEssentials
 import TaskEngine
 
 /// One result as reports show it: a test, or an error outside a test (a file that does not

@@ -1,5 +1,6 @@
 // Slurm: the cluster's command-line tools as taskrun calls them (never --json, never libslurm).
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public enum Slurm {
   /// Whether taskrun runs inside an allocation (then commands are job steps).
@@ -70,7 +71,7 @@ public enum Slurm {
 
   /// Runs a Slurm tool and returns its status (-1: it did not run) and its output.
   static func capture(_ argv: [String], environment: [String: String] = [:], within seconds: Double = 30) -> (Int32, String) {
-    let file = NSTemporaryDirectory() + "taskrun-slurm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let file = temporaryDirectory + "taskrun-slurm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { unlink(file) }
     let status = run(argv, within: seconds, output: file, environment: environment) ?? -1
     let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""

@@ -1,7 +1,9 @@
 // SlurmBatch: outside an allocation, each command is a batch job (sbatch); a wrapper on the
 // node writes its output and status into the job's folder on the shared filesystem, and one
 // poller reads those files and asks squeue once per tick about all jobs of the run.
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The `batch` launcher. Its state lives on its own serial queue; it reports to the inbox.
 public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
@@ -85,9 +87,9 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
           + [script.path, job.folder.path] + spec.argv
         let (status, output) = Slurm.capture(argv, environment: environment)
         guard status == 0, let id = output.split(separator: ";").first.map(String.init)?
-                .trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty, id.allSatisfy(\.isNumber) else {
+                .trimmed(), !id.isEmpty, id.allSatisfy(\.isNumber) else {
           return end(job, CommandResult(status: 127, stdout: "", stderr: "",
-                                        reason: "could not start (sbatch: \(output.trimmingCharacters(in: .whitespacesAndNewlines)))"))
+                                        reason: "could not start (sbatch: \(output.trimmed()))"))
         }
         job.id = id
         inbox.post(.commandState(token: token, state: RemoteState(executor: "slurm", job: id, queued: true, reason: "submitted")))
@@ -185,10 +187,19 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
 
   private func readOutput(_ job: Job) {
     for channel in [OutputChannel.stdout, .stderr] {
-      guard let handle = FileHandle(forReadingAtPath: job.folder.appendingPathComponent(channel.rawValue).path) else { continue }
-      defer { try? handle.close() }
-      try? handle.seek(toOffset: job.read[channel] ?? 0)
-      guard let data = try? handle.readToEnd(), !data.isEmpty else { continue }
+      let fd = open(job.folder.appendingPathComponent(channel.rawValue).path, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0 else { continue }
+      defer { close(fd) }
+      guard lseek(fd, off_t(job.read[channel] ?? 0), SEEK_SET) >= 0 else { continue }
+      var data = Data()
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let n = read(fd, &chunk, chunk.count)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        data.append(contentsOf: chunk[..<n])
+      }
+      guard !data.isEmpty else { continue }
       job.read[channel, default: 0] += UInt64(data.count)
       job.output[channel, default: Data()].append(data)
       if job.output[channel]!.count > 2 * ProcessRunner.tailBytes {
@@ -207,7 +218,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   private func readStatus(_ job: Job) -> Int32? {
     guard let text = try? String(contentsOf: job.folder.appendingPathComponent("status"), encoding: .utf8) else { return nil }
     readOutput(job)  // what the command wrote before its status
-    return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    return Int32(text.trimmed())
   }
 
   private func result(_ job: Job, status: Int32, reason: String?) -> CommandResult {

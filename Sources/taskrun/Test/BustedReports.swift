@@ -1,5 +1,6 @@
 // BustedReports: busted's `-o json` object and its `--list` lines, for tools that read them.
-import Foundation
+import FoundationEssentials
+import TaskEngine
 import LuaHost
 
 /// `-o json`: one object when the run ends, as busted's json output writes it: successes,
@@ -7,7 +8,7 @@ import LuaHost
 /// the duration. What tests print goes to standard error so standard output stays JSON.
 final class JSONTestReport: TestReport {
   func printed(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    writeStandardError(text + "\n")
   }
 
   func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {

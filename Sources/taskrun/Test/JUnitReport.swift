@@ -1,6 +1,7 @@
 // JUnitReport: `taskrun test --junit FILE`: JUnit XML as CI systems read it (flat
 // testsuite/testcase, `time` on every element, failures with their messages).
-import Foundation
+import FoundationEssentials
+import TaskEngine
 import LuaHost
 
 final class JUnitReport: TestReport {
@@ -23,8 +24,8 @@ final class JUnitReport: TestReport {
       let text = xml(results, elapsed: elapsed)
       if path == "-" { print(text, terminator: "") } else { try text.write(toFile: path, atomically: true, encoding: .utf8) }
     } catch {
-      writeError = "cannot write the JUnit report to '\(path)': \(error.localizedDescription)"
-      FileHandle.standardError.write(Data("taskrun: \(writeError!)\n".utf8))
+      writeError = "cannot write the JUnit report to '\(path)': \(error)"
+      writeStandardError("taskrun: \(writeError!)\n")
     }
   }
 
@@ -41,7 +42,7 @@ final class JUnitReport: TestReport {
       let skipped = list.filter { $0.status == .pending }.count
       return #"tests="\#(list.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)""#
     }
-    let timestamp = ISO8601DateFormatter().string(from: Date())
+    let timestamp = Date().formatted(.iso8601)
     var lines = [#"<?xml version="1.0" encoding="UTF-8"?>"#,
                  #"<testsuites name="taskrun test" \#(counts(results)) time="\#(seconds(elapsed))">"#]
     for file in files {
@@ -70,7 +71,7 @@ final class JUnitReport: TestReport {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  private func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+  private func seconds(_ value: Double) -> String { formatFixed(value, 3) }
 
   /// XML text: markup characters escaped, characters XML 1.0 forbids dropped.
   private func escape(_ text: String) -> String {

@@ -1,6 +1,7 @@
 // TapReporter: `taskrun test --tap`: TAP version 14 on standard output, the plan at the end
 // (tests are declared as their blocks run, so their number is known only then).
-import Foundation
+import FoundationEssentials
+import TaskEngine
 import LuaHost
 
 final class TapReporter: TestReport {
@@ -15,8 +16,8 @@ final class TapReporter: TestReport {
     number += 1
     let test = result.test
     // '#' starts a directive in TAP, so it is escaped in descriptions (tags use it).
-    let description = test.name.replacingOccurrences(of: "\\", with: "\\\\")
-      .replacingOccurrences(of: "#", with: "\\#")
+    let description = test.name.replacing("\\", with: "\\\\")
+      .replacing("#", with: "\\#")
     switch result.status {
     case .passed:
       print("ok \(number) - \(description)")

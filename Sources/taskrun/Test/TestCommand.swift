@@ -1,6 +1,7 @@
 // TestCommand: `taskrun test [ROOT...]`: busted's command line, each test an operation.
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 
@@ -132,7 +133,7 @@ struct TestCommand: ParsableCommand {
     let junitPath = junit.map { absolute($0, from: start) }
     let eventsPath = events.map { $0 == "-" ? $0 : absolute($0, from: start) }
     if !directory.isEmpty {
-      let folder = directory.reduce("") { ($0 as NSString).appendingPathComponent($1) }
+      let folder = directory.reduce("") { $0.isEmpty || $1.hasPrefix("/") ? $1 : $0.hasSuffix("/") ? $0 + $1 : $0 + "/" + $1 }
       guard FileManager.default.changeCurrentDirectoryPath(folder) else { usage("cannot change to directory '\(folder)'") }
     }
     let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
@@ -199,11 +200,11 @@ struct TestCommand: ParsableCommand {
   }
 
   private func absolute(_ path: String, from folder: String) -> String {
-    path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
+    path.hasPrefix("/") ? path : folder.hasSuffix("/") ? folder + path : folder + "/" + path
   }
 
   private func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("taskrun: \(message)\n".utf8))
+    writeStandardError("taskrun: \(message)\n")
     Taskrun.leave(ExitCode.usage.rawValue)
   }
 }

@@ -1,6 +1,7 @@
 // TestReporter: the readable report of `taskrun test`: a mark per test (or a line with -v),
 // then failures, errors and pending tests in full, then the closing counts.
-import Foundation
+import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 
@@ -60,7 +61,7 @@ final class TestReporter: TestReport {
         print(test.name)
         if let message = test.message, status != .pending || message != "pending" { print(message) }
         if verbose, status == .error, let traceback = test.traceback, !traceback.isEmpty {
-          print(traceback.trimmingCharacters(in: .newlines))
+          print(traceback.trimmingNewlines)
         }
       }
     }

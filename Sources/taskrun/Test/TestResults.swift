@@ -1,5 +1,5 @@
 // TestResults: turns the run's operation events into test results for the test reports.
-import Foundation
+import FoundationEssentials
 import LuaHost
 import TaskEngine
 

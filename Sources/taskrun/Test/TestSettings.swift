@@ -1,6 +1,7 @@
 // TestSettings: busted's options, the command line over the .busted task, and the spec files
 // they name (busted/modules/cli.lua and test_file_loader.lua).
-import Foundation
+import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 
@@ -18,7 +19,7 @@ struct TestSettings {
   init(_ command: TestCommand, config: [String: [String]]) throws {
     func given(_ keys: String...) -> [String]? { keys.lazy.compactMap { config[$0] }.first }
     func commas(_ lists: [String]) -> [String] {
-      lists.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+      lists.flatMap { $0.split(separator: ",").map { $0.trimmed(newlines: false) } }
     }
     func list(_ command: [String], _ keys: String...) -> [String] {
       command.isEmpty ? keys.lazy.compactMap { config[$0] }.first ?? [] : command
@@ -108,9 +109,9 @@ struct TestSettings {
         if root.hasSuffix(".lua") { files.append(root) }
         continue
       }
-      let found = (manager.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+      let found = ((try? manager.subpathsOfDirectory(atPath: root)) ?? [])
         .filter { relative in
-          let name = (relative as NSString).lastPathComponent
+          let name = relative.split(separator: "/").last.map(String.init) ?? relative
           guard name.hasSuffix(".lua"), !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return false }
           return !host.fileName(name, matches: excludes) && host.fileName(name, matches: patterns)
         }
@@ -142,7 +143,7 @@ struct TestSettings {
   }
 
   static func isDirectory(_ path: String) -> Bool {
-    var directory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
   }
 }
