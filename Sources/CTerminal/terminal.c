@@ -1,5 +1,7 @@
 /* terminal.c: terminal size, stdout buffering for frames, and a cursor restore on crashes. */
+#define _GNU_SOURCE
 #include "CTerminal.h"
+#include <errno.h>
 #include <stdio.h>
 #include <signal.h>
 #include <string.h>
@@ -47,10 +49,70 @@ void ct_show_cursor_on_crash(void) {
 }
 
 static char g_frame[1 << 16];
+static FILE *g_terminal = NULL;  /* the real stdout while the frame stream stands in for it */
+
+/* Writes all of bytes to fd 1; 0 after an error. */
+static int write_all(const char *bytes, size_t count) {
+  while (count > 0) {
+    ssize_t n = write(STDOUT_FILENO, bytes, count);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    bytes += n;
+    count -= (size_t)n;
+  }
+  return 1;
+}
+
+/* The frame stream's write: "\n" becomes "\r" ESC "D", in writes of up to 64 KiB. */
+static ssize_t frame_write(void *cookie, const char *bytes, size_t size) {
+  (void)cookie;
+  static char out[1 << 16];  /* under the stream's lock: one writer at a time */
+  size_t n = 0;
+  const char *end = bytes + size;
+  while (bytes < end) {
+    const char *newline = memchr(bytes, '\n', (size_t)(end - bytes));
+    size_t run = (size_t)((newline ? newline : end) - bytes);
+    if (n + run + 3 > sizeof out) {
+      if (n > 0 && !write_all(out, n)) return -1;
+      n = 0;
+      if (run + 3 > sizeof out) {  /* a very long line: as it is, then its end */
+        if (!write_all(bytes, run)) return -1;
+        run = 0;
+        bytes = newline ? newline : end;
+      }
+    }
+    memcpy(out + n, bytes, run);
+    n += run;
+    bytes += run;
+    if (newline) {
+      memcpy(out + n, "\r\033D", 3);
+      n += 3;
+      bytes++;
+    }
+  }
+  if (n > 0 && !write_all(out, n)) return -1;
+  return (ssize_t)size;
+}
 
 void ct_buffer_stdout(int whole) {
   fflush(stdout);
-  setvbuf(stdout, g_frame, whole ? _IOFBF : _IOLBF, sizeof g_frame);
+  if (whole && !g_terminal && isatty(STDOUT_FILENO)) {
+    cookie_io_functions_t io = { .write = frame_write };
+    FILE *frames = fopencookie(NULL, "w", io);
+    if (frames && setvbuf(frames, g_frame, _IOFBF, sizeof g_frame) == 0) {
+      g_terminal = stdout;
+      stdout = frames;
+      return;
+    }
+    if (frames) fclose(frames);
+  }
+  if (!whole && g_terminal) {
+    FILE *frames = stdout;
+    stdout = g_terminal;
+    g_terminal = NULL;
+    fclose(frames);
+  }
+  setvbuf(stdout, whole ? g_frame : NULL, whole ? _IOFBF : _IOLBF, whole ? sizeof g_frame : BUFSIZ);
 }
 
 void ct_write_stdout(const char *bytes, long count) {

@@ -193,3 +193,44 @@ extension LiveViewTests {
     #expect(done.contains("timed out after 3 s") && done.contains("EXIT=1"), "\(done)")
   }
 }
+
+extension LiveViewTests {
+  /// On a terminal the lines above the region end in CR and IND (ESC D) rather than in a
+  /// newline, which the kernel turns into CR LF one line at a time; a line longer than the
+  /// frame's buffer still arrives whole. (Elsewhere `--progress tty` keeps "\n": see above.)
+  @Test func onATerminalLinesEndInCarriageReturnAndIndex() throws {
+    let dir = try workflow("""
+      for i = 1, 2000 do operation { name = 'n' .. i, run = function() end } end
+      operation { name = "long", after = { "n2000" }, run = function() print(string.rep("x", 100000)) end }
+      """)
+    var master: Int32 = -1, device: Int32 = -1
+    var name = [CChar](repeating: 0, count: 128)
+    var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+    try #require(openpty(&master, &device, &name, nil, &size) == 0)
+    let controller = master
+    defer { close(controller) }
+    final class Screen: @unchecked Sendable { var bytes: [UInt8] = [] }
+    let screen = Screen(), drained = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let n = read(controller, &chunk, chunk.count)
+        if n <= 0 { break }  // EIO once the program that held the terminal has ended
+        screen.bytes += chunk[..<n]
+      }
+      drained.signal()
+    }
+    let child = try Child([Binary.url.path, "--progress", "tty", "-j2", "w.lua"], in: dir,
+                          stdout: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    let status = child.wait(timeout: 60)
+    if status == nil { kill(child.pid, SIGKILL); _ = child.wait() }
+    #expect(status == 0)
+    close(device)  // reads end (EIO) once what the program wrote is read
+    #expect(drained.wait(timeout: .now() + 10) == .success)
+    let text = String(decoding: screen.bytes, as: UTF8.self)
+    let ends = text.components(separatedBy: "\r\u{1B}D").count - 1
+    #expect(ends >= 2001 && text.contains("n2000 (") && text.contains("2001 succeeded"), "\(ends) line ends")
+    #expect(!text.contains(" s)\r\n"), "no finished line ends in a newline")
+    #expect(text.contains(String(repeating: "x", count: 100_000) + "\r\u{1B}D"), "the long line is whole (\(text.count) characters)")
+  }
+}
