@@ -6,10 +6,8 @@ import TestSupport
 
 @Suite struct ReadySetTests {
   @Test func popsTheHighestPriorityThenTheEarliestDeclaredWhateverTheInsertOrder() {
-    let seed = ProcessInfo.processInfo.environment["TASKRUN_READYSET_SEED"].flatMap(UInt64.init)
-      ?? UInt64.random(in: 0...UInt64.max)
-    print("ReadySetTests seed: \(seed) (TASKRUN_READYSET_SEED=\(seed) repeats it)")
-    var rng = SplitMix64(state: seed)
+    var rng = SplitMix64.seeded(by: "TASKRUN_READYSET_SEED", for: "ReadySetTests")
+    let seed = rng.state
     let queue = WorkQueue(id: 0, name: "main", maxConcurrent: -1, suspended: false)
     for round in 0..<200 {
       let count = round == 0 ? 5_000 : Int.random(in: 1...300, using: &rng)  // round 0: the line compacts

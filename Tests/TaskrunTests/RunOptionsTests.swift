@@ -23,11 +23,8 @@ import TestSupport
   ]
 
   @Test func whereverItAnswersSwiftArgumentParserAnswersTheSame() throws {
-    let seed = ProcessInfo.processInfo.environment["TASKRUN_OPTIONS_SEED"].flatMap(UInt64.init)
-      ?? UInt64.random(in: 0...UInt64.max)
-    print("RunOptionsTests seed: \(seed) (TASKRUN_OPTIONS_SEED=\(seed) repeats it)")
+    var rng = SplitMix64.seeded(by: "TASKRUN_OPTIONS_SEED", for: "RunOptionsTests")
     let rounds = ProcessInfo.processInfo.environment["TASKRUN_OPTIONS_ROUNDS"].flatMap(Int.init) ?? 1_500
-    var rng = SplitMix64(state: seed)
     var answered = 0, tried = 0
     for _ in 0..<rounds {
       let arguments = (0..<rng.int(0...6)).map { _ in

@@ -1,4 +1,5 @@
 // SplitMix64: the seeded random numbers of the randomized tests, shared by their targets.
+import Glibc
 
 /// Small, fast, and the same sequence for the same seed everywhere.
 public struct SplitMix64: RandomNumberGenerator {
@@ -16,4 +17,14 @@ public struct SplitMix64: RandomNumberGenerator {
   }
   public mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
   public mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
+}
+
+extension SplitMix64 {
+  /// A generator for a randomized test: seeded from the environment variable `variable` when
+  /// it is set (to replay a run), else at random; the seed is printed either way.
+  public static func seeded(by variable: String, for test: String) -> SplitMix64 {
+    let seed = getenv(variable).flatMap { UInt64(String(cString: $0)) } ?? UInt64.random(in: 0...UInt64.max)
+    print("\(test) seed: \(seed) (\(variable)=\(seed) repeats it)")
+    return SplitMix64(state: seed)
+  }
 }

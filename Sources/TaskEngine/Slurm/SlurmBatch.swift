@@ -190,16 +190,9 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       let fd = open(job.folder.appendingPathComponent(channel.rawValue).path, O_RDONLY | O_CLOEXEC)
       guard fd >= 0 else { continue }
       defer { close(fd) }
-      guard lseek(fd, off_t(job.read[channel] ?? 0), SEEK_SET) >= 0 else { continue }
-      var data = Data()
-      var chunk = [UInt8](repeating: 0, count: 65536)
-      while true {
-        let n = read(fd, &chunk, chunk.count)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
-        data.append(contentsOf: chunk[..<n])
-      }
-      guard !data.isEmpty else { continue }
+      guard lseek(fd, off_t(job.read[channel] ?? 0), SEEK_SET) >= 0,
+            let bytes = readAll(fd), !bytes.isEmpty else { continue }
+      let data = Data(bytes)
       job.read[channel, default: 0] += UInt64(data.count)
       job.output[channel, default: Data()].append(data)
       if job.output[channel]!.count > 2 * ProcessRunner.tailBytes {
