@@ -130,7 +130,7 @@ startup.rows.append(["taskrun (static) − lua5.4", f((started.seconds - lua54.s
 targets.check("start-up: taskrun − lua5.4 -e '' (ms)", (started.seconds - lua54.seconds) * 1000, atMost: 3)
 if FileManager.default.isExecutableFile(atPath: dynamic) {
   let linked = Measure.median(21, [dynamic, "-q", root + "/benchmarks/empty.lua"])
-  startup.rows.append(["taskrun empty.lua (dynamic Foundation)", f(linked.seconds * 1000)])
+  startup.rows.append(["taskrun empty.lua (Swift libraries linked dynamically)", f(linked.seconds * 1000)])
 }
 startup.print()
 
