@@ -38,7 +38,7 @@ extension ScriptHost {
     }
     if let memory = try optionalString(s, table, "mem", in: where_) {
       let digits = memory.last.map { "KMGT".contains($0) } == true ? memory.dropLast() : Substring(memory)
-      guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else {
+      guard !digits.isEmpty, digits.allSatisfy({ "0123456789".contains($0) }) else {
         throw ScriptError("\(where_): mem must be a number of megabytes or end in K, M, G or T (got '\(memory)')")
       }
       placement.memory = memory

@@ -329,5 +329,14 @@ extension SlurmTests {
     try #"queue { name = "hpc", executor = "slurm", slurm = { mem = "lots" } }"#.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     let mem = try Binary.run(["--executor", "local", "w.lua"], in: dir)
     #expect(mem.status == 2 && mem.stderr.contains("mem must be a number of megabytes"), "\(mem.stderr)")
+    // What Slurm accepts (digits, one unit letter; minutes or [days-]hours:minutes:seconds).
+    for (field, value, accepted) in [("mem", "4096", true), ("mem", "4G", true), ("mem", "G", false), ("mem", "12KK", false),
+                                     ("mem", "-5", false), ("mem", "1\u{301}", false), ("mem", "１２", false),
+                                     ("time", "30", true), ("time", "1-00:00:00", true), ("time", "1h", false), ("time", "", false)] {
+      try #"queue { name = "hpc", executor = "slurm", slurm = { \#(field) = "\#(value)" } }"#
+        .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+      let run = try Binary.run(["--executor", "local", "w.lua"], in: dir)
+      #expect((run.status == 0) == accepted, "\(field) = \(value.debugDescription): \(run.status) \(run.stderr)")
+    }
   }
 }
