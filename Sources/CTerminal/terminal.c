@@ -50,6 +50,9 @@ void ct_show_cursor_on_crash(void) {
 
 static char g_frame[1 << 16];
 static FILE *g_terminal = NULL;  /* the real stdout while the frame stream stands in for it */
+/* The frame stream, made once and never closed: a thread that read `stdout` just before the
+   swap back (the cursor restore on a signal) may still flush it. */
+static FILE *g_frames = NULL;
 
 /* Writes all of bytes to fd 1; 0 after an error. */
 static int write_all(const char *bytes, size_t count) {
@@ -97,20 +100,20 @@ static ssize_t frame_write(void *cookie, const char *bytes, size_t size) {
 void ct_buffer_stdout(int whole) {
   fflush(stdout);
   if (whole && !g_terminal && isatty(STDOUT_FILENO)) {
-    cookie_io_functions_t io = { .write = frame_write };
-    FILE *frames = fopencookie(NULL, "w", io);
-    if (frames && setvbuf(frames, g_frame, _IOFBF, sizeof g_frame) == 0) {
+    if (!g_frames) {
+      cookie_io_functions_t io = { .write = frame_write };
+      g_frames = fopencookie(NULL, "w", io);
+      if (g_frames && setvbuf(g_frames, g_frame, _IOFBF, sizeof g_frame) != 0) g_frames = NULL;
+    }
+    if (g_frames) {
       g_terminal = stdout;
-      stdout = frames;
+      stdout = g_frames;
       return;
     }
-    if (frames) fclose(frames);
   }
   if (!whole && g_terminal) {
-    FILE *frames = stdout;
     stdout = g_terminal;
     g_terminal = NULL;
-    fclose(frames);
   }
   setvbuf(stdout, whole ? g_frame : NULL, whole ? _IOFBF : _IOLBF, whole ? sizeof g_frame : BUFSIZ);
 }
