@@ -10,16 +10,14 @@ extension StringProtocol {
   /// Without the whitespace (and, unless `newlines` is false, line ends) at either end: what
   /// Foundation's `trimmingCharacters(in: .whitespacesAndNewlines)` (`.whitespaces`) gives.
   public func trimmed(newlines: Bool = true) -> String {
-    let keep = { (c: Character) in !c.isWhitespace || (!newlines && c.isNewline) }
-    guard let first = firstIndex(where: keep), let last = lastIndex(where: keep) else { return "" }
-    return String(self[first...last])
+    trimming { $0.isWhitespace && (newlines || !$0.isNewline) }
   }
-}
 
-extension StringProtocol {
   /// Without the line ends at either end (Foundation's `trimmingCharacters(in: .newlines)`).
-  public var trimmingNewlines: String {
-    guard let first = firstIndex(where: { !$0.isNewline }), let last = lastIndex(where: { !$0.isNewline }) else { return "" }
+  public var trimmingNewlines: String { trimming(\.isNewline) }
+
+  private func trimming(_ drop: (Character) -> Bool) -> String {
+    guard let first = firstIndex(where: { !drop($0) }), let last = lastIndex(where: { !drop($0) }) else { return "" }
     return String(self[first...last])
   }
 }
@@ -52,19 +50,23 @@ public var temporaryDirectory: String {
 }
 
 /// Writes all of `bytes` to `fd` (retrying after a signal or a short write); false on error.
+/// Contiguous bytes (an array, `Data`, a native string's `utf8`) are written where they are.
 @discardableResult
 public func writeAll(_ fd: Int32, _ bytes: some Collection<UInt8>) -> Bool {
-  var bytes = Array(bytes)[...]
-  while !bytes.isEmpty {
-    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    if n < 0 { if errno == EINTR { continue }; return false }
-    bytes = bytes.dropFirst(n)
+  func write(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    var done = 0
+    while done < buffer.count {
+      let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+      if n < 0 { if errno == EINTR { continue }; return false }
+      done += n
+    }
+    return true
   }
-  return true
+  return bytes.withContiguousStorageIfAvailable(write) ?? Array(bytes).withUnsafeBufferPointer(write)
 }
 
 /// Writes `text` to standard error.
-public func writeStandardError(_ text: String) { writeAll(STDERR_FILENO, Array(text.utf8)) }
+public func writeStandardError(_ text: String) { writeAll(STDERR_FILENO, text.utf8) }
 
 /// Everything `fd` holds from where it is to its end (nil after a read error).
 public func readAll(_ fd: Int32) -> [UInt8]? {

@@ -79,7 +79,7 @@ final class EventsReporter: EventSink {
     }
     var line = JSON.object(fields).text
     line += "\n"
-    writeAll(fd, Array(line.utf8))
+    writeAll(fd, line.utf8)
     if case .runFinish = event, fd != STDERR_FILENO { close(fd) }
   }
 

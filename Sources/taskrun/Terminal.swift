@@ -9,7 +9,7 @@ enum Terminal {
     let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
     guard tty >= 0 else { return nil }
     defer { close(tty) }
-    writeAll(tty, Array("\(prompt) [y/N] ".utf8))
+    writeAll(tty, "\(prompt) [y/N] ".utf8)
     var line: [UInt8] = []
     var byte: UInt8 = 0
     while true {

@@ -133,7 +133,7 @@ struct TestCommand: ParsableCommand {
     let junitPath = junit.map { absolute($0, from: start) }
     let eventsPath = events.map { $0 == "-" ? $0 : absolute($0, from: start) }
     if !directory.isEmpty {
-      let folder = directory.reduce("") { $0.isEmpty || $1.hasPrefix("/") ? $1 : $0.hasSuffix("/") ? $0 + $1 : $0 + "/" + $1 }
+      let folder = directory.reduce("") { absolute($1, from: $0) }
       guard FileManager.default.changeCurrentDirectoryPath(folder) else { usage("cannot change to directory '\(folder)'") }
     }
     let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
@@ -200,7 +200,7 @@ struct TestCommand: ParsableCommand {
   }
 
   private func absolute(_ path: String, from folder: String) -> String {
-    path.hasPrefix("/") ? path : folder.hasSuffix("/") ? folder + path : folder + "/" + path
+    path.hasPrefix("/") || folder.isEmpty ? path : folder.hasSuffix("/") ? folder + path : folder + "/" + path
   }
 
   private func usage(_ message: String) -> Never {
