@@ -85,8 +85,8 @@ extension Scheduler {
   /// Called by a group's body when it starts.
   func scheduleChildren(of group: OperationNode) {
     let now = clock.now
-    for child in group.children where child.tracking.origin == nil {
-      child.tracking.origin = (StartCause(after: group, kind: .group, detail: nil), now)
+    for child in group.children where child.origin == nil {
+      child.origin = (StartCause(after: group, kind: .group, detail: nil), now)
     }
     schedule(group.children, asChild: true)
   }

@@ -22,6 +22,14 @@ extension OperationNode {
     @exclusivity(unchecked) var remoteState: RemoteState? = nil
     @exclusivity(unchecked) var remoteStartTime: Double? = nil
     @exclusivity(unchecked) var unresolvedNames: [String] = []
+    @exclusivity(unchecked) var output = ""
+    @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
+    @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>? = nil
+    @exclusivity(unchecked) weak var group: OperationNode? = nil
+    @exclusivity(unchecked) var unfinishedChildren = 0
+    @exclusivity(unchecked) var origin: (cause: StartCause, time: Double)? = nil
+    @exclusivity(unchecked) var causeDetail: String? = nil
+    @exclusivity(unchecked) var progress: ProgressNode? = nil
   }
 
   /// The extras, allocated on first use.
@@ -120,6 +128,31 @@ extension OperationNode {
   var remoteStartTime: Double? {
     get { extrasStorage?.remoteStartTime }
     set { if extrasStorage != nil || newValue != nil { extras.remoteStartTime = newValue } }
+  }
+  /// Combined output of its commands, kept for the failure report.
+  public internal(set) var output: String {
+    get { extrasStorage?.output ?? "" }
+    _modify { yield &extras.output }
+  }
+  var finishHandlers: [(OperationNode) -> Void] {
+    get { extrasStorage?.finishHandlers ?? [] }
+    _modify { yield &extras.finishHandlers }
+  }
+  /// The group it runs in, if any.
+  public internal(set) var group: OperationNode? {
+    get { extrasStorage?.group }
+    set { if extrasStorage != nil || newValue != nil { extras.group = newValue } }
+  }
+  /// A group's children that have not finished.
+  var unfinishedChildren: Int {
+    get { extrasStorage?.unfinishedChildren ?? 0 }
+    _modify { yield &extras.unfinishedChildren }
+  }
+  /// Who produced it (or started its group) and when: a start cause that may come after
+  /// its last dependency's finish.
+  var origin: (cause: StartCause, time: Double)? {
+    get { extrasStorage?.origin }
+    set { if extrasStorage != nil || newValue != nil { extras.origin = newValue } }
   }
   /// Names given in `after` that are resolved when the run starts.
   public internal(set) var unresolvedNames: [String] {

@@ -106,80 +106,43 @@ public protocol OperationBody: AnyObject {
 /// an operation's instructions. A field some code mutates while calling out (the ETA
 /// estimator) keeps its check. The attribute holds inside this module only: code in other
 /// modules that reads a field on the hot path goes through a method (`Scheduler.operation(id:)`).
+///
+/// A node is 184 bytes (a 192-byte block): word-sized fields first, then one-byte ones,
+/// yes/no fields as bits of one word (OperationNode+Fields), times with NaN for "not yet",
+/// and what most operations never set in Extras (OperationNode+Extras). Every node of a large
+/// graph is touched at least twice (declared, run), so its size is pages and cache misses.
 public final class OperationNode {
   /// Declaration order; ties between equal priorities break on it.
   public let id: Int
   @exclusivity(unchecked) public internal(set) var name: String
-  /// Its body waits for other operations and gave its queue slot back meanwhile.
-  @exclusivity(unchecked) public internal(set) var slotYielded = false
-  /// Named op1, op2, … by taskrun: a name the script chooses later wins over it.
-  @exclusivity(unchecked) var hasDefaultName = false
-  /// Skipped because something upstream failed (or was cancelled): `when = "failed"`
-  /// downstream runs for it, as Airflow's one_failed counts upstream failures.
-  @exclusivity(unchecked) public internal(set) var upstreamFailed = false
   @exclusivity(unchecked) public var body: (any OperationBody)?
-  @exclusivity(unchecked) public internal(set) var queue: WorkQueue
-  @exclusivity(unchecked) public var priority: Priority = .normal
-  @exclusivity(unchecked) public var policy: RunPolicy = .succeeded
+  public let queue: WorkQueue
   @exclusivity(unchecked) public var weight: Double = 1
-  @exclusivity(unchecked) var conditionsProduced = false
-  @exclusivity(unchecked) var conditionsHeld = false
-  @exclusivity(unchecked) public internal(set) var evaluatingConditions = false
-  /// The group it runs in, if any, and (for a group) its children.
-  @exclusivity(unchecked) public internal(set) weak var group: OperationNode?
-  @exclusivity(unchecked) public internal(set) var isGroup = false
-  @exclusivity(unchecked) var unfinishedChildren = 0
-  @exclusivity(unchecked) public internal(set) var timedOut = false
-
-  /// The operation's own progress (total 1 until the body sets it). Created on first use:
-  /// most operations never report any. Its changes are reported, coalesced, as events.
-  public lazy var progress: ProgressNode = {
-    let node = ProgressNode(total: 1)
-    node.onChange = { [unowned self] _ in
-      guard !progressDirty else { return }
-      progressDirty = true
-      progressChanged?(self)
-    }
-    hasProgress = true
-    return node
-  }()
-  @exclusivity(unchecked) public private(set) var hasProgress = false
-  func snapshotProgress() -> ProgressSnapshot {
-    let snapshot = ProgressSnapshot(progress, previous: lastProgress)
-    lastProgress = snapshot
-    return snapshot
-  }
-  @exclusivity(unchecked) var progressDirty = false
-  @exclusivity(unchecked) var progressChanged: ((OperationNode) -> Void)?
-
-  @exclusivity(unchecked) public internal(set) var state: OperationState = .pending
-  @exclusivity(unchecked) public internal(set) var outcome: Outcome?
-  @exclusivity(unchecked) public internal(set) var isCancelled = false
-  @exclusivity(unchecked) public internal(set) var error: String?
-  @exclusivity(unchecked) public internal(set) var errorKind: FailureKind?
-  /// Combined output of its commands, kept for the failure report.
-  @exclusivity(unchecked) public internal(set) var output = ""
-  @exclusivity(unchecked) public internal(set) var startTime: Double?
-  @exclusivity(unchecked) public internal(set) var finishTime: Double?
+  @exclusivity(unchecked) var startStamp = Double.nan
+  @exclusivity(unchecked) var finishStamp = Double.nan
   @exclusivity(unchecked) public internal(set) var attempt = 0
-  /// Why its first attempt started when it did (the critical path follows these). Touched
-  /// by the scheduler's thread only, so without dynamic exclusivity checks (hot path).
-  @exclusivity(unchecked) public internal(set) var startCause: StartCause?
-  @exclusivity(unchecked) var tracking = StartTracking()
-
+  /// What its first attempt started after (the kind is `causeKind`; see `startCause`).
+  @exclusivity(unchecked) var causeAfter: OperationNode?
+  /// Its dependency that finished last, and when it became ready (an increasing count).
+  @exclusivity(unchecked) var lastDependency: OperationNode?
+  @exclusivity(unchecked) var readySequence = 0
   @exclusivity(unchecked) public internal(set) var dependencies: [OperationNode] = []
-  /// Built once an operation has many dependencies, so a large join stays O(n) to declare.
-  @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>?
   @exclusivity(unchecked) var dependents: [OperationNode] = []
   @exclusivity(unchecked) var unfinishedDependencies = 0
-  /// Part of the current run: its dependencies and it will be started when possible.
-  @exclusivity(unchecked) public internal(set) var isScheduled = false
   /// Its place in the scheduler's list of executing operations.
   @exclusivity(unchecked) var executingIndex = 0
-  @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
-  /// What most operations never set (OperationNode+Extras), allocated on the first write:
-  /// an operation of a large graph then takes half the memory.
+  /// Why it failed (a failure or a skip costs no extras).
+  @exclusivity(unchecked) public internal(set) var error: String?
+  /// What most operations never set (OperationNode+Extras), allocated on the first write.
   @exclusivity(unchecked) var extrasStorage: Extras?
+  @exclusivity(unchecked) public var priority: Priority = .normal
+  @exclusivity(unchecked) public var policy: RunPolicy = .succeeded
+  @exclusivity(unchecked) public internal(set) var state: OperationState = .pending
+  @exclusivity(unchecked) public internal(set) var outcome: Outcome?
+  @exclusivity(unchecked) public internal(set) var errorKind: FailureKind?
+  @exclusivity(unchecked) var causeKind: StartCause.Kind?
+  /// The yes/no fields (OperationNode+Fields).
+  @exclusivity(unchecked) var flags = Flags()
 
   init(id: Int, name: String, queue: WorkQueue) {
     self.id = id
@@ -188,7 +151,9 @@ public final class OperationNode {
   }
 
   func hasDependency(_ other: OperationNode) -> Bool {
-    if let dependencyIndex { return dependencyIndex.contains(ObjectIdentifier(other)) }
+    if let dependencyIndex = extrasStorage?.dependencyIndex {
+      return dependencyIndex.contains(ObjectIdentifier(other))
+    }
     return dependencies.contains { $0 === other }
   }
 
@@ -199,15 +164,15 @@ public final class OperationNode {
 
   func appendDependency(_ other: OperationNode) {
     dependencies.append(other)
-    if dependencyIndex != nil {
-      dependencyIndex!.insert(ObjectIdentifier(other))
+    if extrasStorage?.dependencyIndex != nil {
+      extras.dependencyIndex!.insert(ObjectIdentifier(other))
     } else if dependencies.count > 16 {
-      dependencyIndex = Set(dependencies.map(ObjectIdentifier.init))
+      extras.dependencyIndex = Set(dependencies.map(ObjectIdentifier.init))
     }
   }
 
   func removeDependency(at index: Int) {
-    dependencyIndex?.remove(ObjectIdentifier(dependencies[index]))
+    extrasStorage?.dependencyIndex?.remove(ObjectIdentifier(dependencies[index]))
     dependencies.remove(at: index)
   }
 
@@ -215,9 +180,8 @@ public final class OperationNode {
   public var succeeded: Bool { outcome == .succeeded }
   public var failed: Bool { outcome == .failed }
   public var skipped: Bool { outcome == .skipped }
-  public var hasStarted: Bool { startTime != nil }
+  public var hasStarted: Bool { !startStamp.isNaN }
 
-  /// Seconds from start to finish, once finished and if it started.
   /// Seconds it ran: from its start, or for a command queued in a cluster from the moment
   /// its job started there (the wait in the cluster's queue is not the command's time).
   public var duration: Double? {

@@ -61,8 +61,6 @@ public final class Scheduler {
   @exclusivity(unchecked) public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
   @exclusivity(unchecked) var progressDirty: [OperationNode] = []
-  /// Tells the scheduler an operation's progress changed (one closure for all operations).
-  lazy var progressSink: (OperationNode) -> Void = { [unowned self] op in progressDirty.append(op) }
 
   @exclusivity(unchecked) var byName: [String: OperationNode] = [:]
   @exclusivity(unchecked) var timers = Heap<TimerEntry>()
@@ -86,7 +84,13 @@ public final class Scheduler {
     self.inbox = Inbox()
     self.processes = ProcessRunner(inbox: inbox)
     self.mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
-    queues.append(mainQueue)
+    adopt(mainQueue)
+  }
+
+  /// Lists a new queue and has its operations' progress changes reported here.
+  private func adopt(_ queue: WorkQueue) {
+    queues.append(queue)
+    queue.progressChanged = { [unowned self] op in progressDirty.append(op) }
   }
 
   // MARK: Building the graph
@@ -97,7 +101,7 @@ public final class Scheduler {
       throw EngineError(.duplicateName, "a queue named '\(name)' already exists")
     }
     let queue = WorkQueue(id: queues.count, name: name, maxConcurrent: maxConcurrent, suspended: suspended)
-    queues.append(queue)
+    adopt(queue)
     return queue
   }
 
@@ -126,7 +130,6 @@ public final class Scheduler {
     op.body = body
     operations.append(op)
     op.queue.operations.append(op)
-    op.progressChanged = progressSink
     return op
   }
 
@@ -269,9 +272,9 @@ public final class Scheduler {
         guard let dependency = condition.dependency(for: op, scheduler: self) else { continue }
         op.producedBy[dependency] = condition.name
         // It is needed from now on: it starts after what let `op` be evaluated.
-        if dependency.tracking.origin == nil, let cause = op.tracking.lastDependency
-            .map({ StartCause(after: $0, kind: .dependency, detail: nil) }) ?? op.tracking.origin?.cause {
-          dependency.tracking.origin = (cause, clock.now)
+        if dependency.origin == nil, let cause = op.lastDependency
+            .map({ StartCause(after: $0, kind: .dependency, detail: nil) }) ?? op.origin?.cause {
+          dependency.origin = (cause, clock.now)
         }
         do {
           try addDependency(op, on: dependency)
@@ -349,7 +352,7 @@ public final class Scheduler {
         let op = entry.operation
         guard op.state == .ready else { continue }
         guard acquire(op) else {
-          op.tracking.parked = true
+          op.parked = true
           parked.append(op)
           continue
         }
@@ -530,7 +533,7 @@ public final class Scheduler {
       stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
     }
     for dependent in op.dependents {
-      dependent.tracking.lastDependency = op
+      dependent.lastDependency = op
       dependent.unfinishedDependencies -= 1
       if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
     }
@@ -722,8 +725,8 @@ public final class Scheduler {
 
   /// `producer`'s body created `produced` (NSOperation's produceOperation): its observers hear it.
   public func produced(_ produced: OperationNode, by producer: OperationNode) {
-    if produced.tracking.origin == nil {
-      produced.tracking.origin = (StartCause(after: producer, kind: .producer, detail: nil), clock.now)
+    if produced.origin == nil {
+      produced.origin = (StartCause(after: producer, kind: .producer, detail: nil), clock.now)
     }
     for observer in producer.observers { observer.operation(producer, didProduce: produced) }
   }

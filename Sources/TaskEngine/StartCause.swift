@@ -25,28 +25,17 @@ public struct StartCause {
   }
 }
 
-/// What made an operation ready or able to start, kept until it starts.
-struct StartTracking {
-  /// Its dependency that finished last, or who produced it (or started its group) and when.
-  var lastDependency: OperationNode?
-  var origin: (cause: StartCause, time: Double)?
-  /// When it became ready (an increasing count), whether it waited for a resource.
-  var readySequence = 0
-  var parked = false
-}
-
 extension Scheduler {
   /// Records that `op` became ready now.
   func noteReady(_ op: OperationNode) {
     readySequence += 1
-    op.tracking.readySequence = readySequence
+    op.readySequence = readySequence
   }
 
   /// Why `op` starts now: a resource or queue slot it had to wait for after it was ready,
   /// else what made it ready (its last dependency, or its producer or group if that came later).
   func startCause(of op: OperationNode) -> StartCause? {
-    let tracking = op.tracking
-    if tracking.parked {
+    if op.parked {
       let freed = op.resources.compactMap { name in resourceFreedBy[name].map { (name, $0) } }
         .max { $0.1.sequence < $1.1.sequence }
       if let (name, release) = freed {
@@ -54,14 +43,14 @@ extension Scheduler {
         return StartCause(after: release.op, kind: .resource, detail: "\(kind) '\(name)'")
       }
     }
-    if tracking.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
+    if op.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
       return StartCause(after: freer, kind: .queue, detail: op.queue.name)
     }
-    let dependency = tracking.lastDependency.map { last in
+    let dependency = op.lastDependency.map { last in
       let condition = op.producedBy.isEmpty ? nil : op.producedBy[last]
       return StartCause(after: last, kind: condition != nil ? .condition : .dependency, detail: condition)
     }
-    guard let origin = tracking.origin else { return dependency }
+    guard let origin = op.origin else { return dependency }
     guard let dependency else { return origin.cause }
     return (dependency.after.finishTime ?? 0) > origin.time ? dependency : origin.cause
   }

@@ -21,6 +21,8 @@ public final class WorkQueue {
   /// operations waiting here found it full (they start when a slot comes back).
   @exclusivity(unchecked) var freedBy: OperationNode?
   @exclusivity(unchecked) var blockedSequence = 0
+  /// Tells the scheduler one of its operations' progress changed.
+  var progressChanged: ((OperationNode) -> Void)?
   public let id: Int
 
   init(id: Int, name: String, maxConcurrent: Int, suspended: Bool) {
