@@ -10,7 +10,7 @@ extension Scheduler {
       let names = op.unresolvedNames
       op.unresolvedNames = []
       for name in names {
-        guard let dependency = byName[name] else { throw unknownName(name, for: op) }
+        guard let dependency = operation(named: name) else { throw unknownName(name, for: op) }
         if dependency === op {
           throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)")
         }
@@ -28,7 +28,7 @@ extension Scheduler {
   }
 
   func unknownName(_ name: String, for op: OperationNode) -> EngineError {
-    let hint = suggestion(for: name, among: byName.keys.filter { $0 != op.name })  // never itself
+    let hint = suggestion(for: name, among: operations.map(\.name).filter { $0 != op.name })  // never itself
     return EngineError(.unknownName,
       "'\(op.name)' depends on '\(name)', but no operation has that name" + (hint.isEmpty ? "" : "; \(hint)"))
   }

@@ -62,7 +62,7 @@ public final class Scheduler {
   /// Operations whose progress changed since the last tick.
   @exclusivity(unchecked) var progressDirty: [OperationNode] = []
 
-  @exclusivity(unchecked) var byName: [String: OperationNode] = [:]
+  @exclusivity(unchecked) var names = NameIndex()
   @exclusivity(unchecked) var timers = Heap<TimerEntry>()
   @exclusivity(unchecked) var timerActions: [Int: () -> Void] = [:]
   @exclusivity(unchecked) var nextToken = 0
@@ -112,28 +112,32 @@ public final class Scheduler {
     var finalName = name ?? "op\(id)"
     if name == nil {  // a default name never takes one the script chose (op2 declared before)
       var k = 1
-      while byName[finalName] != nil { k += 1; finalName = "op\(id)_\(k)" }
+      while names.id(of: finalName, in: operations) != nil { k += 1; finalName = "op\(id)_\(k)" }
     }
     let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
     op.hasDefaultName = name == nil
-    if let holder = byName.updateValue(op, forKey: finalName) {  // one hash for a new name
+    operations.append(op)  // the index reads names from the list
+    if let holderID = names.insert(finalName, id: id, in: operations) {
+      let holder = operations[holderID - 1]
       guard holder.hasDefaultName else {
-        byName[finalName] = holder
+        operations.removeLast()
         throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
       }
       // ...nor one it chooses later: the unnamed operation moves aside.
       var k = 1, moved = finalName
-      while byName[moved] != nil { k += 1; moved = "\(finalName)_\(k)" }
+      while names.id(of: moved, in: operations) != nil { k += 1; moved = "\(finalName)_\(k)" }
+      names.replace(finalName, with: id, in: operations)
       holder.name = moved
-      byName[moved] = holder
+      _ = names.insert(moved, id: holderID, in: operations)
     }
     op.body = body
-    operations.append(op)
     op.queue.operations.append(op)
     return op
   }
 
-  public func operation(named name: String) -> OperationNode? { byName[name] }
+  public func operation(named name: String) -> OperationNode? {
+    names.id(of: name, in: operations).map { operations[$0 - 1] }
+  }
 
   // Other modules get these through calls: their direct reads of a field would keep the
   // exclusivity check that `@exclusivity(unchecked)` removes only inside this module.
@@ -179,7 +183,7 @@ public final class Scheduler {
   /// A dependency by name: an edge at once if the name exists, else recorded for
   /// `resolveNames` (names may be declared later, until the run starts).
   public func addDependency(_ op: OperationNode, named name: String) throws {
-    if let dependency = byName[name] { return try addDependency(op, on: dependency) }
+    if let dependency = operation(named: name) { return try addDependency(op, on: dependency) }
     op.unresolvedNames.append(name)
   }
 
@@ -845,8 +849,8 @@ extension Scheduler {
   /// Forgets the operation created last (its declaration failed half-way).
   public func discard(_ op: OperationNode) {
     guard operations.last === op, !op.isScheduled else { return }
+    names.remove(op.name, in: operations)
     operations.removeLast()
-    byName[op.name] = nil
     op.queue.operations.removeAll { $0 === op }
     for dependency in op.dependencies { dependency.dependents.removeAll { $0 === op } }
   }
