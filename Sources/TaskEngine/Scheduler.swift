@@ -438,7 +438,8 @@ public final class Scheduler {
     executing.append(op)
     if interests.contains(.starts) {
       emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt,
-                           reason: op.attempt == 1 ? op.startCause.map(StartReason.init) : nil, group: op.group?.name,
+                           reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
+                           group: op.group?.name,
                            isGroup: op.isGroup))
     }
     // Most operations have no activities, observers or handlers: not even an empty loop.
@@ -516,9 +517,9 @@ public final class Scheduler {
       emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: op.snapshotProgress()))
     }
     if outcome != .succeeded || interests.contains(.successes) {
-      emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
-                            duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
-                            output: op.output, errorKind: op.errorKind))
+      emit(.operationFinish(FinishedOperation(time: elapsed(at: now), name: op.name, outcome: outcome,
+                                              duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
+                                              output: op.output, errorKind: op.errorKind)))
     }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
     if op.isGroup && outcome != .succeeded {

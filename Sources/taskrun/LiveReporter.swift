@@ -56,6 +56,9 @@ final class LiveReporter: EventSink {
     ct_show_cursor_on_crash()
   }
 
+  /// Rows need starts, finished lines successes; no row says why it started.
+  var interests: EventInterests { [.starts, .successes] }
+
   func receive(_ event: RunEvent) {
     switch event {
     case .runStart:
@@ -69,8 +72,9 @@ final class LiveReporter: EventSink {
       progress.running += 1
       progress.pending = max(0, progress.pending - 1)
       draw(force: false)
-    case .operationFinish(let time, let name, let outcome, _, _, _, _, _):
-      now = time
+    case .operationFinish(let end):
+      let name = end.name, outcome = end.outcome
+      now = end.time
       if groups.isEmpty || groups.remove(name) == nil {  // hashing a name per operation costs
         if let index = running.firstIndex(where: { $0.name == name }) {
           running.remove(at: index)

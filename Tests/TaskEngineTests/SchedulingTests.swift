@@ -109,7 +109,7 @@ import Testing
       events.compactMap { if case .operationStart(_, let name, _, _, _, _) = $0 { name } else { nil } }
     }
     func finishes(_ events: [RunEvent]) -> [String] {
-      events.compactMap { if case .operationFinish(_, let name, _, _, _, _, _, _) = $0 { name } else { nil } }
+      events.compactMap { if case .operationFinish(let end) = $0 { end.name } else { nil } }
     }
     let (s, _) = makeScheduler()
     s.keepGoing = true
@@ -129,6 +129,33 @@ import Testing
     #expect(starts(quiet.events) == ["later"] && finishes(quiet.events) == ["bad", "later"])
   }
 
+  /// A live view reads starts but not why they started: no reason is made for it (an after
+  /// name, a kind and a detail for every operation); a sink that reads reasons gets them.
+  @Test func startReasonsAreMadeOnlyWhileSomeSinkReadsThem() throws {
+    final class StartsOnly: EventSink {
+      var reasons: [String: StartReason?] = [:]
+      var interests: EventInterests { [.starts] }
+      func receive(_ event: RunEvent) {
+        if case .operationStart(_, let name, _, let reason, _, _) = event { reasons[name] = reason }
+      }
+    }
+    let (s, _) = makeScheduler()
+    let view = StartsOnly()
+    s.sinks.append(view)
+    let a = try s.op("a", 1, log: Log())
+    _ = try s.op("b", 1, log: Log(), after: [a])
+    try s.runAll()
+    #expect(view.reasons.keys.sorted() == ["a", "b"] && view.reasons["b"]! == nil)
+
+    let recorder = EventRecorder()
+    s.sinks.append(recorder)
+    let c0 = try s.op("c0", 1, log: Log())
+    _ = try s.op("c", 1, log: Log(), after: [c0])
+    try s.runAll()
+    let expected = StartReason(StartCause(after: c0, kind: .dependency, detail: nil))
+    #expect(view.reasons["c"]! == expected)
+  }
+
   @Test func eventsReportStartsAndFinishesWithOutcomes() throws {
     let (s, _) = makeScheduler()
     let recorder = EventRecorder()
@@ -136,12 +163,12 @@ import Testing
     _ = try s.op("a", 2, log: Log())
     try s.runAll()
     s.finishRun()
-    guard case .operationFinish(let time, let name, let outcome, let duration, _, _, _, _) = recorder.events[2] else {
+    guard case .operationFinish(let end) = recorder.events[2] else {
       Issue.record("expected a finish event, got \(recorder.events)")
       return
     }
     #expect(recorder.events.count == 5)
-    #expect((time, name, outcome, duration) == (2, "a", .succeeded, 2))
+    #expect(end == FinishedOperation(time: 2, name: "a", outcome: .succeeded, duration: 2))
     guard case .runProgress(_, let progress) = recorder.events[3] else { Issue.record("no final progress"); return }
     #expect(progress.fraction == 1 && progress.done == 1 && progress.running == 0)
     guard case .runFinish(_, let summary) = recorder.events[4] else { Issue.record("no run_finish"); return }

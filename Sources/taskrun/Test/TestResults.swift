@@ -46,8 +46,9 @@ final class TestResults: EventSink {
       startTime = time
     case .message(_, _, let text):
       for report in reports { report.printed(text) }
-    case .operationFinish(_, let name, _, let duration, _, _, _, _):
-      for test in lookup(name) {
+    case .operationFinish(let end):
+      let duration = end.duration
+      for test in lookup(end.name) {
         guard test.ran else {
           if test.outside { notRun.blocks += 1 } else { notRun.tests += 1 }
           continue
