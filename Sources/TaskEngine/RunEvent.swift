@@ -11,7 +11,8 @@ public enum RunEvent: Sendable {
   /// `reason`: what it waited for last before this start (nil: nothing, or a retry);
   /// `group`: the group it runs in; `isGroup`: it is a group (its children follow).
   case operationStart(time: Double, name: String, attempt: Int, reason: StartReason?, group: String?, isGroup: Bool)
-  case operationFinish(FinishedOperation)
+  case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
+                       error: String?, traceback: String?, output: String, errorKind: FailureKind?)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
   /// Attempt `attempt` failed with `error`; the next one starts in `delay` seconds.
   case operationRetry(time: Double, name: String, attempt: Int, error: String, delay: Double)
@@ -31,26 +32,6 @@ public enum RunEvent: Sendable {
   /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
   case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
-}
-
-/// An operation that finished, as `operationFinish` tells it. A struct, not eight values:
-/// every sink that matched the event copied and destroyed the eight through the runtime's
-/// generic tuple code (a fifth of what the live view added to a run of no-op operations).
-public struct FinishedOperation: Sendable, Equatable {
-  public var time: Double
-  public var name: String
-  public var outcome: Outcome
-  public var duration: Double
-  public var error: String?
-  public var traceback: String?
-  public var output: String
-  public var errorKind: FailureKind?
-
-  public init(time: Double, name: String, outcome: Outcome, duration: Double = 0, error: String? = nil,
-              traceback: String? = nil, output: String = "", errorKind: FailureKind? = nil) {
-    (self.time, self.name, self.outcome, self.duration) = (time, name, outcome, duration)
-    (self.error, self.traceback, self.output, self.errorKind) = (error, traceback, output, errorKind)
-  }
 }
 
 /// Why an operation started when it did: the operation it started after, how

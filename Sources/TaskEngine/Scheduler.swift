@@ -517,9 +517,9 @@ public final class Scheduler {
       emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: op.snapshotProgress()))
     }
     if outcome != .succeeded || interests.contains(.successes) {
-      emit(.operationFinish(FinishedOperation(time: elapsed(at: now), name: op.name, outcome: outcome,
-                                              duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
-                                              output: op.output, errorKind: op.errorKind)))
+      emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
+                            duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
+                            output: op.output, errorKind: op.errorKind))
     }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
     if op.isGroup && outcome != .succeeded {

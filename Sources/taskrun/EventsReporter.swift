@@ -28,11 +28,10 @@ final class EventsReporter: EventSink {
                 ("attempt", .int(attempt))]
       if let group { fields.append(("group", .string(group))) }
       if let reason { fields += [("after", .string(reason.after)), ("because", Self.because(reason))] }
-    case .operationFinish(let end):
-      fields = [("time", seconds(end.time)), ("event", .string("op_finish")), ("operation", .string(end.name)),
-                ("outcome", .string(end.outcome.rawValue)), ("duration", seconds(end.duration)),
-                ("error", end.error.map(JSON.string) ?? .null),
-                ("error_kind", end.errorKind.map { .string($0.rawValue) } ?? .null)]
+    case .operationFinish(let time, let name, let outcome, let duration, let error, _, _, let kind):
+      fields = [("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
+                ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
+                ("error", error.map(JSON.string) ?? .null), ("error_kind", kind.map { .string($0.rawValue) } ?? .null)]
     case .output(let time, let name, let stream, let text):
       fields = [("time", seconds(time)), ("event", .string("output")), ("operation", .string(name)),
                 ("stream", .string(stream.rawValue)), ("text", .string(text))]

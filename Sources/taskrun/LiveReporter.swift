@@ -72,9 +72,8 @@ final class LiveReporter: EventSink {
       progress.running += 1
       progress.pending = max(0, progress.pending - 1)
       draw(force: false)
-    case .operationFinish(let end):
-      let name = end.name, outcome = end.outcome
-      now = end.time
+    case .operationFinish(let time, let name, let outcome, _, _, _, _, _):
+      now = time
       if groups.isEmpty || groups.remove(name) == nil {  // hashing a name per operation costs
         if let index = running.firstIndex(where: { $0.name == name }) {
           running.remove(at: index)
