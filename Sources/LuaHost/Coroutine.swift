@@ -41,7 +41,7 @@ final class LuaCoroutine {
   /// Who hears how it ended: an operation's body (`bodyEnded`, with no closure to allocate
   /// per operation), or a handler.
   enum Ending {
-    case body
+    case body(LuaFunctionBody)
     case handler((CoroutineEnd) -> Void)
   }
 
@@ -151,7 +151,7 @@ extension ScriptHost {
       last.liveIndex = co.liveIndex
     }
     switch co.onEnd {
-    case .body: bodyEnded(co, how)
+    case .body(let body): bodyEnded(co, body, how)
     case .handler(let handler): handler(how)
     }
     // A thread that ended cleanly is kept for the next coroutine (a new one costs a state,

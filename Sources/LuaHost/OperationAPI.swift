@@ -7,8 +7,9 @@ import TaskEngine
 final class LuaFunctionBody: OperationBody {
   let function: Int32
   unowned let host: ScriptHost
-  /// The coroutine running it, while it runs.
-  var coroutine: LuaCoroutine?
+  /// The coroutine running it, while it runs (stored and cleared on the scheduler's thread:
+  /// no access overlaps another, see OperationNode).
+  @exclusivity(unchecked) var coroutine: LuaCoroutine?
   init(function: Int32, host: ScriptHost) {
     self.function = function
     self.host = host
@@ -265,7 +266,7 @@ extension ScriptHost {
 
   /// Starts the coroutine of a Lua body; its end finishes the operation.
   func startBody(_ op: OperationNode, _ body: LuaFunctionBody) {
-    let co = makeCoroutine(function: body.function, op: op, ending: .body)
+    let co = makeCoroutine(function: body.function, op: op, ending: .body(body))
     if let timeout = op.timeout { co.control.pointee.deadline = tl_monotonic() + timeout }
     if op.backgroundGrace != nil { co.control.pointee.shielded = 1 }  // the first Ctrl-C spares it
     body.coroutine = co
@@ -274,9 +275,9 @@ extension ScriptHost {
   }
 
   /// The body of `co.op` ended `how`: the operation finishes.
-  func bodyEnded(_ co: LuaCoroutine, _ how: CoroutineEnd) {
+  func bodyEnded(_ co: LuaCoroutine, _ body: LuaFunctionBody, _ how: CoroutineEnd) {
     let op = co.op!
-    (op.body as? LuaFunctionBody)?.coroutine = nil
+    body.coroutine = nil
     let skipReason = skipOnReturn.isEmpty ? nil : skipOnReturn.removeValue(forKey: op)
     switch how {
     case .returned(let co, let count):

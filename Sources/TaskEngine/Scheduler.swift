@@ -424,8 +424,8 @@ public final class Scheduler {
 
   func start(_ op: OperationNode) {
     op.state = .executing
-    if op.attempt == 0 { op.startCause = startCause(of: op) }
-    if op.remoteState != nil { (op.remoteState, op.remoteStartTime) = (nil, nil) }  // a retry: a new job
+    if op.attempt == 0 { recordStartCause(of: op) }
+    if op.extrasStorage?.isRemote == true { (op.remoteState, op.remoteStartTime) = (nil, nil) }  // a retry: a new job
     op.attempt += 1
     let now = clock.now
     op.startTime = now

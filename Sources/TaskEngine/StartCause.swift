@@ -32,6 +32,18 @@ extension Scheduler {
     op.readySequence = readySequence
   }
 
+  /// Records why `op` starts now (its first attempt). Most operations waited for a queue slot
+  /// or a dependency: those are two stores, without a `StartCause` made and taken apart.
+  func recordStartCause(of op: OperationNode) {
+    if op.parked || op.extrasStorage?.hasStartOrigin == true {
+      op.startCause = startCause(of: op)
+    } else if op.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
+      (op.causeAfter, op.causeKind) = (freer, .queue)
+    } else if let last = op.lastDependency {
+      (op.causeAfter, op.causeKind) = (last, .dependency)
+    }
+  }
+
   /// Why `op` starts now: a resource or queue slot it had to wait for after it was ready,
   /// else what made it ready (its last dependency, or its producer or group if that came later).
   func startCause(of op: OperationNode) -> StartCause? {
