@@ -20,14 +20,6 @@ extension OperationNode {
     @exclusivity(unchecked) var traceback: String? = nil
     @exclusivity(unchecked) var commandResult: CommandResult? = nil
     @exclusivity(unchecked) var remoteState: RemoteState? = nil
-    /// A cluster job was queued or started for it (read in place: `op.remoteState != nil`
-    /// copied the state out and destroyed it through the runtime's generic code).
-    var isRemote: Bool { if case .some = remoteState { true } else { false } }
-    /// A producer, a group or a condition's dependency may explain its start (read in place).
-    var hasStartOrigin: Bool {
-      if case .some = origin { return true }
-      return !producedBy.isEmpty
-    }
     @exclusivity(unchecked) var remoteStartTime: Double? = nil
     @exclusivity(unchecked) var unresolvedNames: [String] = []
     @exclusivity(unchecked) var output = ""
@@ -38,6 +30,15 @@ extension OperationNode {
     @exclusivity(unchecked) var origin: (cause: StartCause, time: Double)? = nil
     @exclusivity(unchecked) var causeDetail: String? = nil
     @exclusivity(unchecked) var progress: ProgressNode? = nil
+
+    /// A cluster job was queued or started for it (read in place: `op.remoteState != nil`
+    /// copied the state out and destroyed it through the runtime's generic code).
+    var isRemote: Bool { if case .some = remoteState { true } else { false } }
+    /// A producer, a group or a condition's dependency may explain its start (read in place).
+    var hasStartOrigin: Bool {
+      if case .some = origin { return true }
+      return !producedBy.isEmpty
+    }
   }
 
   /// The extras, allocated on first use.
