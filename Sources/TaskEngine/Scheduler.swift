@@ -18,6 +18,11 @@ public final class Scheduler {
   @exclusivity(unchecked) public var keepGoing = false
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
   @exclusivity(unchecked) public var killGrace = 2.0
+  /// A second interrupt also kills the process's other children outside its own process
+  /// group (strays a command left behind, re-parented to taskrun). taskrun owns its process;
+  /// a host that runs several schedulers in one (the in-process tests do) turns it off, or
+  /// one scheduler's second Ctrl-C would kill another's commands.
+  public var killsStrays = true
   @exclusivity(unchecked) public var sinks: [any EventSink] = [] {
     didSet { interests = sinks.reduce([]) { $0.union($1.interests) } }
   }
@@ -705,7 +710,7 @@ public final class Scheduler {
       if interrupts == 2, !executing.isEmpty { message("taskrun: killing…; Ctrl-C again to exit at once", from: nil) }
       for op in operations where op.state == .executing { cancel(op, reason: "interrupted") }
       processes.signalAll(SIGKILL)
-      processes.killStrays()
+      if killsStrays { processes.killStrays() }
     }
   }
 

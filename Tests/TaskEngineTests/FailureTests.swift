@@ -1,4 +1,5 @@
 // Failure policy, `when`, cancellation and timeouts.
+import Glibc
 import Testing
 @testable import TaskEngine
 
@@ -144,5 +145,37 @@ import Testing
     s.after(2) { s.interrupt() }
     try s.runAll()
     #expect(upload.outcome == .cancelled && upload.finishTime == 2)
+  }
+
+  /// Tests share one process: a scheduler told not to kill strays leaves a child it does not
+  /// own alone on the second interrupt (with stray killing on, a concurrent test's commands
+  /// died with it: their output came back empty).
+  @Test func aSecondInterruptSparesChildrenOfOthersWhenStrayKillingIsOff() throws {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setpgroup(&attributes, 0)  // a group of its own, as a command's
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup("sleep"), strdup("30"), nil]
+    defer { argv.forEach { free($0) } }
+    #expect(posix_spawnp(&pid, "sleep", nil, &attributes, argv, environ) == 0)
+    defer { if kill(pid, SIGKILL) == 0 { waitpid(pid, nil, 0) } }
+
+    let (s, _) = makeScheduler(jobs: 2)
+    #expect(!s.killsStrays)
+    let upload = try s.op("upload", 10, log: Log())
+    upload.backgroundGrace = 30
+    s.after(1) { s.interrupt() }
+    s.after(2) { s.interrupt() }
+    try s.runAll()
+    #expect(upload.outcome == .cancelled)
+    // A SIGKILL lands a moment after kill() returns: watch the child for half a second.
+    var ended: pid_t = 0
+    for _ in 0..<50 where ended == 0 {
+      ended = waitpid(pid, nil, WNOHANG)
+      if ended == 0 { usleep(10_000) }
+    }
+    #expect(ended == 0, "the other child was killed")
   }
 }

@@ -41,9 +41,13 @@ final class EventRecorder: EventSink {
 }
 
 /// A scheduler on virtual time: sleeps cost nothing, timeouts are exact.
+/// A scheduler on a manual clock. It shares the test process with other tests' commands, so
+/// its second interrupt kills no strays (it would kill their commands).
 func makeScheduler(jobs: Int = 1) -> (Scheduler, ManualClock) {
   let clock = ManualClock()
-  return (Scheduler(clock: clock, jobs: jobs), clock)
+  let scheduler = Scheduler(clock: clock, jobs: jobs)
+  scheduler.killsStrays = false
+  return (scheduler, clock)
 }
 
 extension Scheduler {
