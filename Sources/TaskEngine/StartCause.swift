@@ -32,39 +32,35 @@ extension Scheduler {
     op.readySequence = readySequence
   }
 
-  /// Records why `op` starts now (its first attempt). Most operations waited for a queue slot
-  /// or a dependency: those are two stores, without a `StartCause` made and taken apart.
+  /// Records why `op` starts now (its first attempt): a resource or queue slot it had to wait
+  /// for after it was ready, else what made it ready (its last dependency, or its producer or
+  /// group if that came later). A slot or a plain dependency, what most operations waited
+  /// for, is two stores: no `StartCause` made and taken apart.
   func recordStartCause(of op: OperationNode) {
-    if op.parked || op.extrasStorage?.hasStartOrigin == true {
-      op.startCause = startCause(of: op)
-    } else if op.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
-      (op.causeAfter, op.causeKind) = (freer, .queue)
-    } else if let last = op.lastDependency {
-      (op.causeAfter, op.causeKind) = (last, .dependency)
-    }
-  }
-
-  /// Why `op` starts now: a resource or queue slot it had to wait for after it was ready,
-  /// else what made it ready (its last dependency, or its producer or group if that came later).
-  func startCause(of op: OperationNode) -> StartCause? {
     if op.parked {
       let freed = op.resources.compactMap { name in resourceFreedBy[name].map { (name, $0) } }
         .max { $0.1.sequence < $1.1.sequence }
       if let (name, release) = freed {
         let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
-        return StartCause(after: release.op, kind: .resource, detail: "\(kind) '\(name)'")
+        op.startCause = StartCause(after: release.op, kind: .resource, detail: "\(kind) '\(name)'")
+        return
       }
     }
     if op.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
-      return StartCause(after: freer, kind: .queue, detail: op.queue.name)
+      (op.causeAfter, op.causeKind) = (freer, .queue)  // the detail is the queue's name
+      return
+    }
+    guard op.extrasStorage?.hasStartOrigin == true else {
+      if let last = op.lastDependency { (op.causeAfter, op.causeKind) = (last, .dependency) }
+      return
     }
     let dependency = op.lastDependency.map { last in
       let condition = op.producedBy.isEmpty ? nil : op.producedBy[last]
       return StartCause(after: last, kind: condition != nil ? .condition : .dependency, detail: condition)
     }
-    guard let origin = op.origin else { return dependency }
-    guard let dependency else { return origin.cause }
-    return (dependency.after.finishTime ?? 0) > origin.time ? dependency : origin.cause
+    guard let origin = op.origin else { op.startCause = dependency; return }
+    guard let dependency else { op.startCause = origin.cause; return }
+    op.startCause = (dependency.after.finishTime ?? 0) > origin.time ? dependency : origin.cause
   }
 
   /// The chain that set the run's length: from the (non-group) operation that finished last,
