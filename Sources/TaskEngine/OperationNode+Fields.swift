@@ -17,6 +17,7 @@ extension OperationNode {
     static let isCancelled = Flags(rawValue: 1 << 10)
     static let isScheduled = Flags(rawValue: 1 << 11)
     static let parked = Flags(rawValue: 1 << 12)
+    static let startUnannounced = Flags(rawValue: 1 << 13)
 
     mutating func set(_ flag: Flags, _ on: Bool) {
       if on { insert(flag) } else { remove(flag) }
@@ -83,6 +84,11 @@ extension OperationNode {
   var parked: Bool {
     get { flags.contains(.parked) }
     set { flags.set(.parked, newValue) }
+  }
+  /// Its start waits for the next tick (see `EventInterests.startsAtTick`).
+  var startUnannounced: Bool {
+    get { flags.contains(.startUnannounced) }
+    set { flags.set(.startUnannounced, newValue) }
   }
 
   public internal(set) var startTime: Double? {

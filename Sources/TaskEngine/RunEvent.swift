@@ -146,6 +146,11 @@ public struct EventInterests: OptionSet, Sendable {
   /// The `reason` of `operationStart` (without it, nil): naming what an operation started
   /// after makes strings for every operation.
   public static let startReasons = EventInterests(rawValue: 1 << 2)
+  /// `operationStart` of an operation still executing at the next tick, emitted then (before
+  /// that tick's progress) or before a `remoteState` about it, whichever comes first, with
+  /// the time it started; a group's at once. Without `starts`: a view of what runs needs no
+  /// start, and no event, for an operation that started and finished between two frames.
+  public static let startsAtTick = EventInterests(rawValue: 1 << 3)
   public static let all: EventInterests = [.starts, .successes, .startReasons]
 }
 

@@ -172,6 +172,7 @@ extension Scheduler {
         guard let op = commandOwners[token], op.remoteState != state else { break }
         if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = clock.now }
         op.remoteState = state
+        if op.startUnannounced { announceStart(of: op) }
         emit(.remoteState(time: elapsed, name: op.name, state: state))
       case .processExited(let token, var result):
         commandOwners[token] = nil

@@ -66,6 +66,8 @@ public final class Scheduler {
   @exclusivity(unchecked) public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
   @exclusivity(unchecked) var progressDirty: [OperationNode] = []
+  /// Operations started since the last tick whose start waits for it (`startsAtTick`).
+  @exclusivity(unchecked) var unannounced: [OperationNode] = []
 
   @exclusivity(unchecked) var names = NameIndex()
   @exclusivity(unchecked) var timers = Heap<TimerEntry>()
@@ -441,11 +443,11 @@ public final class Scheduler {
     }
     op.executingIndex = executing.count
     executing.append(op)
-    if interests.contains(.starts) {
-      emit(.operationStart(time: elapsed(at: now), name: op.name, attempt: op.attempt,
-                           reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
-                           group: op.group?.name,
-                           isGroup: op.isGroup))
+    if interests.contains(.starts) || op.isGroup && interests.contains(.startsAtTick) {
+      announceStart(of: op)
+    } else if interests.contains(.startsAtTick) {
+      op.startUnannounced = true
+      unannounced.append(op)
     }
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
@@ -809,12 +811,31 @@ public final class Scheduler {
     return progress
   }
 
+  func announceStart(of op: OperationNode) {
+    op.startUnannounced = false
+    emit(.operationStart(time: elapsed(at: op.startTime ?? clock.now), name: op.name, attempt: op.attempt,
+                         reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
+                         group: op.group?.name,
+                         isGroup: op.isGroup))
+  }
+
+  /// Announces the starts that waited for this tick, of the operations still executing.
+  func announceWaitingStarts() {
+    guard !unannounced.isEmpty else { return }
+    let waiting = unannounced
+    unannounced.removeAll(keepingCapacity: true)
+    for op in waiting where op.startUnannounced {
+      if op.state == .executing { announceStart(of: op) } else { op.startUnannounced = false }
+    }
+  }
+
   /// Emits `runProgress` and `tick` when the tick interval has passed.
   func tickIfDue() {
     guard let interval = tickInterval, runStartTime != nil else { return }
     let now = clock.now
     if let nextTick, now < nextTick { return }
     nextTick = now + interval
+    announceWaitingStarts()
     let changed = progressDirty
     progressDirty.removeAll(keepingCapacity: true)
     for op in changed where op.progressDirty {

@@ -56,8 +56,9 @@ final class LiveReporter: EventSink {
     ct_show_cursor_on_crash()
   }
 
-  /// Rows need starts, finished lines successes; no row says why it started.
-  var interests: EventInterests { [.starts, .successes] }
+  /// Rows need the starts of what still runs at a frame, finished lines successes; no row
+  /// says why it started.
+  var interests: EventInterests { [.startsAtTick, .successes] }
 
   func receive(_ event: RunEvent) {
     switch event {

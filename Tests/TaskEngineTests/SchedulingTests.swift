@@ -156,6 +156,53 @@ import Testing
     #expect(view.reasons["c"]! == expected)
   }
 
+  /// A live view draws what runs at its frames: an operation that started and finished
+  /// between two ticks makes no start for it; one still running at a tick is announced then,
+  /// with the time it started, before that tick's progress. A group's start comes at once
+  /// (its finish alone does not say it was a group), and a sink that reads starts at once
+  /// gets every one, as before.
+  @Test func startsAtTickAnnounceOnlyWhatStillRunsAtATick() throws {
+    final class FrameView: EventSink {
+      var lines: [String] = []
+      var interests: EventInterests { [.startsAtTick, .successes] }
+      func receive(_ event: RunEvent) {
+        switch event {
+        case .operationStart(let time, let name, _, _, _, _): lines.append("start \(name) @\(time)")
+        case .operationFinish(let time, let name, _, _, _, _, _, _): lines.append("finish \(name) @\(time)")
+        case .runProgress(let time, let progress): lines.append("progress @\(time) running \(progress.running)")
+        default: break
+        }
+      }
+    }
+    func run(alsoReadingStarts: Bool) throws -> [String] {
+      let (s, _) = makeScheduler(jobs: 3)
+      s.tickInterval = 1
+      let view = FrameView()
+      s.sinks.append(view)
+      if alsoReadingStarts { s.sinks.append(EventRecorder()) }
+      let log = Log()
+      let first = try s.op("first", 1.5, log: log)
+      _ = try s.op("quick", 0.25, log: log, after: [first])
+      _ = try s.op("slow", 3, log: log, after: [first])
+      let group = try s.makeGroup(name: "group")
+      try s.addDependency(group, on: first)
+      try s.add(try s.op("child", 0.25, log: log), to: group)
+      try s.runAll()
+      return view.lines.filter { !$0.hasPrefix("progress") || $0.hasPrefix("progress @2.0") }
+    }
+    let framed = try run(alsoReadingStarts: false)
+    #expect(!framed.contains { $0.hasPrefix("start quick") || $0.hasPrefix("start child") }, "\(framed)")
+    #expect(framed.contains("finish quick @1.75") && framed.contains("finish child @1.75"), "\(framed)")
+    #expect(framed.contains("start group @1.5"))
+    let slow = framed.firstIndex(of: "start slow @1.5"), tick = framed.firstIndex(of: "progress @2.0 running 1")
+    #expect(slow != nil && tick != nil && slow! + 1 == tick!, "slow is announced at the tick after it started: \(framed)")
+    #expect(framed.firstIndex(of: "finish quick @1.75").flatMap { finish in slow.map { finish < $0 } } == true)
+    let atOnce = try run(alsoReadingStarts: true)
+    #expect(atOnce.contains("start quick @1.5") && atOnce.contains("start child @1.5"), "\(atOnce)")
+    let (start, finish) = (atOnce.firstIndex(of: "start slow @1.5"), atOnce.firstIndex(of: "finish quick @1.75"))
+    #expect(start != nil && finish != nil && start! < finish!)
+  }
+
   @Test func eventsReportStartsAndFinishesWithOutcomes() throws {
     let (s, _) = makeScheduler()
     let recorder = EventRecorder()
