@@ -11,8 +11,8 @@ public enum RunEvent: Sendable {
   /// `reason`: what it waited for last before this start (nil: nothing, or a retry);
   /// `group`: the group it runs in; `isGroup`: it is a group (its children follow).
   case operationStart(time: Double, name: String, attempt: Int, reason: StartReason?, group: String?, isGroup: Bool)
-  case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double,
-                       error: String?, traceback: String?, output: String, errorKind: FailureKind?)
+  /// `details`: its error, traceback and output (nil: a success that printed nothing).
+  case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double, details: FinishDetails?)
   case output(time: Double, name: String, stream: OutputChannel, text: String)
   /// Attempt `attempt` failed with `error`; the next one starts in `delay` seconds.
   case operationRetry(time: Double, name: String, attempt: Int, error: String, delay: Double)
@@ -32,6 +32,21 @@ public enum RunEvent: Sendable {
   /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
   case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
+}
+
+/// What a finished operation left besides its outcome. An object made only when there is
+/// something in it: every operation makes a finish event, and with these values in the
+/// event's tuple every event was destroyed through its type's metadata (the runtime's
+/// generic tuple code), and copied so at every sink.
+public final class FinishDetails: Sendable {
+  public let error: String?
+  public let traceback: String?
+  public let output: String
+  public let errorKind: FailureKind?
+
+  public init(error: String?, traceback: String?, output: String, errorKind: FailureKind?) {
+    (self.error, self.traceback, self.output, self.errorKind) = (error, traceback, output, errorKind)
+  }
 }
 
 /// Why an operation started when it did: the operation it started after, how

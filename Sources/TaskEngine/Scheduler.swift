@@ -66,8 +66,9 @@ public final class Scheduler {
   @exclusivity(unchecked) public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
   @exclusivity(unchecked) var progressDirty: [OperationNode] = []
-  /// Operations started since the last tick whose start waits for it (`startsAtTick`).
-  @exclusivity(unchecked) var unannounced: [OperationNode] = []
+  /// Executing operations whose start waits for the next tick (`startsAtTick`): a count, not
+  /// a list, so that a tick after many short operations touches none of them.
+  @exclusivity(unchecked) var unannouncedStarts = 0
 
   @exclusivity(unchecked) var names = NameIndex()
   @exclusivity(unchecked) var timers = Heap<TimerEntry>()
@@ -447,7 +448,7 @@ public final class Scheduler {
       announceStart(of: op)
     } else if interests.contains(.startsAtTick) {
       op.startUnannounced = true
-      unannounced.append(op)
+      unannouncedStarts += 1
     }
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
@@ -524,9 +525,11 @@ public final class Scheduler {
       emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: op.snapshotProgress()))
     }
     if outcome != .succeeded || interests.contains(.successes) {
+      let (error, traceback, output, kind) = (op.error, op.traceback, op.output, op.errorKind)
+      let details = error == nil && traceback == nil && output.isEmpty && kind == nil ? nil
+        : FinishDetails(error: error, traceback: traceback, output: output, errorKind: kind)
       emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
-                            duration: op.duration ?? 0, error: op.error, traceback: op.traceback,
-                            output: op.output, errorKind: op.errorKind))
+                            duration: op.duration ?? 0, details: details))
     }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
     if op.isGroup && outcome != .succeeded {
@@ -576,6 +579,10 @@ public final class Scheduler {
   }
 
   func removeExecuting(_ op: OperationNode) {
+    if op.startUnannounced {  // it ended before a tick: no start for it
+      op.startUnannounced = false
+      unannouncedStarts -= 1
+    }
     let index = op.executingIndex
     let last = executing.removeLast()
     if last !== op {
@@ -812,21 +819,20 @@ public final class Scheduler {
   }
 
   func announceStart(of op: OperationNode) {
-    op.startUnannounced = false
+    if op.startUnannounced {
+      op.startUnannounced = false
+      unannouncedStarts -= 1
+    }
     emit(.operationStart(time: elapsed(at: op.startTime ?? clock.now), name: op.name, attempt: op.attempt,
                          reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
                          group: op.group?.name,
                          isGroup: op.isGroup))
   }
 
-  /// Announces the starts that waited for this tick, of the operations still executing.
+  /// Announces the starts that waited for this tick (of operations still executing).
   func announceWaitingStarts() {
-    guard !unannounced.isEmpty else { return }
-    let waiting = unannounced
-    unannounced.removeAll(keepingCapacity: true)
-    for op in waiting where op.startUnannounced {
-      if op.state == .executing { announceStart(of: op) } else { op.startUnannounced = false }
-    }
+    guard unannouncedStarts > 0 else { return }
+    for op in executing where op.startUnannounced { announceStart(of: op) }
   }
 
   /// Emits `runProgress` and `tick` when the tick interval has passed.

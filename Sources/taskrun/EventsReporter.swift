@@ -28,7 +28,8 @@ final class EventsReporter: EventSink {
                 ("attempt", .int(attempt))]
       if let group { fields.append(("group", .string(group))) }
       if let reason { fields += [("after", .string(reason.after)), ("because", Self.because(reason))] }
-    case .operationFinish(let time, let name, let outcome, let duration, let error, _, _, let kind):
+    case .operationFinish(let time, let name, let outcome, let duration, let details):
+      let (error, kind) = (details?.error, details?.errorKind)
       fields = [("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
                 ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
                 ("error", error.map(JSON.string) ?? .null), ("error_kind", kind.map { .string($0.rawValue) } ?? .null)]

@@ -73,7 +73,7 @@ final class LiveReporter: EventSink {
       progress.running += 1
       progress.pending = max(0, progress.pending - 1)
       draw(force: false)
-    case .operationFinish(let time, let name, let outcome, _, _, _, _, _):
+    case .operationFinish(let time, let name, let outcome, _, _):
       now = time
       if groups.isEmpty || groups.remove(name) == nil {  // hashing a name per operation costs
         if let index = running.firstIndex(where: { $0.name == name }) {

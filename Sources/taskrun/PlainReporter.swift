@@ -93,9 +93,9 @@ final class PlainReporter: EventSink {
       for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
         print("[\(name)] \(part)")
       }
-    case .operationFinish(_, let name, let outcome, let duration, let error, let traceback, let output, _):
-      finished(name, outcome, duration, error, output)
-      if outcome == .failed, let traceback, !traceback.isEmpty {
+    case .operationFinish(_, let name, let outcome, let duration, let details):
+      finished(name, outcome, duration, details?.error, details?.output ?? "")
+      if outcome == .failed, let traceback = details?.traceback, !traceback.isEmpty {
         for line in traceback.split(separator: "\n") { failure("    \(line.trimmed(newlines: false))") }
       }
     case .runFinish(_, let summary):

@@ -168,7 +168,7 @@ final class TimedCondition: OperationCondition {
     for name in ["a", "b"] { try s.add(try s.op(name, 1, log: log), to: group) }
     s.after(1) { s.cancel(group, reason: "stop") }   // the same instant the children finish
     try s.runAll()
-    let finished = recorder.events.compactMap { if case .operationFinish(_, let name, _, _, _, _, _, _) = $0 { name } else { nil } }
+    let finished = recorder.events.compactMap { if case .operationFinish(_, let name, _, _, _) = $0 { name } else { nil } }
     #expect(finished.sorted() == ["a", "b", "g"])
     #expect(group.isFinished && group.children.allSatisfy(\.isFinished))
   }

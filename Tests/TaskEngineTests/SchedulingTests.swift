@@ -109,7 +109,7 @@ import Testing
       events.compactMap { if case .operationStart(_, let name, _, _, _, _) = $0 { name } else { nil } }
     }
     func finishes(_ events: [RunEvent]) -> [String] {
-      events.compactMap { if case .operationFinish(_, let name, _, _, _, _, _, _) = $0 { name } else { nil } }
+      events.compactMap { if case .operationFinish(_, let name, _, _, _) = $0 { name } else { nil } }
     }
     let (s, _) = makeScheduler()
     s.keepGoing = true
@@ -168,7 +168,7 @@ import Testing
       func receive(_ event: RunEvent) {
         switch event {
         case .operationStart(let time, let name, _, _, _, _): lines.append("start \(name) @\(time)")
-        case .operationFinish(let time, let name, _, _, _, _, _, _): lines.append("finish \(name) @\(time)")
+        case .operationFinish(let time, let name, _, _, _): lines.append("finish \(name) @\(time)")
         case .runProgress(let time, let progress): lines.append("progress @\(time) running \(progress.running)")
         default: break
         }
@@ -210,12 +210,12 @@ import Testing
     _ = try s.op("a", 2, log: Log())
     try s.runAll()
     s.finishRun()
-    guard case .operationFinish(let time, let name, let outcome, let duration, _, _, _, _) = recorder.events[2] else {
+    guard case .operationFinish(let time, let name, let outcome, let duration, let details) = recorder.events[2] else {
       Issue.record("expected a finish event, got \(recorder.events)")
       return
     }
     #expect(recorder.events.count == 5)
-    #expect((time, name, outcome, duration) == (2, "a", .succeeded, 2))
+    #expect((time, name, outcome, duration) == (2, "a", .succeeded, 2) && details == nil, "a quiet success carries no details")
     guard case .runProgress(_, let progress) = recorder.events[3] else { Issue.record("no final progress"); return }
     #expect(progress.fraction == 1 && progress.done == 1 && progress.running == 0)
     guard case .runFinish(_, let summary) = recorder.events[4] else { Issue.record("no run_finish"); return }

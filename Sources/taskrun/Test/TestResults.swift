@@ -46,7 +46,7 @@ final class TestResults: EventSink {
       startTime = time
     case .message(_, _, let text):
       for report in reports { report.printed(text) }
-    case .operationFinish(_, let name, _, let duration, _, _, _, _):
+    case .operationFinish(_, let name, _, let duration, _):
       for test in lookup(name) {
         guard test.ran else {
           if test.outside { notRun.blocks += 1 } else { notRun.tests += 1 }
