@@ -579,10 +579,7 @@ public final class Scheduler {
   }
 
   func removeExecuting(_ op: OperationNode) {
-    if op.startUnannounced {  // it ended before a tick: no start for it
-      op.startUnannounced = false
-      unannouncedStarts -= 1
-    }
+    dropWaitingStart(of: op)  // it ended before a tick: no start for it
     let index = op.executingIndex
     let last = executing.removeLast()
     if last !== op {
@@ -819,14 +816,17 @@ public final class Scheduler {
   }
 
   func announceStart(of op: OperationNode) {
-    if op.startUnannounced {
-      op.startUnannounced = false
-      unannouncedStarts -= 1
-    }
+    dropWaitingStart(of: op)
     emit(.operationStart(time: elapsed(at: op.startTime ?? clock.now), name: op.name, attempt: op.attempt,
                          reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
                          group: op.group?.name,
                          isGroup: op.isGroup))
+  }
+
+  private func dropWaitingStart(of op: OperationNode) {
+    guard op.startUnannounced else { return }
+    op.startUnannounced = false
+    unannouncedStarts -= 1
   }
 
   /// Announces the starts that waited for this tick (of operations still executing).
