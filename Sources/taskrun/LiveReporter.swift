@@ -73,7 +73,7 @@ final class LiveReporter: EventSink {
       progress.running += 1
       progress.pending = max(0, progress.pending - 1)
       draw(force: false)
-    case .operationFinish(let time, let name, let outcome, let duration, _):
+    case .operationFinish(let time, let name, let outcome, _, _):
       now = time
       if groups.isEmpty || groups.remove(name) == nil {  // hashing a name per operation costs
         if let index = running.firstIndex(where: { $0.name == name }) {
@@ -88,11 +88,7 @@ final class LiveReporter: EventSink {
         case .cancelled: progress.failed += 1; progress.cancelled += 1
         }
       }
-      if outcome == .succeeded && !prompting {
-        above { lines.succeeded(name, duration) }
-      } else {
-        above { lines.receive(event) }
-      }
+      above { lines.receive(event) }
     case .output, .message:
       above { lines.receive(event) }
     case .operationRetry(let time, let name, _, _, _):

@@ -107,7 +107,11 @@ final class PlainReporter: EventSink {
     var time: String { formatFixed(duration, 2) + " s" }  // only for lines that are printed
     switch outcome {
     case .succeeded:
-      succeeded(name, duration)
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      var name = name
+      okLabel.withUTF8 { label in
+        name.withUTF8 { ct_write_finished_line(label.baseAddress, label.count, $0.baseAddress, $0.count, duration) }
+      }
     case .failed:
       failure(label("FAILED", "1;31") + " \(name) (\(time)): \(error ?? "failed")")
       if verbosity != .verbose { printOutput(output, limit: 200) }
@@ -117,16 +121,6 @@ final class PlainReporter: EventSink {
     case .cancelled:
       guard verbosity == .normal || verbosity == .verbose else { return }
       line(label("cancelled", "33"), "\(name): \(error ?? "cancelled")")
-    }
-  }
-
-  /// The line of a success ("ok  name (0.12 s)"), unless quiet. The live view calls it for
-  /// every success, past `receive`, when no question holds the output.
-  func succeeded(_ name: String, _ duration: Double) {
-    guard verbosity == .normal || verbosity == .verbose else { return }
-    var name = name
-    okLabel.withUTF8 { label in
-      name.withUTF8 { ct_write_finished_line(label.baseAddress, label.count, $0.baseAddress, $0.count, duration) }
     }
   }
 
