@@ -32,6 +32,7 @@ import Testing
     #expect(example.status == 0, "the installed binary runs an example: \(example.stdout)\(example.stderr)")
     let ldd = Binary.finish(try Binary.start([binary], in: root, program: "/usr/bin/ldd"))
     #expect(!ldd.stdout.contains("libswiftCore"), "the Swift runtime is linked in: \(ldd.stdout)")
+    #expect(!ldd.stdout.contains("libstdc++"), "the C++ runtime is linked in (scripts/build-static): \(ldd.stdout)")
 
     let uninstall = Binary.finish(try Binary.start([prefix.path], in: root, program: root.appendingPathComponent("scripts/uninstall").path))
     #expect(uninstall.status == 0, "\(uninstall.stdout)\(uninstall.stderr)")
