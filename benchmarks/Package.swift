@@ -4,12 +4,18 @@ import PackageDescription
 
 let package = Package(
   name: "taskrun-benchmarks",
+  products: [
+    .executable(name: "bench", targets: ["bench"]),
+    // Preloaded into taskrun and make to read their own CPU time apart from their commands'.
+    .library(name: "OwnCPU", type: .dynamic, targets: ["OwnCPU"]),
+  ],
   dependencies: [.package(name: "taskrun", path: "..")],
   targets: [
     .executableTarget(
       name: "bench",
       dependencies: [.product(name: "TaskEngine", package: "taskrun")],
       path: "Sources/bench"),
+    .target(name: "OwnCPU", path: "Sources/OwnCPU"),
   ],
   swiftLanguageModes: [.v6]
 )

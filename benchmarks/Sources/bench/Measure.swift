@@ -2,11 +2,12 @@
 import Foundation
 
 /// One run of a program: seconds of wall time, CPU seconds (user and system, its own and its
-/// commands'), peak resident memory in KB, exit status, and whether it was stopped after the
-/// time limit.
+/// commands'), the CPU seconds it spent itself where asked for, peak resident memory in KB,
+/// exit status, and whether it was stopped after the time limit.
 struct Sample {
   var seconds: Double
   var cpu = 0.0
+  var ownCPU = Double.nan
   var peakKB: Int
   var status: Int32
   var timedOut = false
@@ -17,11 +18,19 @@ enum Measure {
   static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? =
     dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open").map { unsafeBitCast($0, to: (@convention(c) (pid_t, UInt32) -> Int32).self) }
 
+  /// libOwnCPU.so, built beside this harness: preloaded, it writes the program's own CPU time.
+  static let ownCPULibrary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("libOwnCPU.so").path
+  static let ownCPUFile = NSTemporaryDirectory() + "taskrun-bench-own-cpu"
+
   /// Runs `argv` (searched in PATH) in `directory` with output discarded, or written to
   /// `terminal` (a pseudo-terminal's other end); wait4 gives the child's own peak RSS and the
-  /// CPU time of it and its children.
+  /// CPU time of it and its children. With `ownCPU`, libOwnCPU.so is preloaded into the
+  /// program (not into its commands) to tell its own CPU time apart; a program run in
+  /// `directory` starts from a shell, so it has to change directory itself (`make -C`).
   static func run(_ argv: [String], in directory: String? = nil, limit: Double = 600,
-                  terminal: String? = nil) -> Sample {
+                  terminal: String? = nil, ownCPU: Bool = false) -> Sample {
+    precondition(!ownCPU || directory == nil, "the shell that changes directory would take the preload")
     let command = directory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0] + argv } ?? argv
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -31,11 +40,20 @@ enum Measure {
     posix_spawn_file_actions_addopen(&actions, 2, "/tmp/taskrun-bench-stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     var cArgs = command.map { strdup($0) } + [nil]
     defer { cArgs.forEach { free($0) } }
+    var cEnvironment: [UnsafeMutablePointer<CChar>?] = []
+    if ownCPU {
+      unlink(ownCPUFile)
+      var copied = 0
+      while let variable = environ[copied] { cEnvironment.append(strdup(variable)); copied += 1 }
+      cEnvironment += [strdup("LD_PRELOAD=" + ownCPULibrary), strdup("OWN_CPU_FILE=" + ownCPUFile)]
+    }
+    cEnvironment.append(nil)
+    defer { cEnvironment.forEach { free($0) } }
     var pid: pid_t = 0
     let start = DispatchTime.now().uptimeNanoseconds
-    guard posix_spawnp(&pid, command[0], &actions, nil, &cArgs, environ) == 0 else {
-      return Sample(seconds: .nan, peakKB: 0, status: 127)
-    }
+    let spawned = ownCPU ? posix_spawnp(&pid, command[0], &actions, nil, &cArgs, &cEnvironment)
+                         : posix_spawnp(&pid, command[0], &actions, nil, &cArgs, environ)
+    guard spawned == 0 else { return Sample(seconds: .nan, peakKB: 0, status: 127) }
     var status: Int32 = 0
     var usage = rusage()
     var timedOut = false
@@ -58,22 +76,28 @@ enum Measure {
     if pidfd < 0 { seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }  // no limit then
     let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
       + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    return Sample(seconds: seconds, cpu: cpu, peakKB: usage.ru_maxrss,
+    var own = Double.nan
+    if ownCPU, let line = try? String(contentsOfFile: ownCPUFile, encoding: .utf8),
+       let microseconds = line.split(separator: " ").first.flatMap({ Double($0) }) {
+      own = microseconds / 1e6
+    }
+    return Sample(seconds: seconds, cpu: cpu, ownCPU: own, peakKB: usage.ru_maxrss,
                   status: timedOut ? 0 : (status >> 8) & 0xff, timedOut: timedOut)
   }
 
   /// The median of `repeats` runs (wall time and CPU time each their own median), with the
   /// largest peak memory seen.
   static func median(_ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600,
-                     terminal: String? = nil) -> Sample {
-    let first = run(argv, in: directory, limit: limit, terminal: terminal)
+                     terminal: String? = nil, ownCPU: Bool = false) -> Sample {
+    let first = run(argv, in: directory, limit: limit, terminal: terminal, ownCPU: ownCPU)
     if first.timedOut { return first }  // once is enough to know it is too slow
     var samples = [first] + (1..<max(1, repeats)).map { _ in
-      run(argv, in: directory, limit: limit, terminal: terminal)
+      run(argv, in: directory, limit: limit, terminal: terminal, ownCPU: ownCPU)
     }
     samples.sort { $0.seconds < $1.seconds }
     var middle = samples[samples.count / 2]
     middle.cpu = samples.map(\.cpu).sorted()[samples.count / 2]
+    middle.ownCPU = samples.map(\.ownCPU).sorted()[samples.count / 2]
     middle.peakKB = samples.map(\.peakKB).max() ?? 0
     if let failed = samples.first(where: { $0.status != 0 }) {
       let stderr = (try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8)) ?? ""
