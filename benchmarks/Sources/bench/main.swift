@@ -69,6 +69,7 @@ let scratch = NSTemporaryDirectory() + "taskrun-bench-\(getpid())"
 try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 // taskrun and make run with libOwnCPU.so preloaded, the baseline too.
 let emptyOwn = Measure.median(repeats * 3, [taskrun, "-q", root + "/benchmarks/empty.lua"], ownCPU: true)
+if emptyOwn.ownCPU.isNaN { print("  ! no own CPU time from \(Measure.ownCPULibrary): its rows show -, and miss") }
 for shape in Shape.allCases {
   for n in commandSizes {
     try writeBuildFiles(shape, n, in: scratch)
