@@ -1,10 +1,10 @@
 // own_cpu: preloaded into a benchmarked program, writes the CPU time it spent itself, not its children.
 //
 // The harness sets LD_PRELOAD to this library and OWN_CPU_FILE to a path. The program's own
-// user and system time (all its threads, from getrusage(RUSAGE_SELF)) and its reaped
-// children's, in microseconds, are written there as "self children\n" when it ends, through
-// exit() (a destructor) or _exit() (interposed: taskrun ends that way). Both variables are
-// removed at start, so the commands the program runs are measured as they would run anyway.
+// user and system time (all its threads, from getrusage(RUSAGE_SELF)) in microseconds is
+// written there as one line when it ends, through exit() (a destructor) or _exit()
+// (interposed: taskrun ends that way). Both variables are removed at start, so the commands
+// the program runs are measured as they would run anyway.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,11 +35,10 @@ static long microseconds(const struct rusage *usage) {
 
 static void own_cpu_record(void) {
   if (!path[0] || getpid() != owner) return;
-  struct rusage self, children;
+  struct rusage self;
   getrusage(RUSAGE_SELF, &self);
-  getrusage(RUSAGE_CHILDREN, &children);
-  char line[64];
-  int length = snprintf(line, sizeof line, "%ld %ld\n", microseconds(&self), microseconds(&children));
+  char line[32];
+  int length = snprintf(line, sizeof line, "%ld\n", microseconds(&self));
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
     if (write(fd, line, (size_t)length) < 0) { /* the harness reports the missing numbers */ }

@@ -78,7 +78,7 @@ enum Measure {
       + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     var own = Double.nan
     if ownCPU, let line = try? String(contentsOfFile: ownCPUFile, encoding: .utf8),
-       let microseconds = line.split(separator: " ").first.flatMap({ Double($0) }) {
+       let microseconds = Double(line.trimmingCharacters(in: .whitespacesAndNewlines)) {
       own = microseconds / 1e6
     }
     return Sample(seconds: seconds, cpu: cpu, ownCPU: own, peakKB: usage.ru_maxrss,
