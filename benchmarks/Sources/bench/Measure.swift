@@ -40,20 +40,20 @@ enum Measure {
     posix_spawn_file_actions_addopen(&actions, 2, "/tmp/taskrun-bench-stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     var cArgs = command.map { strdup($0) } + [nil]
     defer { cArgs.forEach { free($0) } }
+    // The environment as it is, and with `ownCPU` what the preloaded library reads.
     var cEnvironment: [UnsafeMutablePointer<CChar>?] = []
+    for index in 0... { guard let variable = environ[index] else { break }; cEnvironment.append(strdup(variable)) }
     if ownCPU {
       unlink(ownCPUFile)
-      var copied = 0
-      while let variable = environ[copied] { cEnvironment.append(strdup(variable)); copied += 1 }
       cEnvironment += [strdup("LD_PRELOAD=" + ownCPULibrary), strdup("OWN_CPU_FILE=" + ownCPUFile)]
     }
     cEnvironment.append(nil)
     defer { cEnvironment.forEach { free($0) } }
     var pid: pid_t = 0
     let start = DispatchTime.now().uptimeNanoseconds
-    let spawned = ownCPU ? posix_spawnp(&pid, command[0], &actions, nil, &cArgs, &cEnvironment)
-                         : posix_spawnp(&pid, command[0], &actions, nil, &cArgs, environ)
-    guard spawned == 0 else { return Sample(seconds: .nan, peakKB: 0, status: 127) }
+    guard posix_spawnp(&pid, command[0], &actions, nil, &cArgs, &cEnvironment) == 0 else {
+      return Sample(seconds: .nan, peakKB: 0, status: 127)
+    }
     var status: Int32 = 0
     var usage = rusage()
     var timedOut = false
