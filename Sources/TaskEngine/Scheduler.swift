@@ -512,7 +512,8 @@ public final class Scheduler {
     op.traceback = traceback
     let now = clock.now
     op.finishTime = now
-    if op.isScheduled && !op.isGroup, let duration = op.duration { ranWeight += op.weight; ranSeconds += duration }
+    let duration = op.duration
+    if op.isScheduled && !op.isGroup, let duration { ranWeight += op.weight; ranSeconds += duration }
     if !waits.isEmpty { waits[op] = nil }
     if op.hasProgress {
       // Succeeding means complete, whatever the body left it at; its final state is reported.
@@ -525,11 +526,10 @@ public final class Scheduler {
       emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: op.snapshotProgress()))
     }
     if outcome != .succeeded || interests.contains(.successes) {
-      let (error, traceback, output, kind) = (op.error, op.traceback, op.output, op.errorKind)
-      let details = error == nil && traceback == nil && output.isEmpty && kind == nil ? nil
-        : FinishDetails(error: error, traceback: traceback, output: output, errorKind: kind)
+      let details = op.error == nil && op.traceback == nil && op.output.isEmpty && op.errorKind == nil ? nil
+        : FinishDetails(error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind)
       emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
-                            duration: op.duration ?? 0, details: details))
+                            duration: duration ?? 0, details: details))
     }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
     if op.isGroup && outcome != .succeeded {

@@ -39,8 +39,9 @@ final class PlainReporter: EventSink {
   private var prompting = false
   private var held: [RunEvent] = []
 
-  /// "ok" as each finished line starts, painted once.
-  private lazy var okLabel: String = label("ok", "32")
+  /// "ok" as each finished line starts, painted once, in memory of its own: every
+  /// operation's line reads it, and a `String` property is retained and released at each read.
+  private let okLabel: UnsafeMutableBufferPointer<CChar>
 
   /// Quiet, it prints no start and no success.
   var interests: EventInterests { verbosity == .quiet ? [] : showStarts ? [.starts, .successes] : .successes }
@@ -49,9 +50,18 @@ final class PlainReporter: EventSink {
     self.verbosity = verbosity
     self.color = color
     self.showStarts = showStarts
+    let ok = Array(Self.label("ok", "32", color).utf8CString.dropLast())
+    okLabel = .allocate(capacity: ok.count)
+    _ = okLabel.initialize(from: ok)
   }
 
+  deinit { okLabel.deallocate() }
+
   func receive(_ event: RunEvent) {
+    // The event every operation makes, a success that left nothing to show, matched first.
+    if !prompting, case .operationFinish(_, let name, .succeeded, let duration, nil) = event {
+      return succeeded(name, duration)
+    }
     switch event {
     case .prompt(_, let text):
       prompting = text != nil
@@ -107,11 +117,7 @@ final class PlainReporter: EventSink {
     var time: String { formatFixed(duration, 2) + " s" }  // only for lines that are printed
     switch outcome {
     case .succeeded:
-      guard verbosity == .normal || verbosity == .verbose else { return }
-      var name = name
-      okLabel.withUTF8 { label in
-        name.withUTF8 { ct_write_finished_line(label.baseAddress, label.count, $0.baseAddress, $0.count, duration) }
-      }
+      succeeded(name, duration)
     case .failed:
       failure(label("FAILED", "1;31") + " \(name) (\(time)): \(error ?? "failed")")
       if verbosity != .verbose { printOutput(output, limit: 200) }
@@ -122,6 +128,12 @@ final class PlainReporter: EventSink {
       guard verbosity == .normal || verbosity == .verbose else { return }
       line(label("cancelled", "33"), "\(name): \(error ?? "cancelled")")
     }
+  }
+
+  private func succeeded(_ name: String, _ duration: Double) {
+    guard verbosity == .normal || verbosity == .verbose else { return }
+    var name = name
+    name.withUTF8 { ct_write_finished_line(okLabel.baseAddress, okLabel.count, $0.baseAddress, $0.count, duration) }
   }
 
   /// A line of output as a report shows it: 400 characters at most.
@@ -213,7 +225,9 @@ final class PlainReporter: EventSink {
 
   func note(_ message: String) { print("taskrun: " + message) }
 
-  private func label(_ text: String, _ code: String) -> String {
+  private func label(_ text: String, _ code: String) -> String { Self.label(text, code, color) }
+
+  private static func label(_ text: String, _ code: String, _ color: ColorPolicy) -> String {
     color.paint(text + String(repeating: " ", count: max(0, 9 - text.count)), code)
   }
 

@@ -20,9 +20,9 @@ void ct_buffer_stdout(int whole);
 /* Writes `count` bytes to standard output (through its buffer, as print does). */
 void ct_write_stdout(const char *bytes, long count);
 
-/* Writes "LABEL NAME (0.25 s)" and a newline in one write to standard output's buffer, the
-   seconds as printf's "%.2f" would print them but at a tenth of its cost (a report writes
-   one such line per finished operation). */
+/* Writes "LABEL NAME (0.25 s)" and a newline (CR and IND into the frame stream) in one write
+   to standard output's buffer, the seconds as printf's "%.2f" would print them but at a tenth
+   of its cost (a report writes one such line per finished operation). */
 void ct_write_finished_line(const char *label, long labelLength, const char *name, long nameLength,
                             double seconds);
 
