@@ -12,8 +12,9 @@ import Foundation
   for shape in Shape.allCases {
     var base = Double.nan
     for n in floorSizes {
-      let t = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "lua"])
-      let l = Measure.median(repeats, ["lua5.4", floor, graphs, shape.rawValue, "\(n)", "lua"])
+      let runs = Measure.medians(repeats, [.init(argv: [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "lua"]),
+                                           .init(argv: ["lua5.4", floor, graphs, shape.rawValue, "\(n)", "lua"])])
+      let (t, l) = (runs[0], runs[1])
       let tcpu = (t.cpu - emptyTaskrun.cpu) / Double(n) * 1e6, lcpu = (l.cpu - emptyLua.cpu) / Double(n) * 1e6
       if base.isNaN { base = tcpu }
       let kb = Double(t.peakKB - emptyTaskrun.peakKB) / Double(n)
@@ -53,11 +54,10 @@ import Foundation
     return table
   }
   for (label, n, kind) in [("no-op operations", quick ? 1_000 : 10_000, "lua"), ("commands `true`", quick ? 200 : 1_000, "sh")] {
-    func measure(_ mode: String) -> Sample {
-      Measure.median(repeats, [taskrun, "--progress", mode, "-j\(jobs)", graphs, "--", "independent", "\(n)", kind],
-                     terminal: terminal.path)
-    }
-    let none = measure("none"), tty = measure("tty")
+    let runs = Measure.medians(repeats, ["none", "tty"].map { mode in
+      .init(argv: [taskrun, "--progress", mode, "-j\(jobs)", graphs, "--", "independent", "\(n)", kind], terminal: terminal.path)
+    })
+    let (none, tty) = (runs[0], runs[1])
     let ratio = (tty.cpu - emptyTaskrun.cpu) / (none.cpu - emptyTaskrun.cpu)
     table.rows.append(["\(n) \(label)", f(none.cpu, 3), f(tty.cpu, 3), f(ratio), f(none.seconds, 3), f(tty.seconds, 3)])
     targets.check("live view, \(n) \(label): CPU / --progress none", ratio, atMost: 1.1)

@@ -11,6 +11,8 @@ struct Sample {
   var peakKB: Int
   var status: Int32
   var timedOut = false
+  /// The start of what it wrote to standard error, when it failed.
+  var stderr = ""
 }
 
 enum Measure {
@@ -81,29 +83,47 @@ enum Measure {
        let microseconds = Double(line.trimmingCharacters(in: .whitespacesAndNewlines)) {
       own = microseconds / 1e6
     }
+    let code = timedOut ? 0 : (status >> 8) & 0xff
+    let stderr = code == 0 ? "" : (try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8)) ?? ""
     return Sample(seconds: seconds, cpu: cpu, ownCPU: own, peakKB: usage.ru_maxrss,
-                  status: timedOut ? 0 : (status >> 8) & 0xff, timedOut: timedOut)
+                  status: code, timedOut: timedOut, stderr: String(stderr.prefix(300)))
   }
 
-  /// The median of `repeats` runs (wall time and CPU time each their own median), with the
-  /// largest peak memory seen.
+  /// A program to measure and how it runs (see `run`).
+  struct Command {
+    var argv: [String]
+    var directory: String? = nil
+    var limit: Double = 600
+    var terminal: String? = nil
+    var ownCPU = false
+  }
+
+  /// The median of `repeats` runs of each command (wall time and CPU times each their own
+  /// median), with the largest peak memory seen. The commands take turns (a, b, a, b, …), so a
+  /// machine that gets busier or quieter during a sitting moves the sides of a ratio alike.
+  static func medians(_ repeats: Int, _ commands: [Command]) -> [Sample] {
+    func run(_ c: Command) -> Sample { Self.run(c.argv, in: c.directory, limit: c.limit, terminal: c.terminal, ownCPU: c.ownCPU) }
+    var samples = commands.map { [run($0)] }
+    for _ in 1..<max(1, repeats) {
+      // Once is enough to know one is too slow.
+      for (i, command) in commands.enumerated() where !samples[i][0].timedOut { samples[i].append(run(command)) }
+    }
+    return zip(commands, samples).map { command, runs in
+      let sorted = runs.sorted { $0.seconds < $1.seconds }
+      var middle = sorted[sorted.count / 2]
+      middle.cpu = runs.map(\.cpu).sorted()[runs.count / 2]
+      middle.ownCPU = runs.map(\.ownCPU).sorted()[runs.count / 2]
+      middle.peakKB = runs.map(\.peakKB).max() ?? 0
+      if let failed = runs.first(where: { $0.status != 0 }) {
+        print("  ! \(command.argv.joined(separator: " ")) exited \(failed.status): \(failed.stderr.prefix(300))")
+      }
+      return middle
+    }
+  }
+
   static func median(_ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600,
                      terminal: String? = nil, ownCPU: Bool = false) -> Sample {
-    let first = run(argv, in: directory, limit: limit, terminal: terminal, ownCPU: ownCPU)
-    if first.timedOut { return first }  // once is enough to know it is too slow
-    var samples = [first] + (1..<max(1, repeats)).map { _ in
-      run(argv, in: directory, limit: limit, terminal: terminal, ownCPU: ownCPU)
-    }
-    samples.sort { $0.seconds < $1.seconds }
-    var middle = samples[samples.count / 2]
-    middle.cpu = samples.map(\.cpu).sorted()[samples.count / 2]
-    middle.ownCPU = samples.map(\.ownCPU).sorted()[samples.count / 2]
-    middle.peakKB = samples.map(\.peakKB).max() ?? 0
-    if let failed = samples.first(where: { $0.status != 0 }) {
-      let stderr = (try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8)) ?? ""
-      print("  ! \(argv.joined(separator: " ")) exited \(failed.status): \(stderr.prefix(300))")
-    }
-    return middle
+    medians(repeats, [Command(argv: argv, directory: directory, limit: limit, terminal: terminal, ownCPU: ownCPU)])[0]
   }
 
   /// Instructions `argv` executes (valgrind's cachegrind, user space), or nil without valgrind.

@@ -30,12 +30,13 @@ let floorSizes = quick ? [1_000, 10_000] : [10_000, 100_000, 1_000_000]
 var targets = Targets()
 
 print("taskrun benchmarks: \(jobs) jobs, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-  + "median of \(repeats) run(s) each, all rows measured in this sitting")
+  + "median of \(repeats) run(s) each, the sides of each ratio taking turns, all rows measured in this sitting")
 
 // Baselines: what a process costs before it does any work.
-let emptyTaskrun = Measure.median(repeats * 3, [taskrun, "-q", root + "/benchmarks/empty.lua"])
-let emptyLua = Measure.median(repeats * 3, ["lua5.4", "-e", ""])
-let emptyQueue = Measure.median(repeats * 3, [bench, "oq", "independent", "0", "\(jobs)"])
+let empties = Measure.medians(repeats * 3, [.init(argv: [taskrun, "-q", root + "/benchmarks/empty.lua"]),
+                                             .init(argv: ["lua5.4", "-e", ""]),
+                                             .init(argv: [bench, "oq", "independent", "0", "\(jobs)"])])
+let (emptyTaskrun, emptyLua, emptyQueue) = (empties[0], empties[1], empties[2])
 
 // 1. In-process work: no-op Lua operations against no-op BlockOperations.
 var scheduling = Table(title: "No-op operations: taskrun (empty Lua bodies) vs OperationQueue (BlockOperation {})",
@@ -43,9 +44,10 @@ var scheduling = Table(title: "No-op operations: taskrun (empty Lua bodies) vs O
                                 "taskrun KB/op", "OQ KB/op"])
 for shape in Shape.allCases {
   for n in sizes {
-    let t = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "lua"])
     // corelibs' OperationQueue is quadratic on a long chain (100,000: over 5 minutes).
-    let q = Measure.median(repeats, [bench, "oq", shape.rawValue, "\(n)", "\(jobs)"], limit: 30)
+    let runs = Measure.medians(repeats, [.init(argv: [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "lua"]),
+                                         .init(argv: [bench, "oq", shape.rawValue, "\(n)", "\(jobs)"], limit: 30)])
+    let (t, q) = (runs[0], runs[1])
     let tus = (t.seconds - emptyTaskrun.seconds) / Double(n) * 1e6
     let qus = (q.seconds - emptyQueue.seconds) / Double(n) * 1e6
     scheduling.rows.append([shape.rawValue, "\(n)", f(tus), q.timedOut ? "> \(f(30 / Double(n) * 1e6))" : f(qus),
@@ -73,14 +75,18 @@ if emptyOwn.ownCPU.isNaN { print("  ! no own CPU time from \(Measure.ownCPULibra
 for shape in Shape.allCases {
   for n in commandSizes {
     try writeBuildFiles(shape, n, in: scratch)
-    let t = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "sh"], ownCPU: true)
+    var tools: [Measure.Command] = [
+      .init(argv: [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "sh"], ownCPU: true),
+      .init(argv: ["make", "-s", "-C", scratch, "-j\(jobs)", "-f", "Makefile"], ownCPU: true)]
+    if hasNinja {
+      tools.append(.init(argv: ["sh", "-c", "rm -f .ninja_log .ninja_deps; exec ninja -j\(jobs) -f build.ninja >/dev/null"],
+                         directory: scratch))
+    }
+    let runs = Measure.medians(repeats, tools)
+    let (t, m) = (runs[0], runs[1])
     let tus = (t.seconds - emptyOwn.seconds) / Double(n) * 1e6
     let tcpu = (t.cpu - emptyOwn.cpu) / Double(n) * 1e6, town = (t.ownCPU - emptyOwn.ownCPU) / Double(n) * 1e6
-    var nus = Double.nan
-    if hasNinja {
-      nus = Measure.median(repeats, ["sh", "-c", "rm -f .ninja_log .ninja_deps; exec ninja -j\(jobs) -f build.ninja >/dev/null"], in: scratch).seconds / Double(n) * 1e6
-    }
-    let m = Measure.median(repeats, ["make", "-s", "-C", scratch, "-j\(jobs)", "-f", "Makefile"], ownCPU: true)
+    let nus = hasNinja ? runs[2].seconds / Double(n) * 1e6 : .nan
     let mus = m.seconds / Double(n) * 1e6, mcpu = m.cpu / Double(n) * 1e6, mown = m.ownCPU / Double(n) * 1e6
     commands.rows.append([shape.rawValue, "\(n)", f(tus), hasNinja ? f(nus) : "(no ninja)", f(mus),
                           hasNinja ? f(tus / nus) : "-", f(tus / mus), f(tcpu), f(mcpu), f(town), f(mown), f(town / mown)])
@@ -125,8 +131,8 @@ if let bare = lua["bare"], let update = lua["update"], let field = lua["field"] 
 progress.print()
 
 // 4. Start-up.
-let lua54 = Measure.median(21, ["lua5.4", "-e", ""])
-let started = Measure.median(21, [taskrun, "-q", root + "/benchmarks/empty.lua"])
+let starts = Measure.medians(21, [.init(argv: ["lua5.4", "-e", ""]), .init(argv: [taskrun, "-q", root + "/benchmarks/empty.lua"])])
+let (lua54, started) = (starts[0], starts[1])
 var startup = Table(title: "Start-up: an empty workflow (median of 21)", header: ["program", "ms"])
 startup.rows.append(["lua5.4 -e ''", f(lua54.seconds * 1000)])
 startup.rows.append(["taskrun empty.lua (static)", f(started.seconds * 1000)])
