@@ -115,12 +115,13 @@ enum Measure {
       middle.ownCPU = runs.map(\.ownCPU).sorted()[runs.count / 2]
       middle.peakKB = runs.map(\.peakKB).max() ?? 0
       if let failed = runs.first(where: { $0.status != 0 }) {
-        print("  ! \(command.argv.joined(separator: " ")) exited \(failed.status): \(failed.stderr.prefix(300))")
+        print("  ! \(command.argv.joined(separator: " ")) exited \(failed.status): \(failed.stderr)")
       }
       return middle
     }
   }
 
+  /// One command's `medians`.
   static func median(_ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600,
                      terminal: String? = nil, ownCPU: Bool = false) -> Sample {
     medians(repeats, [Command(argv: argv, directory: directory, limit: limit, terminal: terminal, ownCPU: ownCPU)])[0]
