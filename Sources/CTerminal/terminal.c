@@ -70,12 +70,12 @@ static int write_all(const char *bytes, size_t count) {
 static ssize_t frame_write(void *cookie, const char *bytes, size_t size) {
   (void)cookie;
   static char out[1 << 16];  /* under the stream's lock: one writer at a time */
-  /* Finished lines come already ended so (ct_write_finished_line): a run of them goes as it is. */
-  if (memchr(bytes, '\n', size) == NULL) return write_all(bytes, size) ? (ssize_t)size : -1;
-  size_t n = 0;
   const char *end = bytes + size;
+  const char *newline = memchr(bytes, '\n', size);
+  /* Finished lines come already ended so (ct_write_finished_line): a run of them goes as it is. */
+  if (newline == NULL) return write_all(bytes, size) ? (ssize_t)size : -1;
+  size_t n = 0;
   while (bytes < end) {
-    const char *newline = memchr(bytes, '\n', (size_t)(end - bytes));
     size_t run = (size_t)((newline ? newline : end) - bytes);
     if (n + run + 3 > sizeof out) {
       if (n > 0 && !write_all(out, n)) return -1;
@@ -93,6 +93,7 @@ static ssize_t frame_write(void *cookie, const char *bytes, size_t size) {
       memcpy(out + n, "\r\033D", 3);
       n += 3;
       bytes++;
+      newline = memchr(bytes, '\n', (size_t)(end - bytes));
     }
   }
   if (n > 0 && !write_all(out, n)) return -1;
