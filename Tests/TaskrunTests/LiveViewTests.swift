@@ -13,7 +13,7 @@ extension TerminalSession {
   }
 
   func resize(width: Int, height: Int) throws {
-    _ = try Child.output(["tmux", "resize-window", "-t", name, "-x", "\(width)", "-y", "\(height)"])
+    try tmux(["resize-window", "-t", name, "-x", "\(width)", "-y", "\(height)"])
   }
 }
 

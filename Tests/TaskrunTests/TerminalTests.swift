@@ -11,7 +11,12 @@ final class TerminalSession {
               "cd \(directory.path) && \(command); echo EXIT=$?; sleep 60"])
   }
 
-  deinit { _ = try? tmux(["kill-session", "-t", name]) }
+  deinit {
+    _ = try? tmux(["kill-session", "-t", name])
+    // The server has exited with its only session; its socket stays behind.
+    let sockets = (ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp") + "/tmux-\(getuid())"
+    try? FileManager.default.removeItem(atPath: sockets + "/" + name)
+  }
 
   var screen: String { (try? tmux(["capture-pane", "-p", "-t", name])) ?? "" }
   var cursorVisible: Bool { (try? tmux(["display", "-p", "-t", name, "#{cursor_flag}"]))?.hasPrefix("1") ?? false }
@@ -33,10 +38,12 @@ final class TerminalSession {
     return text
   }
 
+  /// tmux on this session's own server (`-L`): a server shared by the tests running at the
+  /// same time exits with its last session, and a session another test starts meanwhile fails.
   @discardableResult
-  private func tmux(_ arguments: [String]) throws -> String {
+  func tmux(_ arguments: [String]) throws -> String {
     // Output through a file: a tmux server started here would hold a pipe open forever.
-    try Child.output(["tmux"] + arguments).stdout
+    try Child.output(["tmux", "-L", name] + arguments).stdout
   }
 }
 
