@@ -59,9 +59,14 @@ fail:
   _exit(127);
 }
 
+/* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 on error. */
+static int pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
 int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
-             int out_fd, int err_fd, pid_t *pid) {
-  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, out_fd, err_fd, getpid(), 0 };
+             int out_fd, int err_fd, pid_t *pid, int *pidfd) {
+  static _Atomic pid_t self = 0;  /* a process's id does not change: one getpid a process */
+  if (self == 0) self = getpid();
+  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, out_fd, err_fd, self, 0 };
   /* The parent is suspended until the child has exec'd or exited (CLONE_VFORK); the child
      runs on a stack of its own. */
   static const size_t size = 64 * 1024;
@@ -71,16 +76,26 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
   sigfillset(&all);
   /* No handler of ours may run in the child while it shares our memory. */
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pid_t child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+  /* The pidfd comes with the child (CLONE_PIDFD, Linux 5.2), or from pidfd_open below. */
+  static _Atomic int has_clone_pidfd = 1;
+  int fd = -1;
+  pid_t child = -1;
+  if (has_clone_pidfd) {
+    child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, &fd);
+    if (child < 0 && errno == EINVAL) { has_clone_pidfd = 0; fd = -1; }
+  }
+  if (!has_clone_pidfd) child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
   int saved = errno;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (child < 0) return saved;
   if (a.error != 0) {
     int status;
+    if (fd >= 0) close(fd);
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
     return a.error;
   }
   *pid = child;
+  *pidfd = fd >= 0 ? fd : pidfd_open(child);
   return 0;
 }
 
@@ -112,8 +127,6 @@ int cs_resolve(const char *name, const char *path, char *out, size_t size) {
   return found;
 }
 
-int cs_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
-
 int cs_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   /* the read end is ours and drained until EAGAIN; the child's write end stays blocking */
@@ -127,11 +140,13 @@ int cs_poll(struct pollfd *fds, unsigned long count, double seconds) {
   return ppoll(fds, (nfds_t)count, &span, NULL);
 }
 
-int cs_exited(pid_t pid, int *code) {
+int cs_exited(pid_t pid, int reap, int *code) {
   siginfo_t info;
   memset(&info, 0, sizeof info);
-  if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != pid)
-    return 0;
+  int options = WEXITED | WNOHANG | (reap ? 0 : WNOWAIT);
+  int r;
+  while ((r = waitid(P_PID, (id_t)pid, &info, options)) != 0 && errno == EINTR) {}
+  if (r != 0 || info.si_pid != pid) return 0;
   *code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
   return 1;
 }

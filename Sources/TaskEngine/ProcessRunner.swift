@@ -44,6 +44,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private final class Child {
     let pid: pid_t
     var pipes: [OutputChannel: Int32]
+    /// taskrun's copies of the pipes' write ends, closed once the leader's exit is seen: the
+    /// pipes cannot reach end of file before it, so a command's end wakes the scheduler once
+    /// (by its pidfd), not once when its exit closes the pipes and again when it is reapable.
+    var writeEnds: [Int32]
     var pidfd: Int32
     var stdout = OutputCapture(), stderr = OutputCapture()
     var partial: [OutputChannel: Data] = [:]
@@ -54,9 +58,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     var reaped = false
     var signalled = false
     var reason: String?
-    init(pid: pid_t, stdout: Int32, stderr: Int32, pidfd: Int32) {
+    init(pid: pid_t, stdout: Int32, stderr: Int32, writeEnds: [Int32], pidfd: Int32) {
       self.pid = pid
       self.pipes = [.stdout: stdout, .stderr: stderr]
+      self.writeEnds = writeEnds
       self.pidfd = pidfd
     }
   }
@@ -97,18 +102,20 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     guard cs_pipe(&outPipe) == 0, cs_pipe(&errPipe) == 0 else {
       return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
-    var pid: pid_t = 0
+    var pid: pid_t = 0, pidfd: Int32 = -1
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
-        cs_spawn(program, cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid)
+        cs_spawn(program, cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid, &pidfd)
       }
     }
-    close(outPipe[1]); close(errPipe[1])
     if rc != 0 {
-      close(outPipe[0]); close(errPipe[0])
+      for fd in outPipe + errPipe { close(fd) }
       return fail(token: token, describe(rc, argv[0], spec.directory))
     }
-    let child = Child(pid: pid, stdout: outPipe[0], stderr: errPipe[0], pidfd: cs_pidfd_open(pid))
+    // Without a pidfd the exit is noticed by polling: the pipes' end of file must wake us.
+    if pidfd < 0 { close(outPipe[1]); close(errPipe[1]) }
+    let child = Child(pid: pid, stdout: outPipe[0], stderr: errPipe[0],
+                      writeEnds: pidfd < 0 ? [] : [outPipe[1], errPipe[1]], pidfd: pidfd)
     lock.lock()
     children[token] = child
     lock.unlock()
@@ -255,9 +262,11 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     for (i, entry) in fds[first...].enumerated() where entry.revents != 0 {
       let owner = watched[i]
       if let channel = owner.channel {
+        // Closed since the poll (the leader's exit, seen first, drained it to the end).
+        guard owner.child.pipes[channel] == entry.fd else { continue }
         drain(entry.fd, channel: channel, child: owner.child, token: owner.token)
       } else {
-        reap(owner.child)
+        reap(owner.child, token: owner.token)
       }
       complete(owner.child, token: owner.token)
     }
@@ -270,7 +279,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       if !suspended { stopped(snapshot) }
     }
     for (token, child) in snapshot {
-      if child.pidfd < 0 && child.status == nil { reap(child) }
+      if child.pidfd < 0 && child.status == nil { reap(child, token: token) }
       // Its command has exited and the drain time is over: what still holds the pipes
       // open is a background child, which does not keep the operation running.
       if let until = child.drainUntil, now >= until {
@@ -328,19 +337,29 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     }
   }
 
-  /// Notes the exit of a command's leader and reaps it. A command that was asked to stop
-  /// takes its whole group with it: killed while the leader's zombie still holds the id.
-  private func reap(_ child: Child) {
+  /// Notes the exit of a command's leader and reaps it, under the lock that signalling takes.
+  /// A command that was asked to stop takes its whole group with it: killed while the
+  /// leader's zombie still holds the id. Any other is reaped as its exit is seen.
+  private func reap(_ child: Child, token: Int) {
     var code: Int32 = 0
-    guard cs_exited(child.pid, &code) != 0 else { return }
     lock.lock()
-    if child.signalled { kill(-child.pid, SIGKILL) }
-    _ = cs_reap(child.pid)
+    let signalled = child.signalled
+    guard cs_exited(child.pid, signalled ? 0 : 1, &code) != 0 else { lock.unlock(); return }
+    if signalled {
+      kill(-child.pid, SIGKILL)
+      _ = cs_reap(child.pid)
+    }
     child.reaped = true
     lock.unlock()
     child.status = code
     if child.pidfd >= 0 { close(child.pidfd) }
     child.pidfd = -1
+    // What the command wrote is all in the pipes now, unless something it left behind still
+    // holds them: read to the end, or for the drain time.
+    for fd in child.writeEnds { close(fd) }
+    child.writeEnds = []
+    if let fd = child.pipes[.stdout] { drain(fd, channel: .stdout, child: child, token: token) }
+    if let fd = child.pipes[.stderr] { drain(fd, channel: .stderr, child: child, token: token) }
     if !child.pipes.isEmpty { child.drainUntil = MonotonicClock.seconds() + Self.drainTime }
   }
 

@@ -83,6 +83,25 @@ import Testing
     #expect(ops["x"]?.commandResult?.stdout.split(separator: "\n").count == 200000)
   }
 
+  /// A command that closes its output goes on running: its end is its exit, not its pipes'.
+  @Test func aCommandThatClosesItsOutputRunsToItsExit() throws {
+    let start = Date()
+    let ops = try run(["x": CommandSpec(.shell("echo before; exec >&- 2>&-; sleep 0.3; exit 4"))])
+    #expect(ops["x"]?.commandResult == CommandResult(status: 4, stdout: "before\n", stderr: ""))
+    #expect(Date().timeIntervalSince(start) >= 0.3)
+  }
+
+  /// What a command writes as it exits is read to the end, from each stream.
+  @Test func theLastOutputBeforeAnExitIsKept() throws {
+    let ops = try run(Dictionary(uniqueKeysWithValues: (0..<20).map {
+      ("x\($0)", CommandSpec(.shell("seq 1 \($0 * 1000); seq 1 \($0) >&2")))
+    }))
+    for i in 0..<20 {
+      #expect(ops["x\(i)"]?.commandResult?.stdout.split(separator: "\n").count == i * 1000)
+      #expect(ops["x\(i)"]?.commandResult?.stderr.split(separator: "\n").count == i)
+    }
+  }
+
   @Test func cancellingACommandKillsItsWholeProcessGroup() throws {
     let marker = "/tmp/taskrun-test-\(getpid())-\(UUID().uuidString)"
     let start = Date()

@@ -108,6 +108,39 @@ enum Events {
     #expect(w.survivors(after: 0.5).isEmpty)
   }
 
+  /// A command's pipes, its pidfd and taskrun's copies of the pipes' write ends (held until
+  /// its exit is seen) are closed when it ends: after 60 commands, half of them writing to
+  /// both streams, taskrun holds as many descriptors as it did after one.
+  @Test func anEndedCommandLeavesNoDescriptorOpen() throws {
+    let w = try MarkedWorkflow { env in """
+      local function descriptors()
+        local stat = io.open("/proc/self/stat")
+        local pid = stat:read("n")
+        stat:close()
+        local ls = io.popen("ls /proc/" .. pid .. "/fd | wc -l")
+        local n = ls:read("n")
+        ls:close()
+        return n
+      end
+      local before
+      operation { name = "one", \(env), sh = "true" }
+      operation { name = "before", after = { "one" }, run = function() before = descriptors() end }
+      local all = {}
+      for i = 1, 60 do
+        all[i] = operation { name = "c" .. i, \(env), after = { "before" },
+                             sh = i % 2 == 0 and "echo out; echo err >&2" or "true" }
+      end
+      operation { name = "after", after = all, run = function()
+        print("descriptors " .. before .. " " .. descriptors())
+      end }
+      """ }
+    let run = Binary.finish(try w.start(["-j4"]), timeout: 30)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let line = run.stdout.split(separator: "\n").first { $0.contains("descriptors ") }
+    let counts = line.map { $0.split(separator: " ").suffix(2).compactMap { Int($0) } } ?? []
+    #expect(counts.count == 2 && counts[0] == counts[1], "\(run.stdout)")
+  }
+
   /// taskrun blocks none of its signals on the thread where Lua runs, so what Lua's own
   /// `os.execute` and `io.popen` start inherits no blocked signal whatever `/bin/sh` does
   /// with it (commands get a clean mask from cs_spawn anyway): a program that waits for

@@ -8,22 +8,22 @@
 /* Start `path` (already resolved) with stdin from /dev/null, stdout and stderr to the given
    fds, in a new process group, every signal at its default and none blocked, and killed
    (PR_SET_PDEATHSIG) if the spawning thread dies. envp NULL = inherit; cwd NULL = inherit.
-   Returns 0 or an errno (of exec, chdir, …; the child is then reaped). */
+   Returns 0 or an errno (of exec, chdir, …; the child is then reaped). *pidfd is a
+   close-on-exec pidfd of the child (-1 on kernels without one). */
 int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
-             int out_fd, int err_fd, pid_t *pid);
+             int out_fd, int err_fd, pid_t *pid, int *pidfd);
 /* Find `name` as execvp does in the colon-separated `path` (NULL: a default) into out:
    0, ENOENT, EACCES (found but not executable) or ENAMETOOLONG. A name with '/' is itself. */
 int cs_resolve(const char *name, const char *path, char *out, size_t size);
-/* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 on error. */
-int cs_pidfd_open(pid_t pid);
 /* Close-on-exec pipe with a non-blocking read end fds[0]; fds[1] write end. 0 or -1. */
 int cs_pipe(int fds[2]);
 struct pollfd;
 /* poll(2) with a timeout in seconds (ppoll: to the nanosecond, not the millisecond). */
 int cs_poll(struct pollfd *fds, unsigned long count, double seconds);
-/* Has child `pid` exited? 1 with its code (128 + signal when killed) in *code, without
-   reaping it: until cs_reap, its pid and process group id cannot be reused. 0 if not. */
-int cs_exited(pid_t pid, int *code);
+/* Has child `pid` exited? 1 with its code (128 + signal when killed) in *code, and reaped if
+   `reap`; otherwise left a zombie: until cs_reap, its pid and process group id cannot be
+   reused. 0 if not. */
+int cs_exited(pid_t pid, int reap, int *code);
 /* Reap an exited child: 0, or -1 if it has not exited. */
 int cs_reap(pid_t pid);
 /* If child `pid` has stopped since last asked: the signal that stopped it; else 0. */
