@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -27,28 +28,61 @@ struct spawn_args {
   volatile int error;   /* written by the child before it exits: why exec failed */
 };
 
+/* The kernel's own sigaction: glibc's refuses the two signals it keeps for itself (32 and
+   33), yet a program can start with them ignored (glibc's posix_spawn leaves them so). */
+struct kernel_sigaction { void (*handler)(int); unsigned long flags; void *restorer; unsigned long mask; };
+static int kernel_sigaction(int sig, const struct kernel_sigaction *set, struct kernel_sigaction *old) {
+  return (int)syscall(SYS_rt_sigaction, sig, set, old, sizeof(unsigned long));
+}
+
+/* What every child needs, found once: /dev/null open above the standard descriptors, and the
+   signals above 31 that are not at their default. Every spawn is a wait for the spawning
+   thread until the child has exec'd, so work moved out of the child is waited for once. */
+static int g_null = -1;
+static unsigned long long g_above31;  /* bit sig - 32 (glibc's sigset_t refuses 32 and 33) */
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static void find_once(void) {
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null >= 0 && null < 3) {  /* a standard descriptor was closed: keep clear of them */
+    g_null = fcntl(null, F_DUPFD_CLOEXEC, 3);
+    close(null);
+  } else {
+    g_null = null;
+  }
+  for (int sig = 32; sig < NSIG; sig++) {
+    struct kernel_sigaction old;
+    if (kernel_sigaction(sig, NULL, &old) == 0 && old.handler != SIG_DFL) g_above31 |= 1ULL << (sig - 32);
+  }
+}
+
 /* Runs in the child, on its own stack, sharing memory with the suspended parent (as glibc's
    posix_spawn does): only system calls, no allocation. */
 static int child_main(void *arg) {
   struct spawn_args *a = arg;
   struct sigaction dfl;
+  struct kernel_sigaction kernel_dfl = { SIG_DFL, 0, NULL, 0 };
   sigset_t empty;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
-  /* Handlers are reset by exec anyway; ignored signals are not: give every one its default. */
-  for (int sig = 1; sig < NSIG; sig++) {
-    struct sigaction old;
-    if (sig == SIGKILL || sig == SIGSTOP) continue;
-    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) sigaction(sig, &dfl, NULL);
-  }
+  /* Ignored signals stay ignored through exec, and a handler of taskrun's must not run here
+     once signals are unblocked: every signal gets its default. The standard ones are set
+     without looking (29 system calls; looking first took 64 and then some); those above 31 that were not
+     at their default when taskrun first spawned (inherited, or glibc's own) are set too. */
+  for (int sig = 1; sig < 32; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, NULL);
+  for (int sig = 32; sig < NSIG; sig++)
+    if (g_above31 >> (sig - 32) & 1) kernel_sigaction(sig, &kernel_dfl, NULL);
   if (setpgid(0, 0) != 0) goto fail;
   /* Die with taskrun even if it is killed with SIGKILL. The signal follows the thread that
      spawned us: taskrun spawns from its scheduler thread, which lives as long as the run. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) goto fail;
   if (getppid() != a->parent) _exit(127);  /* taskrun died before the line above */
-  int null = open("/dev/null", O_RDONLY);
+  int null = g_null >= 0 ? g_null : open("/dev/null", O_RDONLY);
   if (null < 0) goto fail;
-  if (null != 0) { if (dup2(null, 0) < 0) goto fail; close(null); }
+  if (null != 0) {
+    if (dup2(null, 0) < 0) goto fail;
+    if (null != g_null) close(null);
+  }
   if (dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) goto fail;
   if (a->cwd && chdir(a->cwd) != 0) goto fail;
   sigemptyset(&empty);
@@ -72,6 +106,7 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
   static const size_t size = 64 * 1024;
   static _Thread_local char *stack = NULL;  /* one per spawning thread, kept */
   if (stack == NULL && (stack = malloc(size)) == NULL) return ENOMEM;
+  pthread_once(&g_once, find_once);
   sigset_t all, old;
   sigfillset(&all);
   /* No handler of ours may run in the child while it shares our memory. */

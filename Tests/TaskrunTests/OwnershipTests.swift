@@ -108,6 +108,32 @@ enum Events {
     #expect(w.survivors(after: 0.5).isEmpty)
   }
 
+  /// Commands start with every signal at its default and none blocked, whatever taskrun
+  /// inherited or set itself: here it starts with SIGQUIT, SIGUSR1 and a real-time signal
+  /// ignored (a shell's `trap ''`), and ignores SIGPIPE and handles SIGINT on its own. A
+  /// command, and one started after a Lua body ran `os.execute` (glibc's `system` ignores
+  /// SIGINT and SIGQUIT while it waits), show none ignored.
+  @Test func commandsStartWithEverySignalAtItsDefault() throws {
+    let w = try MarkedWorkflow { _ in """
+      local show = { "grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status" }
+      local first = operation { name = "first", sh = show }
+      operation { name = "execute", after = { first }, run = function() os.execute("true") end }
+      local second = operation { name = "second", after = { "execute" }, sh = show }
+      operation { name = "report", after = { second }, run = function()
+        for _, op in ipairs { first, second } do
+          for line in op.result.stdout:gmatch("[^\\n]+") do print(op.name .. " " .. line) end
+        end
+      end }
+      """ }
+    let started = try Binary.start(["-c", "trap '' QUIT USR1 36; exec \"$0\" --progress plain w.lua", Binary.url.path],
+                                   in: w.dir, program: "/bin/sh")
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n").filter { $0.contains("Sig") }
+    #expect(lines.count == 4, "\(run.stdout)")
+    #expect(lines.allSatisfy { $0.hasSuffix(":\t0000000000000000") }, "\(lines)")
+  }
+
   /// A command's pipes, its pidfd and taskrun's copies of the pipes' write ends (held until
   /// its exit is seen) are closed when it ends: after 60 commands, half of them writing to
   /// both streams, taskrun holds as many descriptors as it did after one.

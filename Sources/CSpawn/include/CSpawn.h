@@ -6,7 +6,8 @@
 
 /* {====== spawn.c */
 /* Start `path` (already resolved) with stdin from /dev/null, stdout and stderr to the given
-   fds, in a new process group, every signal at its default and none blocked, and killed
+   fds, in a new process group, every signal at its default (those above 31: the ones not at
+   their default when the first command was started) and none blocked, and killed
    (PR_SET_PDEATHSIG) if the spawning thread dies. envp NULL = inherit; cwd NULL = inherit.
    Returns 0 or an errno (of exec, chdir, …; the child is then reaped). *pidfd is a
    close-on-exec pidfd of the child (-1 on kernels without one). */
