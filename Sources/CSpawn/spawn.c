@@ -66,8 +66,9 @@ static int child_main(void *arg) {
   dfl.sa_handler = SIG_DFL;
   /* Ignored signals stay ignored through exec, and a handler of taskrun's must not run here
      once signals are unblocked: every signal gets its default. The standard ones are set
-     without looking (29 system calls; looking first took 64 and then some); those above 31 that were not
-     at their default when taskrun first spawned (inherited, or glibc's own) are set too. */
+     without looking (29 system calls; looking first took 64 and then some); those above 31
+     that were not at their default when taskrun first spawned (inherited, or glibc's own)
+     are set too. */
   for (int sig = 1; sig < 32; sig++)
     if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, NULL);
   for (int sig = 32; sig < NSIG; sig++)

@@ -112,7 +112,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       for fd in outPipe + errPipe { close(fd) }
       return fail(token: token, describe(rc, argv[0], spec.directory))
     }
-    // Without a pidfd the exit is noticed by polling: the pipes' end of file must wake us.
+    // Without a pidfd the exit is looked for every 20 ms: the pipes' end of file wakes us sooner.
     if pidfd < 0 { close(outPipe[1]); close(errPipe[1]) }
     let child = Child(pid: pid, stdout: outPipe[0], stderr: errPipe[0],
                       writeEnds: pidfd < 0 ? [] : [outPipe[1], errPipe[1]], pidfd: pidfd)
