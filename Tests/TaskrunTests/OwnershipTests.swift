@@ -127,11 +127,7 @@ enum Events {
       """ }
     let started = try Binary.start(["-c", "trap '' QUIT USR1 36; exec \"$0\" --progress plain w.lua", Binary.url.path],
                                    in: w.dir, program: "/bin/sh")
-    let run = Binary.finish(started, timeout: 30)
-    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-    let lines = run.stdout.split(separator: "\n").filter { $0.contains("Sig") }
-    #expect(lines.count == 4, "\(run.stdout)")
-    #expect(lines.allSatisfy { $0.hasSuffix(":\t0000000000000000") }, "\(lines)")
+    expectEmptyMasks(Binary.finish(started, timeout: 30), named: "Sig", count: 4)
   }
 
   /// A command's pipes, its pidfd and taskrun's copies of the pipes' write ends (held until
@@ -183,11 +179,16 @@ enum Events {
       operation { name = "cmd", sh = "true" }
       operation { name = "after", after = { "cmd" }, run = function() blocked("after") end }
       """ }
-    let run = Binary.finish(try w.start(["-j2"]), timeout: 30)
+    expectEmptyMasks(Binary.finish(try w.start(["-j2"]), timeout: 30), named: "SigBlk:", count: 3)
+  }
+
+  /// `run` succeeded and printed `count` lines of signal masks from /proc (`SigBlk:`, `SigIgn:`)
+  /// holding `named`, each of them empty.
+  func expectEmptyMasks(_ run: Run, named: String, count: Int) {
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-    let masks = run.stdout.split(separator: "\n").filter { $0.contains("SigBlk:") }
-    #expect(masks.count == 3, "\(run.stdout)")
-    #expect(masks.allSatisfy { $0.hasSuffix("SigBlk:\t0000000000000000") }, "\(masks)")
+    let masks = run.stdout.split(separator: "\n").filter { $0.contains(named) }
+    #expect(masks.count == count, "\(run.stdout)")
+    #expect(masks.allSatisfy { $0.hasSuffix(":\t0000000000000000") }, "\(masks)")
   }
 
   @Test func runningCommandsDieWhenTaskrunIsKilled() throws {
