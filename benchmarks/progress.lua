@@ -2,14 +2,15 @@
 --   taskrun -q benchmarks/progress.lua -- [N]
 -- Times N iterations of a bare loop, of a loop that stores a table field, and of a loop that
 -- sets p.completed on a progress made in the body (an implicit child of the operation's
--- progress), all with locals as a body would have them; the best of 3 rounds of each.
+-- progress), all with locals as a body would have them; the best of 7 rounds of each (the
+-- loops take milliseconds, which a busy machine's noise moves by a tenth).
 local n = tonumber(arg[1] or 1000000)
 operation { name = "updates", run = function()
   local best = { bare = math.huge, field = math.huge, update = math.huge, increment = math.huge }
   local function keep(label, start) best[label] = math.min(best[label], (os.clock() - start) / n * 1e9) end
   local p = progress { total = n }
   local t = { completed = 0 }
-  for _ = 1, 3 do
+  for _ = 1, 7 do
     local start = os.clock()
     local x = 0
     for i = 1, n do x = i end
