@@ -72,7 +72,7 @@ static ssize_t frame_write(void *cookie, const char *bytes, size_t size) {
   static char out[1 << 16];  /* under the stream's lock: one writer at a time */
   const char *end = bytes + size;
   const char *newline = memchr(bytes, '\n', size);
-  /* Finished lines come already ended so (ct_write_finished_line): a run of them goes as it is. */
+  /* Finished lines come already ended so (ct_add_finished_line): a run of them goes as it is. */
   if (newline == NULL) return write_all(bytes, size) ? (ssize_t)size : -1;
   size_t n = 0;
   while (bytes < end) {
@@ -125,17 +125,26 @@ void ct_write_stdout(const char *bytes, long count) {
   if (count > 0) fwrite(bytes, 1, (size_t)count, stdout);
 }
 
-void ct_write_finished_line(const char *label, long labelLength, const char *name, long nameLength,
-                            double seconds) {
-  char line[512];
+/* Lines added and not yet written (one writer: the thread that reports). */
+static char g_lines[16384];
+static size_t g_lines_used = 0;
+
+void ct_write_finished_lines(void) {
+  if (g_lines_used > 0) fwrite(g_lines, 1, g_lines_used, stdout);
+  g_lines_used = 0;
+}
+
+void ct_add_finished_line(const char *label, long labelLength, const char *name, long nameLength,
+                          double seconds) {
   if (!(seconds >= 0 && seconds < 1e15) || labelLength + nameLength > 400) {
+    ct_write_finished_lines();
     fwrite(label, 1, (size_t)labelLength, stdout);
     fputc(' ', stdout);
     fwrite(name, 1, (size_t)nameLength, stdout);
     printf(" (%.2f s)\n", seconds);
     return;
   }
-  /* The seconds first, right to left at the end of the buffer; then the line before them. */
+  /* The seconds first, right to left at the end of a buffer; then the line before them. */
   char digits[32], *end = digits + sizeof digits, *p = end;
   unsigned long long hundredths = (unsigned long long)(seconds * 100 + 0.5);
   *--p = (char)('0' + hundredths % 10);
@@ -143,6 +152,8 @@ void ct_write_finished_line(const char *label, long labelLength, const char *nam
   *--p = '.';
   unsigned long long whole = hundredths / 100;
   do { *--p = (char)('0' + whole % 10); whole /= 10; } while (whole > 0);
+  if (g_lines_used + 512 > sizeof g_lines) ct_write_finished_lines();
+  char *line = g_lines + g_lines_used;
   size_t n = 0;
   memcpy(line + n, label, (size_t)labelLength); n += (size_t)labelLength;
   line[n++] = ' ';
@@ -152,7 +163,7 @@ void ct_write_finished_line(const char *label, long labelLength, const char *nam
   /* Into the frame stream, the line ends as frame_write would end it, which spares it a copy. */
   if (stdout == g_frames) { memcpy(line + n, " s)\r\033D", 6); n += 6; }
   else { memcpy(line + n, " s)\n", 4); n += 4; }
-  fwrite(line, 1, n, stdout);
+  g_lines_used += n;
 }
 
 void ct_flush_stdout_if_free(void) {

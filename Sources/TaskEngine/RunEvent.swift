@@ -13,6 +13,10 @@ public enum RunEvent: Sendable {
   case operationStart(time: Double, name: String, attempt: Int, reason: StartReason?, group: String?, isGroup: Bool)
   /// `details`: its error, traceback and output (nil: a success that printed nothing).
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double, details: FinishDetails?)
+  /// Operations that succeeded since the last event, in the order they did, with how long
+  /// each ran: made instead of their `operationFinish` while no sink reads successes at once
+  /// and one reads them at its frames (`EventInterests.successesAtTick`).
+  case successes(time: Double, operations: [Success])
   case output(time: Double, name: String, stream: OutputChannel, text: String)
   /// Attempt `attempt` failed with `error`; the next one starts in `delay` seconds.
   case operationRetry(time: Double, name: String, attempt: Int, error: String, delay: Double)
@@ -32,6 +36,20 @@ public enum RunEvent: Sendable {
   /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
   case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
+}
+
+extension RunEvent {
+  /// `successes` as the `operationFinish` events it stands for; any other event as it is.
+  public var finishes: [RunEvent] {
+    guard case .successes(let time, let operations) = self else { return [self] }
+    return operations.map { .operationFinish(time: time, name: $0.name, outcome: .succeeded, duration: $0.duration, details: nil) }
+  }
+}
+
+/// An operation that succeeded, and how long it ran (see `RunEvent.successes`).
+public struct Success: Sendable, Equatable {
+  public var name: String
+  public var duration: Double
 }
 
 /// What a finished operation left besides its outcome. An object made only when there is
@@ -166,6 +184,10 @@ public struct EventInterests: OptionSet, Sendable {
   /// the time it started; a group's at once. Without `starts`: a view of what runs needs no
   /// start, and no event, for an operation that started and finished between two frames.
   public static let startsAtTick = EventInterests(rawValue: 1 << 3)
+  /// `successes` in place of `operationFinish` for operations that succeeded (not groups):
+  /// held until the next event or tick, so a view that writes a line for each writes a
+  /// frame's lines together and no success makes an event of its own.
+  public static let successesAtTick = EventInterests(rawValue: 1 << 4)
   public static let all: EventInterests = [.starts, .successes, .startReasons]
 }
 

@@ -114,6 +114,7 @@ extension Scheduler {
   /// progress any more (a stall) while `done()` was still false.
   @discardableResult
   public func run(until done: () -> Bool, onStall: () -> Bool = { false }) -> Bool {
+    defer { emitHeldSuccesses() }  // whoever waited (a REPL's prompt, a top-level wait) sees them
     while true {
       // Bodies start inside pump and may make work ready on a queue it already passed
       // (or one they just made): pump until nothing more starts.

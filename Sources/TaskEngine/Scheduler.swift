@@ -24,6 +24,7 @@ public final class Scheduler {
   /// one scheduler's second Ctrl-C would kill another's commands.
   public var killsStrays = true
   @exclusivity(unchecked) public var sinks: [any EventSink] = [] {
+    willSet { emitHeldSuccesses() }  // to the sinks that were there when they happened
     didSet { interests = sinks.reduce([]) { $0.union($1.interests) } }
   }
   /// What the sinks read, together.
@@ -69,6 +70,8 @@ public final class Scheduler {
   /// Executing operations whose start waits for the next tick (`startsAtTick`): a count, not
   /// a list, so that a tick after many short operations touches none of them.
   @exclusivity(unchecked) var unannouncedStarts = 0
+  /// Successes not yet told (`successesAtTick`): told together before the next event.
+  @exclusivity(unchecked) var heldSuccesses: [Success] = []
 
   @exclusivity(unchecked) var names = NameIndex()
   @exclusivity(unchecked) var timers = Heap<TimerEntry>()
@@ -525,7 +528,10 @@ public final class Scheduler {
       op.progressDirty = false
       emit(.operationProgress(time: elapsed(at: now), name: op.name, progress: op.snapshotProgress()))
     }
-    if outcome != .succeeded || interests.contains(.successes) {
+    let told = outcome != .succeeded || interests.contains(.successes)
+    if !told && interests.contains(.successesAtTick) && !op.isGroup {
+      heldSuccesses.append(.init(name: op.name, duration: duration ?? 0))
+    } else if told || interests.contains(.successesAtTick) {  // a group's at once, as its start
       let details = op.error == nil && op.traceback == nil && op.output.isEmpty && op.errorKind == nil ? nil
         : FinishDetails(error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind)
       emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
@@ -874,6 +880,16 @@ public final class Scheduler {
   }
 
   public func emit(_ event: RunEvent) {
+    if !heldSuccesses.isEmpty { emitHeldSuccesses() }
+    for sink in sinks { sink.receive(event) }
+  }
+
+  /// The successes held since the last event, as one `successes` event, before anything
+  /// else is told: every event keeps its place in the order things happened.
+  func emitHeldSuccesses() {
+    guard !heldSuccesses.isEmpty else { return }
+    let event = RunEvent.successes(time: elapsed, operations: heldSuccesses)
+    heldSuccesses = []
     for sink in sinks { sink.receive(event) }
   }
 }

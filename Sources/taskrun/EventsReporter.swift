@@ -70,6 +70,8 @@ final class EventsReporter: EventSink {
                 ("reason", state.reason.map(JSON.string) ?? .null), ("node", state.node.map(JSON.string) ?? .null)]
     case .tick:
       return
+    case .successes:
+      return event.finishes.forEach(receive)
     case .runFinish(let time, let summary):
       fields = [("time", seconds(time)), ("event", .string("run_finish")),
                 ("succeeded", .int(summary.succeeded)), ("failed", .int(summary.failed)),

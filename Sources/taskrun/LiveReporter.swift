@@ -56,9 +56,9 @@ final class LiveReporter: EventSink {
     ct_show_cursor_on_crash()
   }
 
-  /// Rows need the starts of what still runs at a frame, finished lines successes; no row
-  /// says why it started.
-  var interests: EventInterests { [.startsAtTick, .successes] }
+  /// Rows need the starts of what still runs at a frame, finished lines the successes since
+  /// the last one; no row says why it started.
+  var interests: EventInterests { [.startsAtTick, .successesAtTick] }
 
   func receive(_ event: RunEvent) {
     switch event {
@@ -88,6 +88,18 @@ final class LiveReporter: EventSink {
         case .cancelled: progress.failed += 1; progress.cancelled += 1
         }
       }
+      above { lines.receive(event) }
+    case .successes(let time, let operations):
+      now = time
+      for op in operations {
+        if !running.isEmpty, let index = running.firstIndex(where: { $0.name == op.name }) {
+          running.remove(at: index)
+          progress.running = max(0, progress.running - 1)
+        } else {
+          progress.pending = max(0, progress.pending - 1)
+        }
+      }
+      progress.done += operations.count
       above { lines.receive(event) }
     case .output, .message:
       above { lines.receive(event) }

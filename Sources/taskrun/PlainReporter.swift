@@ -72,7 +72,7 @@ final class PlainReporter: EventSink {
       prompting = false
       release()
       return
-    case .message, .output, .operationStart, .operationFinish, .operationRetry, .runFinish:
+    case .message, .output, .operationStart, .operationFinish, .successes, .operationRetry, .runFinish:
       if prompting { held.append(event); return }
     default:
       break
@@ -103,6 +103,10 @@ final class PlainReporter: EventSink {
       for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
         print("[\(name)] \(part)")
       }
+    case .successes(_, let operations):  // a live view's, at its frame: one write
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      for op in operations { addSuccess(op.name, op.duration) }
+      ct_write_finished_lines()
     case .operationFinish(_, let name, let outcome, let duration, let details):
       finished(name, outcome, duration, details?.error, details?.output ?? "")
       if outcome == .failed, let traceback = details?.traceback, !traceback.isEmpty {
@@ -132,8 +136,13 @@ final class PlainReporter: EventSink {
 
   private func succeeded(_ name: String, _ duration: Double) {
     guard verbosity == .normal || verbosity == .verbose else { return }
+    addSuccess(name, duration)
+    ct_write_finished_lines()
+  }
+
+  private func addSuccess(_ name: String, _ duration: Double) {
     var name = name
-    name.withUTF8 { ct_write_finished_line(okLabel.baseAddress, okLabel.count, $0.baseAddress, $0.count, duration) }
+    name.withUTF8 { ct_add_finished_line(okLabel.baseAddress, okLabel.count, $0.baseAddress, $0.count, duration) }
   }
 
   /// A line of output as a report shows it: 400 characters at most.

@@ -63,6 +63,8 @@ final class TraceReporter: EventSink {
       if let reason { arrow(reason, to: name, at: time) }
     case .operationFinish(let time, let name, let outcome, _, let details):
       close(name, at: time, outcome: outcome.rawValue, error: details?.error)
+    case .successes:
+      event.finishes.forEach(receive)
     case .operationRetry(let time, let name, let attempt, let error, _):
       close(name, at: time, outcome: "failed, retrying", error: error, title: "\(name) (attempt \(attempt))")
     case .activity(let time, let label, let count):

@@ -156,6 +156,57 @@ import Testing
     #expect(view.reasons["c"]! == expected)
   }
 
+  /// A live view writes a frame's finished lines together: with `successesAtTick` (and no
+  /// sink reading successes at once), the operations that succeeded since the last event
+  /// come as one `successes` event, in the order they succeeded, before any other event (a
+  /// failure, a tick's progress), so every line keeps its place, and when the loop returns to
+  /// whoever waited (the last one here). A group's success is told at once; a sink that reads
+  /// successes gets every one as it comes.
+  @Test func successesAtTickComeTogetherBeforeTheNextEvent() throws {
+    final class FrameView: EventSink {
+      var lines: [String] = []
+      let reads: EventInterests
+      init(_ reads: EventInterests) { self.reads = reads }
+      var interests: EventInterests { reads }
+      func receive(_ event: RunEvent) {
+        switch event {
+        case .successes(let time, let operations):
+          lines.append("ok " + operations.map(\.name).joined(separator: " ") + " @\(time)")
+        case .operationFinish(let time, let name, let outcome, _, _): lines.append("\(outcome) \(name) @\(time)")
+        case .runProgress(let time, _) where time == time.rounded(): lines.append("progress @\(time)")
+        default: break
+        }
+      }
+    }
+    func run(_ views: [FrameView]) throws {
+      let (s, _) = makeScheduler(jobs: 4)
+      s.keepGoing = true
+      s.tickInterval = 1
+      s.sinks = views
+      let log = Log()
+      let a = try s.op("a", 0.25, log: log)
+      _ = try s.op("b", 0.5, log: log)
+      _ = try s.op("c", 0.75, .failed, log: log)
+      _ = try s.op("d", 1.5, log: log)
+      _ = try s.op("e", 0.25, log: log, after: [a])
+      let group = try s.makeGroup(name: "g")
+      try s.addDependency(group, on: a)
+      try s.add(try s.op("child", 2.5, log: log), to: group)
+      _ = try s.op("last", 3.25, log: log)
+      try s.runAll()
+    }
+    let view = FrameView([.successesAtTick])
+    try run([view])
+    #expect(view.lines == ["progress @0.0", "ok a b e @0.75", "failed c @0.75", "progress @1.0", "ok d @2.0",
+                           "progress @2.0", "progress @3.0", "ok child @3.0", "succeeded g @3.0", "ok last @3.75"],
+            "\(view.lines)")
+
+    let frames = FrameView([.successesAtTick]), atOnce = FrameView([.successes])
+    try run([frames, atOnce])
+    #expect(!frames.lines.contains { $0.hasPrefix("ok ") }, "\(frames.lines)")
+    #expect(frames.lines == atOnce.lines && frames.lines.filter { $0.hasPrefix("succeeded") }.count == 7)
+  }
+
   /// A live view draws what runs at its frames: an operation that started and finished
   /// between two ticks makes no start for it; one still running at a tick is announced then,
   /// with the time it started, before that tick's progress. A group's start comes at once

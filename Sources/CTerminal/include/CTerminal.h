@@ -20,11 +20,14 @@ void ct_buffer_stdout(int whole);
 /* Writes `count` bytes to standard output (through its buffer, as print does). */
 void ct_write_stdout(const char *bytes, long count);
 
-/* Writes "LABEL NAME (0.25 s)" and a newline (CR and IND into the frame stream) in one write
-   to standard output's buffer, the seconds as printf's "%.2f" would print them but at a tenth
-   of its cost (a report writes one such line per finished operation). */
-void ct_write_finished_line(const char *label, long labelLength, const char *name, long nameLength,
-                            double seconds);
+/* Adds "LABEL NAME (0.25 s)" and a newline (CR and IND into the frame stream) to the lines
+   that ct_write_finished_lines writes in one write to standard output's buffer (a live
+   view's frame of successes; a report's one line), the seconds as printf's "%.2f" would
+   print them but at a tenth of its cost. Nothing else may write to standard output in
+   between. */
+void ct_add_finished_line(const char *label, long labelLength, const char *name, long nameLength,
+                          double seconds);
+void ct_write_finished_lines(void);
 
 /* Flushes standard output unless another thread is writing to it (from a thread that is
    about to end the process, which must not wait on a stuck writer). */
