@@ -76,12 +76,7 @@ final class LiveReporter: EventSink {
     case .operationFinish(let time, let name, let outcome, _, _):
       now = time
       if groups.isEmpty || groups.remove(name) == nil {  // hashing a name per operation costs
-        if let index = running.firstIndex(where: { $0.name == name }) {
-          running.remove(at: index)
-          progress.running = max(0, progress.running - 1)
-        } else {
-          progress.pending = max(0, progress.pending - 1)
-        }
+        ended(name)
         switch outcome {
         case .succeeded, .skipped: progress.done += 1
         case .failed: progress.failed += 1
@@ -91,14 +86,7 @@ final class LiveReporter: EventSink {
       above { lines.receive(event) }
     case .successes(let time, let operations):
       now = time
-      for op in operations {
-        if !running.isEmpty, let index = running.firstIndex(where: { $0.name == op.name }) {
-          running.remove(at: index)
-          progress.running = max(0, progress.running - 1)
-        } else {
-          progress.pending = max(0, progress.pending - 1)
-        }
-      }
+      for op in operations { ended(op.name) }
       progress.done += operations.count
       above { lines.receive(event) }
     case .output, .message:
@@ -181,6 +169,17 @@ final class LiveReporter: EventSink {
 
   /// Prints what `body` prints above the live region; the region comes back with the next
   /// frame (at once if one is due).
+  /// An operation ended: its row goes, or it was still counted as pending (its start was
+  /// never shown: it began and ended between two frames).
+  private func ended(_ name: String) {
+    if let index = running.firstIndex(where: { $0.name == name }) {
+      running.remove(at: index)
+      progress.running = max(0, progress.running - 1)
+    } else {
+      progress.pending = max(0, progress.pending - 1)
+    }
+  }
+
   private func above(_ body: () -> Void) {
     clear()
     body()
