@@ -185,7 +185,8 @@ public struct EventInterests: OptionSet, Sendable {
   /// start, and no event, for an operation that started and finished between two frames.
   public static let startsAtTick = EventInterests(rawValue: 1 << 3)
   /// `successes` in place of `operationFinish` for operations that succeeded (not groups):
-  /// held until the next event or tick, so a view that writes a line for each writes a
+  /// held until the next event or tick, or until the loop returns to whoever waited for it
+  /// (`Scheduler.run(until:)`), so a view that writes a line for each writes a
   /// frame's lines together and no success makes an event of its own.
   public static let successesAtTick = EventInterests(rawValue: 1 << 4)
   public static let all: EventInterests = [.starts, .successes, .startReasons]

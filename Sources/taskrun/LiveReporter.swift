@@ -167,8 +167,6 @@ final class LiveReporter: EventSink {
     write(Self.hideCursor)
   }
 
-  /// Prints what `body` prints above the live region; the region comes back with the next
-  /// frame (at once if one is due).
   /// An operation ended: its row goes, or it was still counted as pending (its start was
   /// never shown: it began and ended between two frames).
   private func ended(_ name: String) {
@@ -180,6 +178,8 @@ final class LiveReporter: EventSink {
     }
   }
 
+  /// Prints what `body` prints above the live region; the region comes back with the next
+  /// frame (at once if one is due).
   private func above(_ body: () -> Void) {
     clear()
     body()
