@@ -27,7 +27,9 @@ static void *tl_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   if (ptr == NULL) osize = 0;
   if (nsize == 0) { free(ptr); h->used -= osize; return NULL; }
   if (h->limit && h->enforce > 0 && nsize > osize && h->used + (nsize - osize) > h->limit) return NULL;
-  void *p = realloc(ptr, nsize);
+  /* A new block (most of Lua's requests) skips realloc's own test for NULL: mimalloc's
+     realloc(NULL, n) costs about 75 instructions, its malloc about 20. */
+  void *p = ptr ? realloc(ptr, nsize) : malloc(nsize);
   if (p) h->used = h->used - osize + nsize;
   return p;
 }
