@@ -40,7 +40,9 @@ public final class Inbox: @unchecked Sendable {
   private var wake: [Int32] = [-1, -1]
   /// Scheduler's thread only.
   weak var source: (any DescriptorSource)?
-  private var lastWatch = 0.0
+  @exclusivity(unchecked) private var lastWatch = 0.0
+  /// What the last `poll` watched (scheduler's thread only), kept to be filled again.
+  @exclusivity(unchecked) private var fds: [pollfd] = []
   /// Interrupts posted so far: the scheduler compares it with those it has handled at every
   /// point where something could start, without waiting for its turn to drain the inbox.
   public let signalsPosted = Atomic<Int>(0)
@@ -117,11 +119,11 @@ public final class Inbox: @unchecked Sendable {
       if !items.isEmpty { lock.unlock(); return }
       waiting = true
       lock.unlock()
-      let fds = poll(seconds: deadline.map { max(0, $0 - MonotonicClock.seconds()) } ?? 86_400)
+      let polled = poll(seconds: deadline.map { max(0, $0 - MonotonicClock.seconds()) } ?? 86_400)
       lock.lock()
       waiting = false  // before the source posts what it found: those posts need no wake-up
       lock.unlock()
-      if let fds { source?.handle(fds, from: 1) }
+      if polled { source?.handle(fds, from: 1) }
       if let deadline, MonotonicClock.seconds() >= deadline { return }
     }
   }
@@ -130,21 +132,23 @@ public final class Inbox: @unchecked Sendable {
   /// scheduler that always has work still sees its commands' output and exits.
   func watchIfDue(every interval: Double = 0.005) {
     guard source != nil, MonotonicClock.seconds() - lastWatch >= interval else { return }
-    if let fds = poll(seconds: 0) { source?.handle(fds, from: 1) }
+    if poll(seconds: 0) { source?.handle(fds, from: 1) }
   }
 
-  /// One `poll` over the wake pipe and the source's descriptors (nil: nothing to look at).
-  private func poll(seconds: Double) -> [pollfd]? {
+  /// One `poll` over the wake pipe and the source's descriptors, into `fds` (false: nothing
+  /// to look at).
+  private func poll(seconds: Double) -> Bool {
     lastWatch = MonotonicClock.seconds()
-    var fds = [pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+    fds.removeAll(keepingCapacity: true)
+    fds.append(pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0))
     var limit = seconds
     if let source, let allowed = source.watch(&fds) { limit = min(limit, allowed) }
-    if fds.count == 1 && limit == 0 { return nil }
+    if fds.count == 1 && limit == 0 { return false }
     _ = cs_poll(&fds, UInt(fds.count), limit)
     if fds[0].revents != 0 {
-      var bytes = [UInt8](repeating: 0, count: 64)
-      _ = read(wake[0], &bytes, bytes.count)
+      var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+      _ = withUnsafeMutableBytes(of: &bytes) { read(wake[0], $0.baseAddress, $0.count) }
     }
-    return fds
+    return true
   }
 }

@@ -15,13 +15,17 @@ import Glibc
 public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private let inbox: Inbox
   private let lock = Lock()
-  private var children: [Int: Child] = [:]  // by token; guarded by lock
+  private var children: [Int: Child] = [:]  // by token, for signalling; guarded by lock
+  /// The same commands in the order they started, until each is reported (guarded by lock),
+  /// and what the scheduler's thread took of it for one wait, from `watch` to `handle`.
+  private var live: [Child] = []
+  @exclusivity(unchecked) private var snapshot: [Child] = []
   /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's).
   private var suspended = false
   /// When `watch` next looks for commands the terminal stopped (scheduler's thread only).
-  private var nextStopCheck = 0.0
+  @exclusivity(unchecked) private var nextStopCheck = 0.0
   /// Programs found in taskrun's PATH, by name (scheduler thread only).
-  private var resolved: [String: String] = [:]
+  @exclusivity(unchecked) private var resolved: [String: String] = [:]
 
   /// Seconds output is still read after a command exited (a background child may hold its
   /// pipes open for much longer: the operation ends anyway).
@@ -43,33 +47,48 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// scheduler's thread) only, except `pid` (immutable) and the fields the lock guards.
   private final class Child {
     let pid: pid_t
-    var pipes: [OutputChannel: Int32]
+    let token: Int
+    /// The read ends of its stdout and stderr pipes, -1 once closed (fields, not a dictionary
+    /// by channel: hashing a channel hashed its name, twice per pipe at every wake).
+    var out: Int32, err: Int32
     /// taskrun's copies of the pipes' write ends, closed once the leader's exit is seen: the
     /// pipes cannot reach end of file before it, so a command's end wakes the scheduler once
     /// (by its pidfd), not once when its exit closes the pipes and again when it is reapable.
-    var writeEnds: [Int32]
+    /// -1: none (without a pidfd they are closed at once).
+    var writeOut: Int32, writeErr: Int32
     var pidfd: Int32
     var stdout = OutputCapture(), stderr = OutputCapture()
-    var partial: [OutputChannel: Data] = [:]
+    /// The end of each stream's output after its last whole line.
+    var outPartial = Data(), errPartial = Data()
     var status: Int32?
     var drainUntil: Double?
+    /// Reported: it leaves `live` at the end of the wake that reported it.
+    var ended = false
     /// Guarded by lock: reaped (its group id may be reused), asked to stop (its group dies
     /// with it), and why taskrun ended it on its own.
     var reaped = false
     var signalled = false
     var reason: String?
-    init(pid: pid_t, stdout: Int32, stderr: Int32, writeEnds: [Int32], pidfd: Int32) {
+    init(pid: pid_t, token: Int, stdout: [Int32], stderr: [Int32], pidfd: Int32) {
       self.pid = pid
-      self.pipes = [.stdout: stdout, .stderr: stderr]
-      self.writeEnds = writeEnds
+      self.token = token
+      (out, err) = (stdout[0], stderr[0])
+      (writeOut, writeErr) = (stdout[1], stderr[1])
       self.pidfd = pidfd
     }
+
+    /// The read end of `channel`'s pipe (-1: closed).
+    subscript(pipe channel: OutputChannel) -> Int32 {
+      get { channel == .stdout ? out : err }
+      set { if channel == .stdout { out = newValue } else { err = newValue } }
+    }
+    var pipesClosed: Bool { out < 0 && err < 0 }
   }
 
-  /// What the last `watch` asked `poll` about: the owner of each descriptor after the wake pipe.
-  private var watched: [(token: Int, child: Child, channel: OutputChannel?)] = []
-  private var snapshot: [Int: Child] = [:]
-  private var buffer = [UInt8](repeating: 0, count: 65536)
+  /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the
+  /// index in `live` of its command times 4, plus 0 for stdout, 1 for stderr, 2 for the pidfd.
+  @exclusivity(unchecked) private var watched: [Int] = []
+  @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: 65536)
 
   public init(inbox: Inbox) {
     self.inbox = inbox
@@ -113,12 +132,15 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       return fail(token: token, describe(rc, argv[0], spec.directory))
     }
     // Without a pidfd the exit is looked for every 20 ms: the pipes' end of file wakes us sooner.
-    if pidfd < 0 { close(outPipe[1]); close(errPipe[1]) }
-    let child = Child(pid: pid, stdout: outPipe[0], stderr: errPipe[0],
-                      writeEnds: pidfd < 0 ? [] : [outPipe[1], errPipe[1]], pidfd: pidfd)
+    if pidfd < 0 {
+      close(outPipe[1]); close(errPipe[1])
+      (outPipe[1], errPipe[1]) = (-1, -1)
+    }
+    let child = Child(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd)
     lock.lock()
     children[token] = child
     lock.unlock()
+    live.append(child)
     inbox.interruptWait()  // a wait that began before it watches its descriptors from now on
   }
 
@@ -129,7 +151,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let rc = path.map { cs_resolve(name, $0, &buffer, buffer.count) } ?? cs_resolve(name, getenv("PATH"), &buffer, buffer.count)
     guard rc == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT)) }
-    let found = String(cString: buffer)
+    let found = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     if path == nil && !name.contains("/") { resolved[name] = found }
     return .success(found)
   }
@@ -230,7 +252,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   func watch(_ fds: inout [pollfd]) -> Double? {
     lock.lock()
-    snapshot = children
+    snapshot = live
     lock.unlock()
     watched.removeAll(keepingCapacity: true)
     guard !snapshot.isEmpty else { return nil }
@@ -238,16 +260,19 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     // command runs, the next look for commands the terminal stopped.
     let now = MonotonicClock.seconds()
     var limit: Double?
-    for (token, child) in snapshot {
+    for (index, child) in snapshot.enumerated() {
       // stdout before stderr: when both are ready their lines keep the order they were written in.
-      for channel in [OutputChannel.stdout, .stderr] {
-        guard let fd = child.pipes[channel] else { continue }
-        fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-        watched.append((token, child, channel))
+      if child.out >= 0 {
+        fds.append(pollfd(fd: child.out, events: Int16(POLLIN), revents: 0))
+        watched.append(index * 4)
+      }
+      if child.err >= 0 {
+        fds.append(pollfd(fd: child.err, events: Int16(POLLIN), revents: 0))
+        watched.append(index * 4 + 1)
       }
       if child.status == nil && child.pidfd >= 0 {
         fds.append(pollfd(fd: child.pidfd, events: Int16(POLLIN), revents: 0))
-        watched.append((token, child, nil))
+        watched.append(index * 4 + 2)
       }
       // Without a pidfd (very old kernels) exits are noticed by polling.
       if child.pidfd < 0 && child.status == nil { limit = min(limit ?? 0.02, 0.02) }
@@ -259,16 +284,18 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   func handle(_ fds: [pollfd], from first: Int) {
     guard !snapshot.isEmpty else { return }
-    for (i, entry) in fds[first...].enumerated() where entry.revents != 0 {
-      let owner = watched[i]
-      if let channel = owner.channel {
-        // Closed since the poll (the leader's exit, seen first, drained it to the end).
-        guard owner.child.pipes[channel] == entry.fd else { continue }
-        drain(entry.fd, channel: channel, child: owner.child, token: owner.token)
+    for i in first..<fds.count where fds[i].revents != 0 {
+      let owner = watched[i - first]
+      let child = snapshot[owner >> 2]
+      if owner & 3 == 2 {
+        reap(child)
       } else {
-        reap(owner.child, token: owner.token)
+        let channel: OutputChannel = owner & 3 == 0 ? .stdout : .stderr
+        // Closed since the poll (the leader's exit, seen first, drained it to the end).
+        guard child[pipe: channel] == fds[i].fd else { continue }
+        drain(fds[i].fd, channel: channel, child: child)
       }
-      complete(owner.child, token: owner.token)
+      complete(child)
     }
     let now = MonotonicClock.seconds()
     if now >= nextStopCheck {
@@ -278,29 +305,36 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       lock.unlock()
       if !suspended { stopped(snapshot) }
     }
-    for (token, child) in snapshot {
-      if child.pidfd < 0 && child.status == nil { reap(child, token: token) }
+    var ended = false
+    for child in snapshot {
+      if child.pidfd < 0 && child.status == nil { reap(child) }
       // Its command has exited and the drain time is over: what still holds the pipes
       // open is a background child, which does not keep the operation running.
       if let until = child.drainUntil, now >= until {
-        for (channel, fd) in child.pipes {
-          drain(fd, channel: channel, child: child, token: token)
-          if let open = child.pipes[channel] {
-            close(open)
-            child.pipes[channel] = nil
-            flushPartial(channel, child: child, token: token)
+        for channel in OutputChannel.both where child[pipe: channel] >= 0 {
+          drain(child[pipe: channel], channel: channel, child: child)
+          if child[pipe: channel] >= 0 {
+            close(child[pipe: channel])
+            child[pipe: channel] = -1
+            flushPartial(channel, child: child)
           }
         }
       }
-      complete(child, token: token)
+      complete(child)
+      ended = ended || child.ended
     }
-    snapshot.removeAll(keepingCapacity: true)
+    snapshot = []  // `live` is unshared again (a generic removeAll(keepingCapacity:) cost more)
+    guard ended else { return }
+    lock.lock()
+    var i = 0
+    while i < live.count { if live[i].ended { live.remove(at: i) } else { i += 1 } }
+    lock.unlock()
   }
 
   /// Commands stopped by the terminal (SIGTTIN/SIGTTOU: they tried to read it, or to change
   /// its modes, from their own process group) would wait forever: end them and say why.
-  private func stopped(_ snapshot: [Int: Child]) {
-    for child in snapshot.values where child.status == nil {
+  private func stopped(_ snapshot: [Child]) {
+    for child in snapshot where child.status == nil {
       let signal = cs_stop_signal(child.pid)
       guard signal == SIGTTIN || signal == SIGTTOU else { continue }
       lock.lock()
@@ -317,20 +351,20 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   }
 
   /// Reads what is there (until EAGAIN, or `readLimit` bytes); on end of file closes the pipe.
-  private func drain(_ fd: Int32, channel: OutputChannel, child: Child, token: Int) {
+  private func drain(_ fd: Int32, channel: OutputChannel, child: Child) {
     var total = 0
     while total < Self.readLimit {
       let n = read(fd, &buffer, buffer.count)
       if n > 0 {
         total += n
-        received(Data(buffer[0..<n]), channel: channel, child: child, token: token)
+        received(Data(buffer[0..<n]), channel: channel, child: child)
       } else if n < 0 && errno == EINTR {
         continue
       } else {
         if n == 0 || errno != EAGAIN {
           close(fd)
-          child.pipes[channel] = nil
-          flushPartial(channel, child: child, token: token)
+          child[pipe: channel] = -1
+          flushPartial(channel, child: child)
         }
         return
       }
@@ -340,7 +374,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Notes the exit of a command's leader and reaps it, under the lock that signalling takes.
   /// A command that was asked to stop takes its whole group with it: killed while the
   /// leader's zombie still holds the id. Any other is reaped as its exit is seen.
-  private func reap(_ child: Child, token: Int) {
+  private func reap(_ child: Child) {
     var code: Int32 = 0
     lock.lock()
     let signalled = child.signalled
@@ -356,16 +390,18 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     child.pidfd = -1
     // What the command wrote is all in the pipes now, unless something it left behind still
     // holds them: read to the end, or for the drain time.
-    for fd in child.writeEnds { close(fd) }
-    child.writeEnds = []
-    if let fd = child.pipes[.stdout] { drain(fd, channel: .stdout, child: child, token: token) }
-    if let fd = child.pipes[.stderr] { drain(fd, channel: .stderr, child: child, token: token) }
-    if !child.pipes.isEmpty { child.drainUntil = MonotonicClock.seconds() + Self.drainTime }
+    if child.writeOut >= 0 { close(child.writeOut) }
+    if child.writeErr >= 0 { close(child.writeErr) }
+    (child.writeOut, child.writeErr) = (-1, -1)
+    if child.out >= 0 { drain(child.out, channel: .stdout, child: child) }
+    if child.err >= 0 { drain(child.err, channel: .stderr, child: child) }
+    if !child.pipesClosed { child.drainUntil = MonotonicClock.seconds() + Self.drainTime }
   }
 
-  private func received(_ data: Data, channel: OutputChannel, child: Child, token: Int) {
+  private func received(_ data: Data, channel: OutputChannel, child: Child) {
+    let token = child.token
     (channel == .stdout ? child.stdout : child.stderr).append(data, name: "command-\(token).\(channel.rawValue)")
-    var pending = (child.partial[channel] ?? Data()) + data
+    var pending = (channel == .stdout ? child.outPartial : child.errPartial) + data
     // Post whole lines only, so that reporters never interleave output mid-line.
     if let lastNewline = pending.lastIndex(of: 10) {
       let lines = pending[pending.startIndex...lastNewline]
@@ -390,14 +426,14 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: pending, as: UTF8.self) + "\n"))
       pending = Data()
     }
-    child.partial[channel] = pending
+    if channel == .stdout { child.outPartial = pending } else { child.errPartial = pending }
   }
 
-  private func flushPartial(_ channel: OutputChannel, child: Child, token: Int) {
-    if let rest = child.partial[channel], !rest.isEmpty {
-      inbox.post(.processOutput(token: token, stream: channel, text: Self.asShown(rest + [10])))
-    }
-    child.partial[channel] = nil
+  private func flushPartial(_ channel: OutputChannel, child: Child) {
+    let rest = channel == .stdout ? child.outPartial : child.errPartial
+    guard !rest.isEmpty else { return }
+    inbox.post(.processOutput(token: child.token, stream: channel, text: Self.asShown(rest + [10])))
+    if channel == .stdout { child.outPartial = Data() } else { child.errPartial = Data() }
   }
 
   /// Whole lines as a terminal shows them: "\r\n" ends a line like "\n", and a line
@@ -414,18 +450,23 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   /// Reports a command once it has exited and its pipes are closed (at end of file, or when
   /// the drain time after its exit is over).
-  private func complete(_ child: Child, token: Int) {
-    guard let status = child.status, child.pipes.isEmpty else { return }
+  private func complete(_ child: Child) {
+    guard !child.ended, let status = child.status, child.pipesClosed else { return }
+    child.ended = true
+    let token = child.token
     lock.lock()
-    let known = children.removeValue(forKey: token) != nil
+    children[token] = nil
     let reason = child.reason
     lock.unlock()
-    guard known else { return }
     let out = child.stdout.finish(), err = child.stderr.finish()
     inbox.post(.processExited(token: token, result: CommandResult(
       status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes, stdoutFile: out.path,
       stderrFile: err.path, reason: reason)))
   }
+}
+
+extension OutputChannel {
+  static let both: [OutputChannel] = [.stdout, .stderr]
 }
 
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
