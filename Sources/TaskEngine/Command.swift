@@ -24,14 +24,34 @@ public struct CommandSpec: Sendable, Equatable {
     switch line {
     case .argv(let argv): return argv
     case .shell(let text):
-      // Every shell character is ASCII: bytes are enough, and far cheaper than Characters.
-      if text.utf8.contains(where: { $0 < 128 && CommandSpec.shellBytes[Int($0)] }) {
+      let words = Self.plainWords(text)
+      // Shell builtins and keywords have no executable of their own.
+      guard let words, !words.isEmpty, !CommandSpec.shellWords.contains(words[0]) else {
         return ["/bin/sh", "-c", text]
       }
-      let words = text.utf8.split(whereSeparator: { $0 == 32 || $0 == 9 }).map { String(Substring($0)) }
-      if words.isEmpty { return ["/bin/sh", "-c", text] }
-      // Shell builtins and keywords have no executable of their own.
-      if CommandSpec.shellWords.contains(words[0]) { return ["/bin/sh", "-c", text] }
+      return words
+    }
+  }
+
+  /// `text` split on blanks, in one pass over its bytes; nil if it has a shell character
+  /// (every one is ASCII: bytes are enough, and far cheaper than Characters).
+  static func plainWords(_ text: String) -> [String]? {
+    var text = text
+    return text.withUTF8 { bytes -> [String]? in
+      let shell = shellBytes
+      var words: [String] = []
+      var start = -1
+      for i in 0...bytes.count {
+        let byte = i < bytes.count ? bytes[i] : 32
+        if byte == 32 || byte == 9 {
+          if start >= 0 { words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)) }
+          start = -1
+        } else if byte < 128 && shell[Int(byte)] {
+          return nil
+        } else if start < 0 {
+          start = i
+        }
+      }
       return words
     }
   }

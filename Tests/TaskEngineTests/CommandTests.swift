@@ -8,6 +8,13 @@ import Testing
     #expect(CommandSpec(.shell("cc -c a.c -o a.o")).argv == ["cc", "-c", "a.c", "-o", "a.o"])
   }
 
+  @Test func blanksSeparateWordsWhereverTheyAre() {
+    #expect(CommandSpec(.shell("  cc\t-c   a.c\t")).argv == ["cc", "-c", "a.c"])
+    #expect(CommandSpec(.shell("touch café.txt ü")).argv == ["touch", "café.txt", "ü"])
+    #expect(CommandSpec(.shell(" \t ")).argv == ["/bin/sh", "-c", " \t "])
+    #expect(CommandSpec(.shell("true #")).argv == ["/bin/sh", "-c", "true #"])
+  }
+
   @Test(arguments: ["echo a | wc", "ls *.c", "echo $HOME", "a && b", "X=1 make", "echo 'q'", "cd dir", "exit 3"])
   func shellSyntaxGoesThroughBinSh(_ line: String) {
     #expect(CommandSpec(.shell(line)).argv == ["/bin/sh", "-c", line])
