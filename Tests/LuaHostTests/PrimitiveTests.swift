@@ -181,4 +181,12 @@ import TaskEngine
     let host = try runLua("args = table.concat(arg, ' ')")
     try host.check("assert(args == 'one two')")
   }
+
+  @Test func theCollectorIsGenerationalUntilTheScriptSaysOtherwise() throws {
+    let host = try runLua("""
+      first = collectgarbage("incremental")
+      second = collectgarbage("generational")
+      """)
+    try host.check("assert(first == 'generational' and second == 'incremental', tostring(first))")
+  }
 }
