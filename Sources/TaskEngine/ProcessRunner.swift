@@ -86,7 +86,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   }
 
   /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the
-  /// index in `live` of its command times 4, plus 0 for stdout, 1 for stderr, 2 for the pidfd.
+  /// index in `snapshot` of its command times 4, plus 0 for stdout, 1 for stderr, 2 for the pidfd.
   @exclusivity(unchecked) private var watched: [Int] = []
   @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: 65536)
 
@@ -139,8 +139,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     let child = Child(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd)
     lock.lock()
     children[token] = child
-    lock.unlock()
     live.append(child)
+    lock.unlock()
     inbox.interruptWait()  // a wait that began before it watches its descriptors from now on
   }
 
