@@ -15,9 +15,9 @@ import Glibc
 public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private let inbox: Inbox
   private let lock = Lock()
-  private var children: [Int: Child] = [:]  // by token, for signalling; guarded by lock
-  /// The same commands in the order they started, until each is reported (guarded by lock),
-  /// and what the scheduler's thread took of it for one wait, from `watch` to `handle`.
+  /// The commands in the order they started, until each is reported (guarded by lock; a few
+  /// at a time, so a signal finds its command by token in a walk), and what the scheduler's
+  /// thread took of it for one wait, from `watch` to `handle`.
   private var live: [Child] = []
   @exclusivity(unchecked) private var snapshot: [Child] = []
   /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's).
@@ -83,6 +83,11 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       set { if channel == .stdout { out = newValue } else { err = newValue } }
     }
     var pipesClosed: Bool { out < 0 && err < 0 }
+    /// `channel`'s output after its last whole line.
+    subscript(partial channel: OutputChannel) -> Data {
+      get { channel == .stdout ? outPartial : errPartial }
+      set { if channel == .stdout { outPartial = newValue } else { errPartial = newValue } }
+    }
   }
 
   /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the
@@ -138,7 +143,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     }
     let child = Child(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd)
     lock.lock()
-    children[token] = child
     live.append(child)
     lock.unlock()
     inbox.interruptWait()  // a wait that began before it watches its descriptors from now on
@@ -178,7 +182,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// helper in the same group would die of it).
   public func signal(token: Int, _ signal: Int32, group: Bool) {
     lock.lock(); defer { lock.unlock() }
-    guard let child = children[token], !child.reaped else { return }
+    guard let child = live.first(where: { $0.token == token }), !child.reaped else { return }
     child.signalled = true
     kill(group ? -child.pid : child.pid, signal)
   }
@@ -186,7 +190,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Sends `signal` to every running command's process group.
   public func signalAll(_ signal: Int32) {
     lock.lock(); defer { lock.unlock() }
-    for child in children.values where !child.reaped {
+    for child in live where !child.reaped {
       child.signalled = true
       kill(-child.pid, signal)
     }
@@ -196,7 +200,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   func suspendAll() {
     lock.lock(); defer { lock.unlock() }
     suspended = true
-    for child in children.values where !child.reaped { kill(-child.pid, SIGSTOP) }
+    for child in live where !child.reaped { kill(-child.pid, SIGSTOP) }
   }
 
   /// After Ctrl-Z, `fg` or `bg`: the commands go on.
@@ -204,7 +208,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     lock.lock(); defer { lock.unlock() }
     guard suspended else { return }
     suspended = false
-    for child in children.values where !child.reaped { kill(-child.pid, SIGCONT) }
+    for child in live where !child.reaped { kill(-child.pid, SIGCONT) }
   }
 
   private func fail(token: Int, _ message: String) {
@@ -234,7 +238,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   public func killStrays(includingOwnGroup: Bool = false) -> Int {
     guard cs_has_children() != 0 else { return 0 }  // most runs end with none: skip /proc
     lock.lock(); defer { lock.unlock() }  // no leader is reaped meanwhile: their ids stay ours
-    let leaders = Set(children.values.map(\.pid))
+    let leaders = Set(live.map(\.pid))
     let own = getpgrp()
     var pids = [pid_t](repeating: 0, count: 4096), groups = pids
     let count = Int(cs_children(&pids, &groups, Int32(pids.count)))
@@ -401,7 +405,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private func received(_ data: Data, channel: OutputChannel, child: Child) {
     let token = child.token
     (channel == .stdout ? child.stdout : child.stderr).append(data, name: "command-\(token).\(channel.rawValue)")
-    var pending = (channel == .stdout ? child.outPartial : child.errPartial) + data
+    var pending = child[partial: channel] + data
     // Post whole lines only, so that reporters never interleave output mid-line.
     if let lastNewline = pending.lastIndex(of: 10) {
       let lines = pending[pending.startIndex...lastNewline]
@@ -426,14 +430,14 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: pending, as: UTF8.self) + "\n"))
       pending = Data()
     }
-    if channel == .stdout { child.outPartial = pending } else { child.errPartial = pending }
+    child[partial: channel] = pending
   }
 
   private func flushPartial(_ channel: OutputChannel, child: Child) {
-    let rest = channel == .stdout ? child.outPartial : child.errPartial
+    let rest = child[partial: channel]
     guard !rest.isEmpty else { return }
     inbox.post(.processOutput(token: child.token, stream: channel, text: Self.asShown(rest + [10])))
-    if channel == .stdout { child.outPartial = Data() } else { child.errPartial = Data() }
+    child[partial: channel] = Data()
   }
 
   /// Whole lines as a terminal shows them: "\r\n" ends a line like "\n", and a line
@@ -455,7 +459,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     child.ended = true
     let token = child.token
     lock.lock()
-    children[token] = nil
     let reason = child.reason
     lock.unlock()
     let out = child.stdout.finish(), err = child.stderr.finish()
