@@ -305,6 +305,27 @@ extension SlurmTests {
     #expect(events.contains { $0["event"] as? String == "job" && $0["state"] as? String == "running" && $0["node"] as? String == "fakenode" })
   }
 
+  @Test func slurmsToolsStartWithNoSignalBlockedInAGroupOfTheirOwn() throws {
+    // What sbatch starts (a local wrapper, an emulator) inherits its mask: the job would
+    // never see SIGCHLD, and a shell's `wait` in it would wait forever.
+    let (dir, environment) = try fake([
+      "sbatch": "grep -E '^Sig(Blk|Ign)' /proc/$$/status > signals.txt; echo \"$$ $(cut -d' ' -f5 /proc/$$/stat)\" > group.txt; exit 1",
+      "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])
+    try #"operation { name = "x", queue = queue { name = "hpc", executor = "slurm" }, sh = "true" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    #expect(run.status == 1, "sbatch failed on purpose: \(run.stderr)")
+    let signals = try String(contentsOf: dir.appendingPathComponent("signals.txt"), encoding: .utf8)
+    let masks = signals.split(separator: "\n").map { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+    #expect(masks.count == 2 && masks[0] == 0, "nothing blocked: \(signals)")
+    // The standard signals at their default; glibc keeps 32 and 33 to itself (the test
+    // runner starts taskrun with them ignored, and posix_spawn cannot change them).
+    #expect(masks.count == 2 && masks[1].map { $0 & 0x7fff_ffff } == 0, "nothing ignored: \(signals)")
+    let group = try String(contentsOf: dir.appendingPathComponent("group.txt"), encoding: .utf8).split(separator: " ")
+    #expect(group.count == 2 && group[0] == group[1].trimmingCharacters(in: .whitespacesAndNewlines),
+            "it leads its own process group: the terminal's Ctrl-C goes to taskrun only (\(group))")
+  }
+
   @Test func sbatchRefusingAJobIsACommandThatCouldNotStart() throws {
     let (dir, environment) = try fake(["sbatch": "echo 'sbatch: error: invalid partition specified: nope' >&2; exit 1",
                                        "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])

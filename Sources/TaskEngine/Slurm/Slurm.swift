@@ -40,6 +40,9 @@ public enum Slurm {
   /// Runs a Slurm tool (found on PATH), output discarded; its exit status, or nil if it
   /// could not start or took longer than `seconds` (then it is killed). Spawned and reaped
   /// here: taskrun's signals are handled by its own watcher, not by Foundation's Process.
+  /// It starts as a command does: every signal unblocked and at its default (the calling
+  /// thread blocks them all, and what sbatch starts would inherit that), in a process group
+  /// of its own (Ctrl-C is taskrun's to handle: the scancel it runs then must finish).
   static func run(_ argv: [String], within seconds: Double, output: String = "/dev/null",
                   environment: [String: String] = [:]) -> Int32? {
     var pid: pid_t = 0
@@ -55,7 +58,18 @@ public enum Slurm {
     for (k, v) in environment { merged[k] = v }
     let cEnv = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for p in cEnv { free(p) } }
-    guard posix_spawnp(&pid, argv[0], &actions, nil, cArgv, cEnv) == 0 else { return nil }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t(), standard = sigset_t()
+    sigemptyset(&none)
+    sigemptyset(&standard)
+    for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&standard, signal) }
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &standard)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+    guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv) == 0 else { return nil }
     let deadline = Date().addingTimeInterval(seconds)
     var status: Int32 = 0
     while waitpid(pid, &status, WNOHANG) == 0 {
