@@ -18,8 +18,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// The commands in the order they started, until each is reported (guarded by lock; a few
   /// at a time, so a signal finds its command by token in a walk), and what the scheduler's
   /// thread took of it for one wait, from `watch` to `handle`.
-  private var live: [Child] = []
-  @exclusivity(unchecked) private var snapshot: [Child] = []
+  private var live: [RunningCommand] = []
+  @exclusivity(unchecked) private var snapshot: [RunningCommand] = []
   /// Guarded by lock: Ctrl-Z stopped the commands (their stops are not the terminal's).
   private var suspended = false
   /// When `watch` next looks for commands the terminal stopped (scheduler's thread only).
@@ -42,53 +42,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   public static let readLimit = 1 << 20
   public static let spillDirectory = FileManager.default.temporaryDirectory
     .appendingPathComponent("taskrun-\(getpid())").path
-
-  /// One command's descriptors and what it has produced. Touched by the inbox's waiter (the
-  /// scheduler's thread) only, except `pid` (immutable) and the fields the lock guards.
-  private final class Child {
-    let pid: pid_t
-    let token: Int
-    /// The read ends of its stdout and stderr pipes, -1 once closed (fields, not a dictionary
-    /// by channel: hashing a channel hashed its name, twice per pipe at every wake).
-    var out: Int32, err: Int32
-    /// taskrun's copies of the pipes' write ends, closed once the leader's exit is seen: the
-    /// pipes cannot reach end of file before it, so a command's end wakes the scheduler once
-    /// (by its pidfd), not once when its exit closes the pipes and again when it is reapable.
-    /// -1: none (without a pidfd they are closed at once).
-    var writeOut: Int32, writeErr: Int32
-    var pidfd: Int32
-    var stdout = OutputCapture(), stderr = OutputCapture()
-    /// The end of each stream's output after its last whole line.
-    var outPartial = Data(), errPartial = Data()
-    var status: Int32?
-    var drainUntil: Double?
-    /// Reported: it leaves `live` at the end of the wake that reported it.
-    var ended = false
-    /// Guarded by lock: reaped (its group id may be reused), asked to stop (its group dies
-    /// with it), and why taskrun ended it on its own.
-    var reaped = false
-    var signalled = false
-    var reason: String?
-    init(pid: pid_t, token: Int, stdout: [Int32], stderr: [Int32], pidfd: Int32) {
-      self.pid = pid
-      self.token = token
-      (out, err) = (stdout[0], stderr[0])
-      (writeOut, writeErr) = (stdout[1], stderr[1])
-      self.pidfd = pidfd
-    }
-
-    /// The read end of `channel`'s pipe (-1: closed).
-    subscript(pipe channel: OutputChannel) -> Int32 {
-      get { channel == .stdout ? out : err }
-      set { if channel == .stdout { out = newValue } else { err = newValue } }
-    }
-    var pipesClosed: Bool { out < 0 && err < 0 }
-    /// `channel`'s output after its last whole line.
-    subscript(partial channel: OutputChannel) -> Data {
-      get { channel == .stdout ? outPartial : errPartial }
-      set { if channel == .stdout { outPartial = newValue } else { errPartial = newValue } }
-    }
-  }
 
   /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the
   /// index in `snapshot` of its command times 4, plus 0 for stdout, 1 for stderr, 2 for the pidfd.
@@ -141,7 +94,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       close(outPipe[1]); close(errPipe[1])
       (outPipe[1], errPipe[1]) = (-1, -1)
     }
-    let child = Child(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd)
+    let child = RunningCommand(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd)
     lock.lock()
     live.append(child)
     lock.unlock()
@@ -337,7 +290,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   /// Commands stopped by the terminal (SIGTTIN/SIGTTOU: they tried to read it, or to change
   /// its modes, from their own process group) would wait forever: end them and say why.
-  private func stopped(_ snapshot: [Child]) {
+  private func stopped(_ snapshot: [RunningCommand]) {
     for child in snapshot where child.status == nil {
       let signal = cs_stop_signal(child.pid)
       guard signal == SIGTTIN || signal == SIGTTOU else { continue }
@@ -355,7 +308,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   }
 
   /// Reads what is there (until EAGAIN, or `readLimit` bytes); on end of file closes the pipe.
-  private func drain(_ fd: Int32, channel: OutputChannel, child: Child) {
+  private func drain(_ fd: Int32, channel: OutputChannel, child: RunningCommand) {
     var total = 0
     while total < Self.readLimit {
       let n = read(fd, &buffer, buffer.count)
@@ -378,7 +331,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Notes the exit of a command's leader and reaps it, under the lock that signalling takes.
   /// A command that was asked to stop takes its whole group with it: killed while the
   /// leader's zombie still holds the id. Any other is reaped as its exit is seen.
-  private func reap(_ child: Child) {
+  private func reap(_ child: RunningCommand) {
     var code: Int32 = 0
     lock.lock()
     let signalled = child.signalled
@@ -402,59 +355,21 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     if !child.pipesClosed { child.drainUntil = MonotonicClock.seconds() + Self.drainTime }
   }
 
-  private func received(_ data: Data, channel: OutputChannel, child: Child) {
+  private func received(_ data: Data, channel: OutputChannel, child: RunningCommand) {
     let token = child.token
     (channel == .stdout ? child.stdout : child.stderr).append(data, name: "command-\(token).\(channel.rawValue)")
-    var pending = child[partial: channel] + data
-    // Post whole lines only, so that reporters never interleave output mid-line.
-    if let lastNewline = pending.lastIndex(of: 10) {
-      let lines = pending[pending.startIndex...lastNewline]
-      pending = Data(pending[pending.index(after: lastNewline)...])
-      inbox.post(.processOutput(token: token, stream: channel, text: Self.asShown(lines)))
-    }
-    // A line overwritten with "\r" (curl, wget, rsync): each finished stretch feeds progress
-    // patterns now; only the last one stays, as on a terminal. A "\r" at the very end may be
-    // half of "\r\n": its stretch is fed too, but kept until the next byte says.
-    if let lastReturn = pending.lastIndex(of: 13) {
-      let stretches = pending[pending.startIndex..<lastReturn].split(separator: 13)
-      for stretch in stretches where !stretch.isEmpty {
-        inbox.post(.processOverwrite(token: token, text: String(decoding: stretch, as: UTF8.self)))
-      }
-      if lastReturn != pending.index(before: pending.endIndex) {
-        pending = Data(pending[pending.index(after: lastReturn)...])
-      } else if let previous = pending[..<lastReturn].lastIndex(of: 13) {
-        pending = Data(pending[pending.index(after: previous)...])
-      }
-    }
-    if pending.count > Self.tailBytes {  // no newline in sight (binary output): a line of its own
-      inbox.post(.processOutput(token: token, stream: channel, text: String(decoding: pending, as: UTF8.self) + "\n"))
-      pending = Data()
-    }
-    child[partial: channel] = pending
+    child.cut(data, from: channel, lines: { inbox.post(.processOutput(token: token, stream: channel, text: $0)) },
+              stretch: { inbox.post(.processOverwrite(token: token, text: $0)) })
   }
 
-  private func flushPartial(_ channel: OutputChannel, child: Child) {
-    let rest = child[partial: channel]
-    guard !rest.isEmpty else { return }
-    inbox.post(.processOutput(token: child.token, stream: channel, text: Self.asShown(rest + [10])))
-    child[partial: channel] = Data()
-  }
-
-  /// Whole lines as a terminal shows them: "\r\n" ends a line like "\n", and a line
-  /// overwritten with "\r" shows its last stretch.
-  static func asShown<Bytes: Collection>(_ lines: Bytes) -> String where Bytes.Element == UInt8 {
-    guard lines.contains(13) else { return String(decoding: lines, as: UTF8.self) }
-    var text = ""
-    for line in lines.split(separator: 10, omittingEmptySubsequences: false).dropLast() {
-      let stretches = line.split(separator: 13, omittingEmptySubsequences: true)
-      text += String(decoding: stretches.last ?? line[line.startIndex..<line.startIndex], as: UTF8.self) + "\n"
-    }
-    return text
+  private func flushPartial(_ channel: OutputChannel, child: RunningCommand) {
+    guard let rest = child.finishLines(of: channel) else { return }
+    inbox.post(.processOutput(token: child.token, stream: channel, text: rest))
   }
 
   /// Reports a command once it has exited and its pipes are closed (at end of file, or when
   /// the drain time after its exit is over).
-  private func complete(_ child: Child) {
+  private func complete(_ child: RunningCommand) {
     guard !child.ended, let status = child.status, child.pipesClosed else { return }
     child.ended = true
     let token = child.token

@@ -305,6 +305,28 @@ extension SlurmTests {
     #expect(events.contains { $0["event"] as? String == "job" && $0["state"] as? String == "running" && $0["node"] as? String == "fakenode" })
   }
 
+  @Test func aJobsOutputIsCutIntoLinesAsACommandsIsHere() throws {
+    // The fake runs the wrapper at once, as a node would; its output files are read as it writes them.
+    let (dir, environment) = try fake([
+      "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sh \"$@\" ) >/dev/null 2>&1 &\necho 88",
+      "squeue": "echo '88|RUNNING|None|fakenode'", "scancel": "exit 0", "srun": "exit 1"])
+    try """
+      local hpc = queue { name = "hpc", executor = "slurm" }
+      operation { name = "meter", queue = hpc, progress = "(%d+)%%",
+        sh = "printf 'one\\\\r\\\\n  10%%\\\\r  50%%\\\\r'; sleep 1.5; printf ' 90%%\\\\r100%%\\\\nno end'" }
+      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+                                             environment: environment), timeout: 30)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
+      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let outputs = events.filter { $0["event"] as? String == "output" }.map { "\($0["text"]!)" }
+    #expect(outputs == ["one\n", "100%\n", "no end\n"], "CRLF ends a line, an overwritten line shows its last stretch, the last line is ended")
+    let finish = events.first { $0["event"] as? String == "op_finish" }?["time"] as? Double ?? 0
+    let halfway = events.first { $0["event"] as? String == "progress" && ($0["completed"] as? Int) == 50 }
+    #expect((halfway?["time"] as? Double ?? .infinity) < finish - 0.5, "the meter's progress arrived before its line ended")
+  }
+
   @Test func slurmsToolsStartWithNoSignalBlockedInAGroupOfTheirOwn() throws {
     // What sbatch starts (a local wrapper, an emulator) inherits its mask: the job would
     // never see SIGCHLD, and a shell's `wait` in it would wait forever.

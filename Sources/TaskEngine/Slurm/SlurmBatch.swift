@@ -32,7 +32,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
     var endedAt: Date?
     var missing = 0
     var read: [OutputChannel: UInt64] = [.stdout: 0, .stderr: 0]
-    var partial: [OutputChannel: Data] = [:]
+    var lines: [OutputChannel: OutputLines] = [.stdout: OutputLines(), .stderr: OutputLines()]
     var output: [OutputChannel: Data] = [.stdout: Data(), .stderr: Data()]
     init(token: Int, folder: URL) { (self.token, self.folder) = (token, folder) }
   }
@@ -198,13 +198,9 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       if job.output[channel]!.count > 2 * ProcessRunner.tailBytes {
         job.output[channel] = job.output[channel]!.suffix(ProcessRunner.tailBytes)
       }
-      var pending = (job.partial[channel] ?? Data()) + data
-      if let newline = pending.lastIndex(of: 10) {
-        inbox.post(.processOutput(token: job.token, stream: channel,
-                                  text: ProcessRunner.asShown(pending[pending.startIndex...newline])))
-        pending = Data(pending[pending.index(after: newline)...])
-      }
-      job.partial[channel] = pending
+      job.lines[channel, default: OutputLines()].add(
+        data, lines: { inbox.post(.processOutput(token: job.token, stream: channel, text: $0)) },
+        stretch: { inbox.post(.processOverwrite(token: job.token, text: $0)) })
     }
   }
 
@@ -215,9 +211,8 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   }
 
   private func result(_ job: Job, status: Int32, reason: String?) -> CommandResult {
-    for channel in [OutputChannel.stdout, .stderr] where !(job.partial[channel] ?? Data()).isEmpty {
-      inbox.post(.processOutput(token: job.token, stream: channel, text: ProcessRunner.asShown(job.partial[channel]! + [10])))
-      job.partial[channel] = nil
+    for channel in [OutputChannel.stdout, .stderr] {
+      if let rest = job.lines[channel]?.finish() { inbox.post(.processOutput(token: job.token, stream: channel, text: rest)) }
     }
     return CommandResult(status: status, stdoutBytes: Array(job.output[.stdout] ?? Data()),
                          stderrBytes: Array(job.output[.stderr] ?? Data()), reason: reason)
