@@ -179,11 +179,13 @@ final class LiveReporter: EventSink {
   }
 
   /// Prints what `body` prints above the live region; the region comes back with the next
-  /// frame (at once if one is due).
+  /// frame (at once if one is due, and something is still running or pending: a run whose
+  /// counts say it is over is about to end, and the fraction, which comes with the
+  /// scheduler's tick, may not have caught up with them yet).
   private func above(_ body: () -> Void) {
     clear()
     body()
-    draw(force: false)
+    if progress.running > 0 || progress.pending > 0 { draw(force: false) }
   }
 
   private func clear() {

@@ -182,6 +182,22 @@ extension LiveViewTests {
     #expect(run.stdout.contains("3000 succeeded"))
   }
 
+  /// The counts move with the lines above, the fraction with the scheduler's tick: a run
+  /// shorter than a tick never shows its counts at the end beside the fraction at its start.
+  @Test func noFrameShowsARunOverWithItsBarBehind() throws {
+    let dir = try workflow("for i = 1, 3000 do operation { name = 'n' .. i, run = function() end } end")
+    let (status, screen) = try Self.onTerminal(["--progress", "tty", "-j2", "w.lua"], in: dir)
+    #expect(status == 0)
+    let overall = try Regex(#"(\d+)%  (\d+) done  (\d+) running  (\d+) pending"#)
+    var frames = 0
+    for match in screen.matches(of: overall) {
+      frames += 1
+      let (percent, running, pending) = (Int(match.output[1].substring!)!, match.output[3].substring!, match.output[4].substring!)
+      #expect(running != "0" || pending != "0" || percent == 100, "\(screen[match.range])")
+    }
+    #expect(frames >= 1, "the region was drawn: \(screen.suffix(500).debugDescription)")
+  }
+
   @Test(.enabled(if: hasTmux)) func aJobWaitingInTheClusterShowsAsQueued() throws {
     let marker = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
     let (dir, environment) = try FakeSlurmTests().fake([
@@ -206,6 +222,16 @@ extension LiveViewTests {
       for i = 1, 2000 do operation { name = 'n' .. i, run = function() end } end
       operation { name = "long", after = { "n2000" }, run = function() print(string.rep("x", 100000)) end }
       """)
+    let (status, text) = try Self.onTerminal(["--progress", "tty", "-j2", "w.lua"], in: dir)
+    #expect(status == 0)
+    let ends = text.components(separatedBy: "\r\u{1B}D").count - 1
+    #expect(ends >= 2001 && text.contains("n2000 (") && text.contains("2001 succeeded"), "\(ends) line ends")
+    #expect(!text.contains(" s)\r\n"), "no finished line ends in a newline")
+    #expect(text.contains(String(repeating: "x", count: 100_000) + "\r\u{1B}D"), "the long line is whole (\(text.count) characters)")
+  }
+
+  /// Runs taskrun on an 80×24 pseudo-terminal and returns its exit status and all it wrote there.
+  static func onTerminal(_ arguments: [String], in dir: URL) throws -> (Int32?, String) {
     var master: Int32 = -1, device: Int32 = -1
     var name = [CChar](repeating: 0, count: 128)
     var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
@@ -223,17 +249,12 @@ extension LiveViewTests {
       }
       drained.signal()
     }
-    let child = try Child([Binary.url.path, "--progress", "tty", "-j2", "w.lua"], in: dir,
+    let child = try Child([Binary.url.path] + arguments, in: dir,
                           stdout: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     let status = child.wait(timeout: 60)
     if status == nil { kill(child.pid, SIGKILL); _ = child.wait() }
-    #expect(status == 0)
     close(device)  // reads end (EIO) once what the program wrote is read
     #expect(drained.wait(timeout: .now() + 10) == .success)
-    let text = String(decoding: screen.bytes, as: UTF8.self)
-    let ends = text.components(separatedBy: "\r\u{1B}D").count - 1
-    #expect(ends >= 2001 && text.contains("n2000 (") && text.contains("2001 succeeded"), "\(ends) line ends")
-    #expect(!text.contains(" s)\r\n"), "no finished line ends in a newline")
-    #expect(text.contains(String(repeating: "x", count: 100_000) + "\r\u{1B}D"), "the long line is whole (\(text.count) characters)")
+    return (status, String(decoding: screen.bytes, as: UTF8.self))
   }
 }
