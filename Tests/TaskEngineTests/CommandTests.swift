@@ -1,6 +1,7 @@
 // Commands: direct exec versus the shell, and real processes through the runner.
 import Foundation
 import Testing
+import TestSupport
 @testable import TaskEngine
 
 @Suite struct CommandSpecTests {
@@ -132,7 +133,7 @@ import Testing
 
   @Test func commandsRunInParallelUpToTheJobCount() throws {
     // Each command announces itself, waits, then counts the others that started meanwhile.
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-\(UUID().uuidString)").path
+    let dir = Scratch.root.appendingPathComponent("taskrun-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let specs = Dictionary(uniqueKeysWithValues: (0..<3).map {

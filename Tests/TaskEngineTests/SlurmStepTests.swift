@@ -95,7 +95,7 @@ struct Spawned {
   }
 
   @Test func aStopAtAnyMomentOfTheStartStopsTheCommand() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-wrapper-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-wrapper-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     // µs after the wrapper starts: finely over its first 5 ms, where the traps are set up.

@@ -1,5 +1,6 @@
 // Test support: run the built taskrun binary and capture what a user would see.
 import Foundation
+import TestSupport
 
 /// What one run of taskrun printed, and how it exited.
 struct Run {
@@ -37,7 +38,7 @@ enum Binary {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
     for (k, v) in environment { env[k] = v }
-    let temporary = FileManager.default.temporaryDirectory
+    let temporary = Scratch.root
     let out = temporary.appendingPathComponent("taskrun-out-\(UUID().uuidString)")
     let err = temporary.appendingPathComponent("taskrun-err-\(UUID().uuidString)")
     var stdin = "/dev/null"

@@ -3,6 +3,7 @@
 // that never end.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct BustedCompatTests {
   static let fixtures = TestModeTests.fixtures
@@ -64,7 +65,7 @@ import Testing
     #expect((object?["pendings"] as? [[String: Any]])?.first?["name"] as? String == "statuses pending inside a test")
     #expect(object?["duration"] is Double)
 
-    let report = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml")
+    let report = Scratch.root.appendingPathComponent("junit-\(UUID().uuidString).xml")
     defer { try? FileManager.default.removeItem(at: report) }
     let junit = try Binary.run(["test", "-o", "junit", "-Xoutput", report.path, "statuses_spec.lua"], in: folder)
     let xml = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
@@ -90,7 +91,7 @@ extension BustedCompatTests {
     """
 
   func runawayFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-runaway-\(UUID().uuidString)")
+    let folder = Scratch.root.appendingPathComponent("taskrun-runaway-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try Self.runaway.write(to: folder.appendingPathComponent("runaway_spec.lua"), atomically: true, encoding: .utf8)
     return folder

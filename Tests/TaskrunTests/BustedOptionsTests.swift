@@ -2,6 +2,7 @@
 // Tests/TestMode/options (its .busted excludes spec/fixtures and has an `alt` task).
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct BustedOptionsTests {
   static let project = TestModeTests.fixtures.appendingPathComponent("options")
@@ -101,7 +102,7 @@ import Testing
 
   @Test func directoryChangesFolderFirst() throws {
     let run = Binary.finish(try Binary.start(["test", "-C", TestModeTests.fixtures.path, "-C", "options"],
-                                             in: FileManager.default.temporaryDirectory))
+                                             in: Scratch.root))
     #expect(run.status == 0 && run.stdout.hasSuffix("\n3 passed, 0 failed\n"), "-C applies the folder's .busted: \(run.stdout)\(run.stderr)")
   }
 

@@ -49,7 +49,7 @@ struct Child {
 
   /// Runs `argv` to its end and returns its exit code and standard output.
   static func output(_ argv: [String]) throws -> (status: Int32, stdout: String) {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
+    let file = Scratch.root.appendingPathComponent("child-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }
     let status = try Child(argv, stdout: file.path).wait() ?? -1
     return (status, (try? String(contentsOf: file, encoding: .utf8)) ?? "")

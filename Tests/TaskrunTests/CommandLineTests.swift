@@ -2,11 +2,12 @@
 // default script, -f, -C, '-', --list, executable scripts, `...`, shell completions.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct CommandLineTests {
   /// A project: taskrun.lua at the top, a subfolder to run from.
   func project(_ script: String = Self.script) throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cli-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub/deeper"), withIntermediateDirectories: true)
     try script.write(to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
     return dir
@@ -45,7 +46,7 @@ import Testing
             == dir.resolvingSymlinksInPath().path, "it ran in the script's folder")
     try FileManager.default.moveItem(at: dir.appendingPathComponent("taskrun.lua"), to: dir.appendingPathComponent("workflow.lua"))
     #expect(Binary.finish(try Binary.start(["-q", "clean"], in: dir.appendingPathComponent("sub"))).status == 0, "workflow.lua too")
-    let empty = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-none-\(UUID().uuidString)")
+    let empty = Scratch.root.appendingPathComponent("taskrun-none-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
     let none = Binary.finish(try Binary.start(["build"], in: empty, environment: ["HOME": empty.path]))
     #expect(none.status == 2 && none.stderr.contains("no taskrun.lua or workflow.lua here or in a parent folder"), "\(none.stderr)")
@@ -56,7 +57,7 @@ import Testing
     try "operation { name = \"other\", sh = \"true\" }".write(to: dir.appendingPathComponent("sub/other.txt"), atomically: true, encoding: .utf8)
     let file = try Binary.run(["-q", "-f", "sub/other.txt"], in: dir)
     #expect(file.status == 0 && file.stdout.contains("1 succeeded"), "-f names any file: \(file.stdout)\(file.stderr)")
-    let folder = try Binary.run(["-q", "-C", dir.path, "clean"], in: FileManager.default.temporaryDirectory)
+    let folder = try Binary.run(["-q", "-C", dir.path, "clean"], in: Scratch.root)
     #expect(folder.status == 0 && folder.stdout.contains("top level says"), "\(folder.stdout)\(folder.stderr)")
     let stdin = Binary.finish(try Binary.start(["-q", "-", "--", "x", "y"], in: dir,
                                                input: "print('from stdin', ...); operation { name = 'piped', sh = 'true' }"))
@@ -107,9 +108,9 @@ import Testing
     #expect(script.status == 0 && script.stdout.contains("--list-names"), "targets come from taskrun --list-names")
     #expect(["repl", "test", "graph"].allSatisfy(script.stdout.contains), "it knows the subcommands")
     guard let program = Self.shell(shell) else { return }  // parsed where the shell is installed
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-completion-\(UUID().uuidString).\(shell)")
+    let file = Scratch.root.appendingPathComponent("taskrun-completion-\(UUID().uuidString).\(shell)")
     try script.stdout.write(to: file, atomically: true, encoding: .utf8)
-    let check = Binary.finish(try Binary.start(["-n", file.path], in: FileManager.default.temporaryDirectory, program: program))
+    let check = Binary.finish(try Binary.start(["-n", file.path], in: Scratch.root, program: program))
     #expect(check.status == 0, "\(shell) -n: \(check.stderr)")
   }
 

@@ -2,6 +2,7 @@
 // every kind of event, an interrupted run, an example and `taskrun test`.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct EventSchemaTests {
   /// A Python with the jsonschema module (scripts/setup installs Debian's python3-jsonschema).
@@ -31,7 +32,7 @@ import Testing
 
   @Test(.enabled(if: python != nil, "no Python with jsonschema (apt-get install python3-jsonschema)"))
   func realRunsMatchThePublishedSchema() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-schema-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-schema-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try Self.everything.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     try #"operation { name = "s", sh = "sleep 5" }"#.write(to: dir.appendingPathComponent("slow.lua"), atomically: true, encoding: .utf8)

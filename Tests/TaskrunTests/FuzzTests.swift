@@ -8,6 +8,7 @@
 //   TASKRUN_FUZZ_SEED=42 TASKRUN_FUZZ_SECONDS=5 swift test --filter FuzzTests  # replay a seed
 import Foundation
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct FuzzTests {
   static let budget = ProcessInfo.processInfo.environment["TASKRUN_FUZZ_SECONDS"].flatMap(Double.init)
@@ -19,7 +20,7 @@ import Testing
     print("FuzzTests: first seed \(first), \(Int(Self.budget ?? 0)) s (TASKRUN_FUZZ_SEED=\(first) replays it)")
     let deadline = Date().addingTimeInterval(Self.budget ?? 0)
     var seed = first, cases = 0
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-fuzz-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-fuzz-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     repeat {
       let started = try Binary.start(["--yes", "--progress", "none", "-k", Self.script, "--", "\(seed)", "200"], in: dir)

@@ -3,6 +3,7 @@
 // only when TASKRUN_INSTALL_TEST=1: scripts/test runs it on its own, after the other tests.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct InstallTests {
   static let enabled = ProcessInfo.processInfo.environment["TASKRUN_INSTALL_TEST"] == "1"
@@ -14,7 +15,7 @@ import Testing
   @Test(.enabled(if: enabled, "TASKRUN_INSTALL_TEST=1 runs it (scripts/test does)"), .timeLimit(.minutes(20)))
   func installRunUninstall() throws {
     let root = Binary.packageRoot
-    let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-prefix-\(UUID().uuidString)")
+    let prefix = Scratch.root.appendingPathComponent("taskrun-prefix-\(UUID().uuidString)")
     let install = Binary.finish(try Binary.start([prefix.path], in: root, program: root.appendingPathComponent("scripts/install").path),
                                 timeout: 1200)
     #expect(install.status == 0, "\(install.stdout)\(install.stderr)")

@@ -2,6 +2,7 @@
 // counts, wide names, more operations than rows, Ctrl-C, descriptions, io.write, prompts.
 import Foundation
 import Testing
+import TestSupport
 
 extension TerminalSession {
   /// Columns a screen line takes (wide characters count two).
@@ -199,7 +200,7 @@ extension LiveViewTests {
   }
 
   @Test(.enabled(if: hasTmux)) func aJobWaitingInTheClusterShowsAsQueued() throws {
-    let marker = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
+    let marker = Scratch.root.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
     let (dir, environment) = try FakeSlurmTests().fake([
       "sbatch": "echo 55", "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || echo '55|PENDING|Resources|'",
       "scancel": "touch \(marker)", "srun": "exit 1"])

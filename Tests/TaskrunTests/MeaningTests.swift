@@ -2,10 +2,11 @@
 // sees upstream failures, default names yield, builtins go through the shell, and clear messages.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct MeaningTests {
   func run(_ script: String, _ arguments: [String] = [], file: String = "w.lua") throws -> (Run, URL) {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-meaning-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-meaning-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try Data(script.utf8).write(to: dir.appendingPathComponent(file))
     return (Binary.finish(try Binary.start(["--progress", "plain"] + arguments + [file], in: dir), timeout: 30), dir)
@@ -21,7 +22,7 @@ import Testing
       assert(r.status == 0 and r.stdout == "")
       sleep(100)
       """
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-dry-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-dry-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try script.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     let arguments = mode == ["graph"] ? ["graph", "w.lua"] : ["--progress", "plain", "-n", "w.lua"]
@@ -101,7 +102,7 @@ import Testing
   }
 
   @Test func aCommandThatCannotBeSpawnedCouldNotStart() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-fds-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-fds-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try "for i = 1, 20 do operation { name = 's' .. i, sh = 'sleep 0.3' } end"
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)

@@ -1,6 +1,7 @@
 // Processes: taskrun signals only what it owns, and nothing it started outlives it.
 import Foundation
 import Testing
+import TestSupport
 
 /// A folder with `w.lua`, and a marker that every process of the run carries in its
 /// environment (`TASKRUN_TEST_MARK`), so leftovers can be found without naming programs.
@@ -9,7 +10,7 @@ struct MarkedWorkflow {
   let mark = "mark-\(UUID().uuidString)"
 
   init(_ script: (String) -> String) throws {
-    dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-own-\(UUID().uuidString)")
+    dir = Scratch.root.appendingPathComponent("taskrun-own-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try script("env = { TASKRUN_TEST_MARK = \"\(mark)\" }")
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)

@@ -2,6 +2,7 @@
 // chain, and the trace is a valid document whatever happens to the run.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct PathReportTests {
   static let workflow = """
@@ -15,7 +16,7 @@ import Testing
     """
 
   func folder(_ script: String) throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-path-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-path-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try script.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     return dir

@@ -1,6 +1,7 @@
 // taskrun repl, driven through a pipe (no prompts) and on a real terminal (tmux).
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ReplTests {
   func repl(_ input: String, _ arguments: [String] = []) throws -> Run {
@@ -136,7 +137,7 @@ import Testing
   }
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func tabCompletesFieldsAndMethodsAndHistoryIsKept() throws {
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-state-\(UUID().uuidString)")
+    let state = Scratch.root.appendingPathComponent("taskrun-state-\(UUID().uuidString)")
     let command = "XDG_STATE_HOME=\(state.path) \(Binary.url.path) repl"
     do {
       let session = try TerminalSession(command, in: Binary.workflows)

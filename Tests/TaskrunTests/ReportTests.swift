@@ -1,10 +1,11 @@
 // Machine-readable reports: --events, --trace and taskrun graph.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ReportTests {
   func temporaryFile(_ name: String) -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-\(UUID().uuidString)-\(name)")
+    Scratch.root.appendingPathComponent("taskrun-\(UUID().uuidString)-\(name)")
   }
 
   func objects(_ text: String) throws -> [[String: Any]] {
@@ -32,7 +33,7 @@ import Testing
   }
 
   @Test func progressAndPrintAreEvents() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-ev-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-ev-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try """
       operation { name = "steps", run = function()
@@ -94,7 +95,7 @@ import Testing
   }
 
   @Test func graphDrawsGroupsAndConditionDependencies() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-graph-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-graph-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try """
       local a = operation { name = "a", sh = "false" }

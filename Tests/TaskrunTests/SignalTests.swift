@@ -1,11 +1,12 @@
 // Ctrl-C and SIGTERM: the first cancels everything, a second forces; no child outlives taskrun.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct SignalTests {
   /// A workflow whose commands carry a unique marker, so leftovers can be found by name.
   func workflow(_ marker: String) throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-sig-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-sig-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try """
       operation { name = "sleeper", sh = "sleep 30 # \(marker)" }

@@ -4,6 +4,7 @@
 // where no cluster answers.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct SlurmTests {
   /// Whether a cluster answers (sinfo shows an idle node).
@@ -17,7 +18,7 @@ import Testing
     let id: String
     init() throws {
       let run = Binary.finish(try Binary.start(["--no-shell", "-n2", "--job-name=taskrun-tests", "--time=10"],
-                                               in: FileManager.default.temporaryDirectory, program: "/usr/bin/salloc"), timeout: 60)
+                                               in: Scratch.root, program: "/usr/bin/salloc"), timeout: 60)
       guard let id = (run.stdout + run.stderr).firstMatch(of: /allocation (\d+)/)?.1 else {
         throw TestFailure("salloc gave no allocation: \(run.stdout)\(run.stderr)")
       }
@@ -49,7 +50,7 @@ import Testing
   }
 
   func folder(_ script: String) throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-slurm-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-slurm-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try script.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     return dir
@@ -229,7 +230,7 @@ extension SlurmTests {
 /// The batch launcher against a fake Slurm (scripts on PATH), which runs everywhere.
 @Suite struct FakeSlurmTests {
   func fake(_ tools: [String: String]) throws -> (URL, [String: String]) {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-fakeslurm-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-fakeslurm-\(UUID().uuidString)")
     let bin = dir.appendingPathComponent("bin")
     try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
     for (name, body) in tools {
@@ -263,7 +264,7 @@ extension SlurmTests {
 
   @Test func aJobWaitingInTheClusterQueueSaysSoInEventsAndWhy() throws {
     // Pending until scancelled, as Slurm keeps a job that cannot start yet.
-    let marker = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
+    let marker = Scratch.root.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
     let (dir, environment) = try fake(["sbatch": "echo 55",
                                        "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || echo '55|PENDING|Resources|'",
                                        "scancel": "touch \(marker)", "srun": "exit 1"])
@@ -282,7 +283,7 @@ extension SlurmTests {
 
   @Test func aQueuedJobsDurationStartsWhenItRunsAndASlurmQueueTakes100AtOnce() throws {
     // The fake runs the job a second after sbatch, squeue says PENDING until then.
-    let mark = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-started-\(UUID().uuidString)").path
+    let mark = Scratch.root.appendingPathComponent("taskrun-started-\(UUID().uuidString)").path
     let (dir, environment) = try fake([
       "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sleep 1; touch \(mark); sh \"$@\" ) >/dev/null 2>&1 &\necho 66",
       "squeue": "[ -f \(mark) ] && echo '66|RUNNING|None|fakenode' || echo '66|PENDING|Priority|'",
@@ -331,7 +332,9 @@ extension SlurmTests {
     // What sbatch starts (a local wrapper, an emulator) inherits its mask: the job would
     // never see SIGCHLD, and a shell's `wait` in it would wait forever.
     let (dir, environment) = try fake([
-      "sbatch": "grep -E '^Sig(Blk|Ign)' /proc/$$/status > signals.txt; echo \"$$ $(cut -d' ' -f5 /proc/$$/stat)\" > group.txt; exit 1",
+      // Read by the shell itself (builtins only): while it waits for a child, dash blocks signals.
+      "sbatch": #"while IFS= read -r line; do case $line in Sig[BI][lg]*) echo "$line";; esac; done < /proc/$$/status > signals.txt; "#
+        + #"read -r stat < /proc/$$/stat; set -- $stat; echo "$$ $5" > group.txt; exit 1"#,
       "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])
     try #"operation { name = "x", queue = queue { name = "hpc", executor = "slurm" }, sh = "true" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
@@ -361,7 +364,7 @@ extension SlurmTests {
 
 @Suite struct SlurmUsageTests {
   @Test func withoutSlurmsToolsASlurmQueueIsAUsageErrorThatSaysWhy() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-noalloc-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-noalloc-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try #"queue { name = "hpc", executor = "slurm" }"#.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     let run = Binary.finish(try Binary.start(["w.lua"], in: dir, environment: ["PATH": "/nonexistent"]), timeout: 30)

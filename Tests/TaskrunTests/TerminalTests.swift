@@ -1,6 +1,7 @@
 // The live view, on a real terminal: tmux runs taskrun and we read its screen.
 import Foundation
 import Testing
+import TestSupport
 
 /// A tmux session running one command; `screen` is what a person would see.
 final class TerminalSession {
@@ -51,7 +52,7 @@ final class TerminalSession {
   static let hasTmux = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
 
   func workflow(_ text: String) throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-tty-\(UUID().uuidString)")
+    let dir = Scratch.root.appendingPathComponent("taskrun-tty-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try text.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     return dir

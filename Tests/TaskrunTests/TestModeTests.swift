@@ -1,6 +1,7 @@
 // taskrun test: busted specs through the binary, with the fixtures in Tests/TestMode.
 import Foundation
 import Testing
+import TestSupport
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -55,7 +56,7 @@ import FoundationXML
   }
 
   @Test func junitIsFlatWithTimesAndFailureMessages() throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml")
+    let file = Scratch.root.appendingPathComponent("junit-\(UUID().uuidString).xml")
     let run = try test(["--junit", file.path, "outcomes_spec.lua", "order_spec.lua"])
     #expect(run.status == 1)
     let document = try XMLDocument(contentsOf: file)
@@ -143,7 +144,7 @@ import FoundationXML
   }
 
   @Test func withoutPathsItLooksForSpecThenTests() throws {
-    let empty = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-empty-\(UUID().uuidString)")
+    let empty = Scratch.root.appendingPathComponent("taskrun-empty-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
     let none = try Binary.run(["test"], in: empty)
     #expect(none.status == 2)
@@ -182,7 +183,7 @@ extension TestModeTests {
   }
 
   @Test func aBustedFileWithOnlyADefaultTaskIsRead() throws {
-    let project = FileManager.default.temporaryDirectory.appendingPathComponent("taskrun-busted-\(UUID().uuidString)")
+    let project = Scratch.root.appendingPathComponent("taskrun-busted-\(UUID().uuidString)")
     try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("busted-config"), to: project)
     try #"return { default = { lpath = "lib/?.lua", ROOT = { "test" }, pattern = "^check_", ["exclude-tags"] = "slow" } }"#
       .write(to: project.appendingPathComponent(".busted"), atomically: true, encoding: .utf8)

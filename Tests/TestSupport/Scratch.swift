@@ -1,0 +1,26 @@
+// Scratch: one folder for everything a test process writes, removed when the process exits.
+import Foundation
+
+/// Tests make their workflows, outputs and fake tools under `Scratch.root`
+/// (`$TMPDIR/taskrun-tests-PID`), not loose in the temporary directory: the folder goes
+/// when the test process exits, and folders of test processes that died (a crash, a
+/// SIGKILL) go when the next one starts.
+public enum Scratch {
+  public static let root: URL = {
+    let temporary = FileManager.default.temporaryDirectory
+    sweep(temporary)
+    let root = temporary.appendingPathComponent("taskrun-tests-\(getpid())")
+    try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: Scratch.root) }
+    return root
+  }()
+
+  /// Removes the folders of test processes that no longer run.
+  private static func sweep(_ temporary: URL) {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+    for name in names where name.hasPrefix("taskrun-tests-") {
+      guard let pid = pid_t(name.dropFirst("taskrun-tests-".count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+      try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+    }
+  }
+}
