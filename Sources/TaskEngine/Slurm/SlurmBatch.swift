@@ -32,7 +32,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
     var endedAt: Date?
     var missing = 0
     var read: [OutputChannel: UInt64] = [.stdout: 0, .stderr: 0]
-    var lines: [OutputChannel: OutputLines] = [.stdout: OutputLines(), .stderr: OutputLines()]
+    var lines: [OutputChannel: OutputLines] = [:]
     var output: [OutputChannel: Data] = [.stdout: Data(), .stderr: Data()]
     init(token: Int, folder: URL) { (self.token, self.folder) = (token, folder) }
   }
