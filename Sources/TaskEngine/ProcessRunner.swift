@@ -3,6 +3,7 @@
 import CSpawn
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// Runs commands and posts what happens to an inbox: their pipes and pidfds are watched by
 /// the thread that waits on that inbox (the scheduler's), as ninja's one `ppoll` loop does.
@@ -186,24 +187,33 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   /// Kills (and reaps) taskrun's children that are not running commands' leaders; with
   /// `includingOwnGroup` false, spares those in taskrun's own process group (a child
-  /// `os.execute` may be waiting for). Returns how many it found.
+  /// `os.execute` may be waiting for) and those another thread waits for (`waitedFor`).
+  /// Returns how many it found.
   @discardableResult
   public func killStrays(includingOwnGroup: Bool = false) -> Int {
     guard cs_has_children() != 0 else { return 0 }  // most runs end with none: skip /proc
     lock.lock(); defer { lock.unlock() }  // no leader is reaped meanwhile: their ids stay ours
-    let leaders = Set(live.map(\.pid))
-    let own = getpgrp()
-    var pids = [pid_t](repeating: 0, count: 4096), groups = pids
-    let count = Int(cs_children(&pids, &groups, Int32(pids.count)))
-    var found = 0
-    for i in 0..<max(0, count) where !leaders.contains(pids[i]) && (includingOwnGroup || groups[i] != own) {
-      found += 1
-      kill(pids[i], SIGKILL)
-      kill(pids[i], SIGCONT)
-      _ = cs_reap(pids[i])
+    return Self.waitedFor.withLock { waited in  // none is spawned or spared meanwhile
+      let spared = Set(live.map(\.pid)).union(includingOwnGroup ? [] : waited)
+      let own = getpgrp()
+      var pids = [pid_t](repeating: 0, count: 4096), groups = pids
+      let count = Int(cs_children(&pids, &groups, Int32(pids.count)))
+      var found = 0
+      for i in 0..<max(0, count) where !spared.contains(pids[i]) && (includingOwnGroup || groups[i] != own) {
+        found += 1
+        kill(pids[i], SIGKILL)
+        kill(pids[i], SIGCONT)
+        _ = cs_reap(pids[i])
+      }
+      return found
     }
-    return found
   }
+
+  /// Children that a thread of taskrun's spawned in a group of their own and waits for
+  /// itself (Slurm's tools): the second Ctrl-C's sweep leaves them to it, so the `scancel`
+  /// the first one started finishes. A spawner holds the lock from its spawn until the pid
+  /// is in, so a sweep either sees it here or does not see the child at all.
+  public static let waitedFor = Mutex<Set<pid_t>>([])
 
   // MARK: Watching, on the scheduler's thread
 

@@ -351,6 +351,34 @@ extension SlurmTests {
             "it leads its own process group: the terminal's Ctrl-C goes to taskrun only (\(group))")
   }
 
+  @Test func theSecondCtrlCLetsTheScancelOfTheFirstFinish() throws {
+    // The fake job runs nowhere (a wrapper run here would be taskrun's descendant, which the
+    // second Ctrl-C kills); scancel takes a second, then ends it as Slurm's TERM would, by
+    // its status file. Each scancel that began must finish.
+    let (dir, environment) = try fake([
+      "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\necho \"$2\" > job.dir\necho 99",
+      "squeue": "echo '99|RUNNING|None|fakenode'",
+      "scancel": "echo begun >> scancel.log; sleep 1; echo 143 > \"$(cat job.dir)/status\"; echo finished >> scancel.log",
+      "srun": "exit 1"])
+    try #"operation { name = "long", queue = queue { name = "hpc", executor = "slurm" }, sh = "sleep 30" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let started = try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment)
+    func waitFor(_ name: String) {
+      let deadline = Date().addingTimeInterval(20)
+      while Date() < deadline, !FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path) { usleep(20_000) }
+    }
+    waitFor("job.dir")
+    kill(started.child.pid, SIGINT)
+    waitFor("scancel.log")
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    let log = (try? String(contentsOf: dir.appendingPathComponent("scancel.log"), encoding: .utf8)) ?? ""
+    let lines = log.split(separator: "\n")
+    #expect(!lines.isEmpty && lines.filter { $0 == "begun" }.count == lines.filter { $0 == "finished" }.count,
+            "no scancel was killed midway: \(log)")
+  }
+
   @Test func sbatchRefusingAJobIsACommandThatCouldNotStart() throws {
     let (dir, environment) = try fake(["sbatch": "echo 'sbatch: error: invalid partition specified: nope' >&2; exit 1",
                                        "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])

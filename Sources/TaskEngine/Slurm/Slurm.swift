@@ -42,7 +42,8 @@ public enum Slurm {
   /// here: taskrun's signals are handled by its own watcher, not by Foundation's Process.
   /// It starts as a command does: every signal unblocked and at its default (the calling
   /// thread blocks them all, and what sbatch starts would inherit that), in a process group
-  /// of its own (Ctrl-C is taskrun's to handle: the scancel it runs then must finish).
+  /// of its own (Ctrl-C is taskrun's to handle: the scancel it runs then must finish, and
+  /// the second Ctrl-C's sweep of strays spares it: `ProcessRunner.waitedFor`).
   static func run(_ argv: [String], within seconds: Double, output: String = "/dev/null",
                   environment: [String: String] = [:]) -> Int32? {
     var pid: pid_t = 0
@@ -69,12 +70,23 @@ public enum Slurm {
     posix_spawnattr_setsigdefault(&attributes, &standard)
     posix_spawnattr_setpgroup(&attributes, 0)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-    guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv) == 0 else { return nil }
+    let spawned = ProcessRunner.waitedFor.withLock { waited in
+      guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv) == 0 else { return false }
+      waited.insert(pid)
+      return true
+    }
+    guard spawned else { return nil }
+    defer { _ = ProcessRunner.waitedFor.withLock { $0.remove(pid) } }
     let deadline = Date().addingTimeInterval(seconds)
     var status: Int32 = 0
-    while waitpid(pid, &status, WNOHANG) == 0 {
+    while true {
+      let reaped = waitpid(pid, &status, WNOHANG)
+      if reaped == pid { break }
+      // Reaped by the sweep at the run's end (`endDescendants`): no status to tell.
+      if reaped < 0 && errno != EINTR { return nil }
       if Date() > deadline {
-        kill(pid, SIGKILL)
+        // Sweeps reap under this lock: while it is held, an unreaped child's id is ours.
+        ProcessRunner.waitedFor.withLock { _ in if waitpid(pid, &status, WNOHANG) == 0 { kill(pid, SIGKILL) } }
         _ = waitpid(pid, &status, 0)
         return nil
       }
