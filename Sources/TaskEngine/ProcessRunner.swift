@@ -204,6 +204,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
         kill(pids[i], SIGKILL)
         kill(pids[i], SIGCONT)
         _ = cs_reap(pids[i])
+        waited.remove(pids[i])
       }
       return found
     }
@@ -212,7 +213,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Children that a thread of taskrun's spawned in a group of their own and waits for
   /// itself (Slurm's tools): the second Ctrl-C's sweep leaves them to it, so the `scancel`
   /// the first one started finishes. A spawner holds the lock from its spawn until the pid
-  /// is in, so a sweep either sees it here or does not see the child at all.
+  /// is in, so a sweep either sees it here or does not see the child at all; the sweep at
+  /// the run's end kills them too, and takes out what it reaped.
   public static let waitedFor = Mutex<Set<pid_t>>([])
 
   // MARK: Watching, on the scheduler's thread

@@ -23,6 +23,16 @@ import TestSupport
     #expect(Array(argv.suffix(3)) == ["taskrun-job", "make", "-j4"], "the wrapper, then the command's own argv")
   }
 
+  @Test func aSlurmToolsStatusIsItsExitAndOneThatOutstaysItsTimeIsKilled() throws {
+    #expect(Slurm.run(["sh", "-c", "exit 3"], within: 5) == 3)
+    let file = Scratch.root.appendingPathComponent("tool-\(UUID().uuidString)").path
+    let begun = Date()
+    #expect(Slurm.run(["sh", "-c", "echo $$ > \(file); exec sleep 30"], within: 0.3) == nil, "timed out")
+    #expect(Date().timeIntervalSince(begun) < 10)
+    let pid = pid_t((try String(contentsOfFile: file, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    #expect(pid > 0 && kill(pid, 0) != 0 && errno == ESRCH, "killed and reaped")
+  }
+
   @Test func srunsOwnLinesAreNotTheCommandsOutput() {
     let text = "real error\nsrun: error: vm: task 0: Exited with exit code 3\nslurmstepd-vm: error: *** STEP 4.0 ON vm CANCELLED AT 2026-11-24T09:25:30 ***\nmore\n"
     #expect(executor().shown(text, stream: .stderr) == "real error\nmore\n")

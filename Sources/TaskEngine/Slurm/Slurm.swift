@@ -78,20 +78,23 @@ public enum Slurm {
     guard spawned else { return nil }
     defer { _ = ProcessRunner.waitedFor.withLock { $0.remove(pid) } }
     let deadline = Date().addingTimeInterval(seconds)
-    var status: Int32 = 0
+    var status: Int32 = 0, killed = false
     while true {
-      let reaped = waitpid(pid, &status, WNOHANG)
-      if reaped == pid { break }
-      // Reaped by the sweep at the run's end (`endDescendants`): no status to tell.
-      if reaped < 0 && errno != EINTR { return nil }
-      if Date() > deadline {
-        // Sweeps reap under this lock: while it is held, an unreaped child's id is ours.
-        ProcessRunner.waitedFor.withLock { _ in if waitpid(pid, &status, WNOHANG) == 0 { kill(pid, SIGKILL) } }
-        _ = waitpid(pid, &status, 0)
-        return nil
+      let late = Date() > deadline
+      // Sweeps reap under the lock and take the pid out: while it is held and the pid is
+      // in, the id is ours.
+      let reaped: pid_t? = ProcessRunner.waitedFor.withLock { waited in
+        guard waited.contains(pid) else { return nil }  // reaped by the run's last sweep
+        var reaped: pid_t
+        repeat { reaped = waitpid(pid, &status, WNOHANG) } while reaped < 0 && errno == EINTR
+        if reaped == 0 && late && !killed { killed = kill(pid, SIGKILL) == 0 }
+        return reaped
       }
+      guard let reaped, reaped >= 0 else { return nil }
+      if reaped == pid { break }
       usleep(5_000)
     }
+    if killed { return nil }
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   }
 
