@@ -234,9 +234,7 @@ extension SlurmTests {
     let bin = dir.appendingPathComponent("bin")
     try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
     for (name, body) in tools {
-      let file = bin.appendingPathComponent(name)
-      try ("#!/bin/sh\n" + body + "\n").write(to: file, atomically: true, encoding: .utf8)
-      chmod(file.path, 0o755)
+      try Scratch.writeProgram("#!/bin/sh\n" + body + "\n", to: bin.appendingPathComponent(name))
     }
     let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     return (dir, ["PATH": path, "TASKRUN_SLURM_POLL": "0.1"])

@@ -15,6 +15,20 @@ public enum Scratch {
     return root
   }()
 
+  /// Writes a program a test will run (a fake tool, a script with a shebang). Not with
+  /// Foundation's `write(to:atomically:)`: it opens the file without O_CLOEXEC, and a child
+  /// another test starts meanwhile would hold it open for writing as long as that child
+  /// runs, so that running the program would fail with ETXTBSY.
+  public static func writeProgram(_ text: String, to url: URL) throws {
+    let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    guard write(fd, bytes, bytes.count) == bytes.count, fchmod(fd, 0o755) == 0 else {
+      throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+  }
+
   /// Removes the folders of test processes that no longer run.
   private static func sweep(_ temporary: URL) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
