@@ -1,6 +1,7 @@
 /* spawn.c: start a command in its own process group, tied to taskrun's life, and reap it. */
 #define _GNU_SOURCE
 #include "CSpawn.h"
+#include "inherited.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -40,8 +41,11 @@ static int kernel_sigaction(int sig, const struct kernel_sigaction *set, struct 
    thread until the child has exec'd, so work moved out of the child is waited for once. */
 static int g_null = -1;
 static unsigned long long g_above31;  /* bit sig - 32 (glibc's sigset_t refuses 32 and 33) */
+static unsigned g_fd_limit = 1024;   /* where closing one by one stops (no close_range) */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void find_once(void) {
+  long limit = sysconf(_SC_OPEN_MAX);
+  if (limit > 0) g_fd_limit = limit < 65536 ? (unsigned)limit : 65536;
   int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null >= 0 && null < 3) {  /* a standard descriptor was closed: keep clear of them */
     g_null = fcntl(null, F_DUPFD_CLOEXEC, 3);
@@ -86,6 +90,11 @@ static int child_main(void *arg) {
   }
   if (dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) goto fail;
   if (a->cwd && chdir(a->cwd) != 0) goto fail;
+  /* Nothing taskrun or Lua opened (a file `io.open` is writing would make its exec fail
+     with ETXTBSY for as long as this command runs; a pipe would never see its end). */
+  for (int i = 0; i < cs_foreign_count; i++)
+    if (syscall(SYS_close_range, cs_foreign[i].first, cs_foreign[i].last, 0) != 0)
+      for (unsigned fd = cs_foreign[i].first; fd <= cs_foreign[i].last && fd < g_fd_limit; fd++) close((int)fd);
   sigemptyset(&empty);
   sigprocmask(SIG_SETMASK, &empty, NULL);
   execve(a->path, a->argv, a->envp);

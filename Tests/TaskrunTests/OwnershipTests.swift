@@ -131,6 +131,32 @@ enum Events {
     expectEmptyMasks(Binary.finish(started, timeout: 30), named: "Sig", count: 4)
   }
 
+  /// A command gets the descriptors taskrun was started with (here 7: a jobserver's pipe,
+  /// `3>log`) and none that taskrun or Lua opened: a script `io.open` was writing while a
+  /// long command started still runs afterwards (it failed with ETXTBSY while that command
+  /// held it open for writing).
+  @Test func commandsGetWhatTaskrunWasGivenAndNothingLuaOpened() throws {
+    let w = try MarkedWorkflow { env in """
+      local held = assert(io.open("held.txt", "w"))
+      operation { name = "fds", \(env), sh = "ls -l /proc/$$/fd" }
+      local gen = operation { name = "gen", run = function()
+        local f = assert(io.open("gen.sh", "w"))
+        f:write("#!/bin/sh\\necho generated ran\\n")
+        sleep(0.3)
+        f:close()
+      end }
+      operation { name = "long", \(env), sh = "sleep 1.5" }
+      operation { name = "use", \(env), after = { gen }, sh = "chmod +x gen.sh && ./gen.sh" }
+      """ }
+    let started = try Binary.start(["-c", "exec 7</dev/null; exec \"$0\" --progress plain -v w.lua", Binary.url.path],
+                                   in: w.dir, program: "/bin/sh")
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 0 && run.stdout.contains("[use] generated ran"), "\(run.stdout)\(run.stderr)")
+    let listed = run.stdout.split(separator: "\n").filter { $0.hasPrefix("[fds] ") && $0.contains(" -> ") }
+    #expect(listed.contains { $0.contains(" 7 -> /dev/null") }, "what taskrun was given: \(listed)")
+    #expect(!listed.contains { $0.contains("held.txt") }, "what Lua opened: \(listed)")
+  }
+
   /// A command's pipes, its pidfd and taskrun's copies of the pipes' write ends (held until
   /// its exit is seen) are closed when it ends: after 60 commands, half of them writing to
   /// both streams, taskrun holds as many descriptors as it did after one.
