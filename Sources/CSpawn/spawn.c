@@ -42,8 +42,10 @@ static int kernel_sigaction(int sig, const struct kernel_sigaction *set, struct 
 static int g_null = -1;
 static unsigned long long g_above31;  /* bit sig - 32 (glibc's sigset_t refuses 32 and 33) */
 static unsigned g_fd_limit = 1024;   /* where closing one by one stops (no close_range) */
+static pthread_key_t g_stack;         /* the child's stack, one per spawning thread, kept */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void find_once(void) {
+  pthread_key_create(&g_stack, free);  /* freed when its thread ends (Slurm's, from a pool) */
   long limit = sysconf(_SC_OPEN_MAX);
   if (limit > 0) g_fd_limit = limit < 65536 ? (unsigned)limit : 65536;
   int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -79,7 +81,8 @@ static int child_main(void *arg) {
     if (g_above31 >> (sig - 32) & 1) kernel_sigaction(sig, &kernel_dfl, NULL);
   if (setpgid(0, 0) != 0) goto fail;
   /* Die with taskrun even if it is killed with SIGKILL. The signal follows the thread that
-     spawned us: taskrun spawns from its scheduler thread, which lives as long as the run. */
+     spawned us: taskrun spawns commands from its scheduler thread, which lives as long as
+     the run, and Slurm's tools from a thread that waits for them. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) goto fail;
   if (getppid() != a->parent) _exit(127);  /* taskrun died before the line above */
   int null = g_null >= 0 ? g_null : open("/dev/null", O_RDONLY);
@@ -114,9 +117,12 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
   /* The parent is suspended until the child has exec'd or exited (CLONE_VFORK); the child
      runs on a stack of its own. */
   static const size_t size = 64 * 1024;
-  static _Thread_local char *stack = NULL;  /* one per spawning thread, kept */
-  if (stack == NULL && (stack = malloc(size)) == NULL) return ENOMEM;
   pthread_once(&g_once, find_once);
+  char *stack = pthread_getspecific(g_stack);
+  if (stack == NULL) {
+    if ((stack = malloc(size)) == NULL) return ENOMEM;
+    pthread_setspecific(g_stack, stack);
+  }
   sigset_t all, old;
   sigfillset(&all);
   /* No handler of ours may run in the child while it shares our memory. */

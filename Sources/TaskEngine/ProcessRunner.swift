@@ -399,14 +399,14 @@ extension OutputChannel {
   static let both: [OutputChannel] = [.stdout, .stderr]
 }
 
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
   var pointers = strings.map { strdup($0) }
   pointers.append(nil)
   defer { pointers.forEach { free($0) } }
   return body(pointers)
 }
 
-private func withOptionalCStrings<R>(
+func withOptionalCStrings<R>(
   _ strings: [String]?, _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> R
 ) -> R {
   guard let strings else { return body(nil) }

@@ -33,6 +33,23 @@ import TestSupport
     #expect(pid > 0 && kill(pid, 0) != 0 && errno == ESRCH, "killed and reaped")
   }
 
+  @Test func aSlurmToolGetsNoDescriptorOpenedSinceStartAndNoBlockedSignal() throws {
+    let file = Scratch.root.appendingPathComponent("held-\(UUID().uuidString)").path
+    let held = open(file, O_WRONLY | O_CREAT, 0o600)  // inheritable, as what Lua's io.open opens
+    #expect(held > 2)
+    defer { close(held); unlink(file) }
+    var term = sigset_t(), old = sigset_t()
+    sigemptyset(&term)
+    sigaddset(&term, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &term, &old)  // the caller's mask is not the tool's
+    let (status, output) = Slurm.capture(["sh", "-c",
+      "if [ -e /proc/$$/fd/\(held) ]; then echo held; else echo closed; fi; exec grep SigBlk /proc/self/status"])
+    pthread_sigmask(SIG_SETMASK, &old, nil)
+    #expect(status == 0)
+    #expect(output.hasPrefix("closed\n"), "\(output)")
+    #expect(output.contains("SigBlk:\t0000000000000000"), "\(output)")
+  }
+
   @Test func srunsOwnLinesAreNotTheCommandsOutput() {
     let text = "real error\nsrun: error: vm: task 0: Exited with exit code 3\nslurmstepd-vm: error: *** STEP 4.0 ON vm CANCELLED AT 2026-11-24T09:25:30 ***\nmore\n"
     #expect(executor().shown(text, stream: .stderr) == "real error\nmore\n")

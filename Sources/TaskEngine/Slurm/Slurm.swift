@@ -1,4 +1,5 @@
 // Slurm: the cluster's command-line tools as taskrun calls them (never --json, never libslurm).
+import CSpawn
 import FoundationEssentials
 import Glibc
 
@@ -37,46 +38,41 @@ public enum Slurm {
     if !steps.isEmpty { _ = run(["scancel", "--quiet"] + steps, within: 10) }
   }
 
-  /// Runs a Slurm tool (found on PATH), output discarded; its exit status, or nil if it
-  /// could not start or took longer than `seconds` (then it is killed). Spawned and reaped
-  /// here: taskrun's signals are handled by its own watcher, not by Foundation's Process.
-  /// It starts as a command does: every signal unblocked and at its default (the calling
-  /// thread blocks them all, and what sbatch starts would inherit that), in a process group
-  /// of its own (Ctrl-C is taskrun's to handle: the scancel it runs then must finish, and
-  /// the second Ctrl-C's sweep of strays spares it: `ProcessRunner.waitedFor`).
+  /// Runs a Slurm tool (found on PATH), output to `output` (stdout and stderr); its exit
+  /// status, or nil if it could not start or took longer than `seconds` (then it is killed).
+  /// Spawned and reaped here: taskrun's signals are handled by its own watcher, not by
+  /// Foundation's Process. It starts as a command does (`cs_spawn`): every signal unblocked
+  /// and at its default, none of the descriptors taskrun or Lua opened, in a process group of
+  /// its own (Ctrl-C is taskrun's to handle: the scancel it runs then must finish, and the
+  /// second Ctrl-C's sweep of strays spares it: `ProcessRunner.waitedFor`).
   static func run(_ argv: [String], within seconds: Double, output: String = "/dev/null",
                   environment: [String: String] = [:]) -> Int32? {
-    var pid: pid_t = 0
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let cArgv = argv.map { strdup($0) } + [nil]
-    defer { for p in cArgv { free(p) } }
-    var merged = ProcessInfo.processInfo.environment
-    for (k, v) in environment { merged[k] = v }
-    let cEnv = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { for p in cEnv { free(p) } }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t(), standard = sigset_t()
-    sigemptyset(&none)
-    sigemptyset(&standard)
-    for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&standard, signal) }
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &standard)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-    let spawned = ProcessRunner.waitedFor.withLock { waited in
-      guard posix_spawnp(&pid, argv[0], &actions, &attributes, cArgv, cEnv) == 0 else { return false }
-      waited.insert(pid)
-      return true
+    var program = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard cs_resolve(argv[0], getenv("PATH"), &program, program.count) == 0 else { return nil }
+    let out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard out >= 0 else { return nil }
+    defer { close(out) }
+    var env: [String]? = nil
+    if !environment.isEmpty {
+      var merged = ProcessInfo.processInfo.environment
+      for (k, v) in environment { merged[k] = v }
+      env = merged.map { "\($0.key)=\($0.value)" }
     }
-    guard spawned else { return nil }
-    defer { _ = ProcessRunner.waitedFor.withLock { $0.remove(pid) } }
+    var pid: pid_t = 0, pidfd: Int32 = -1
+    let rc = withCStrings(argv) { cArgv in
+      withOptionalCStrings(env) { cEnv in
+        ProcessRunner.waitedFor.withLock { waited in
+          let rc = cs_spawn(program, cArgv, cEnv, nil, out, out, &pid, &pidfd)
+          if rc == 0 { waited.insert(pid) }
+          return rc
+        }
+      }
+    }
+    guard rc == 0 else { return nil }
+    defer {
+      if pidfd >= 0 { close(pidfd) }
+      _ = ProcessRunner.waitedFor.withLock { $0.remove(pid) }
+    }
     let deadline = Date().addingTimeInterval(seconds)
     var status: Int32 = 0, killed = false
     while true {
@@ -92,7 +88,9 @@ public enum Slurm {
       }
       guard let reaped, reaped >= 0 else { return nil }
       if reaped == pid { break }
-      usleep(5_000)
+      // The pidfd becomes readable at the exit (without one: look again in 5 ms).
+      var exit = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+      _ = cs_poll(&exit, 1, pidfd < 0 ? 0.005 : min(max(deadline.timeIntervalSinceNow, 0.005), 1))
     }
     if killed { return nil }
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
