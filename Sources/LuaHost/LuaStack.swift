@@ -24,6 +24,15 @@ struct LuaStack {
     return String(decoding: UnsafeRawBufferPointer(start: chars, count: length), as: UTF8.self)
   }
 
+  /// Where the function at `level` of the call stack is (1: the Lua code that called the
+  /// host function), as error messages start: `file:line:`, or nil if Lua does not know.
+  func place(_ level: Int32 = 1) -> String? {
+    luaL_where(L, level)
+    defer { pop() }
+    guard let place = string(-1), place.hasSuffix(": ") else { return nil }  // "" when unknown
+    return String(place.dropLast())
+  }
+
   /// A string, or a number written as Lua would (for env values and argv words).
   func stringOrNumber(_ i: Int32) -> String? {
     if let s = string(i) { return s }

@@ -225,7 +225,7 @@ extension ScriptHost {
         if let dependency = operation(at: item, on: s) {
           try scheduler.addDependency(op, on: dependency)
         } else if let name = s.string(item) {
-          try scheduler.addDependency(op, named: name)
+          try scheduler.addDependency(op, named: name, place: s.place())
           if scheduler.runStartTime != nil || current?.op != nil { try scheduler.resolveNames([op]) }
         } else {
           throw ScriptError("\(what()): \(field) must hold operations or names (got \(s.typeName(item)))")

@@ -196,7 +196,8 @@ extension ScriptHost {
         try scheduler.resolveNames(plan)
       }
     } catch let error as EngineError {
-      throw ScriptError(error.description)
+      // Where the name was given, not where the run needed it.
+      throw error.place.map { ScriptError("\($0) \(error.description)", positioned: false) } ?? ScriptError(error.description)
     }
     scheduler.schedule(unscheduled)
   }

@@ -10,7 +10,7 @@ extension ScriptHost {
     do {
       try scheduler.resolveNames()
     } catch let error as EngineError {
-      throw HostError("\(scriptPath): \(error.description)")
+      throw HostError(error.located(in: scriptPath))
     }
     if targets.isEmpty { return scheduler.unscheduledOperations() }
     return try targets.map { target in

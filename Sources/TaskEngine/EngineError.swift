@@ -5,10 +5,19 @@ public struct EngineError: Error, CustomStringConvertible, Equatable {
   public enum Kind: Sendable { case duplicateName, unknownName, cycle, alreadyStarted, invalid }
   public let kind: Kind
   public let description: String
+  /// Where the script gave what is wrong (`file:line:`), when that is not where it was found
+  /// wrong: a name in `after` is resolved when the run starts.
+  public let place: String?
 
-  public init(_ kind: Kind, _ description: String) {
+  public init(_ kind: Kind, _ description: String, place: String? = nil) {
     self.kind = kind
     self.description = description
+    self.place = place
+  }
+
+  /// The message after its place, or after `script` when it has none.
+  public func located(in script: String) -> String {
+    place.map { "\($0) \(description)" } ?? "\(script): \(description)"
   }
 }
 

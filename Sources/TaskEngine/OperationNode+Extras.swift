@@ -21,7 +21,7 @@ extension OperationNode {
     @exclusivity(unchecked) var commandResult: CommandResult? = nil
     @exclusivity(unchecked) var remoteState: RemoteState? = nil
     @exclusivity(unchecked) var remoteStartTime: Double? = nil
-    @exclusivity(unchecked) var unresolvedNames: [String] = []
+    @exclusivity(unchecked) var unresolvedNames: [(name: String, place: String?)] = []
     @exclusivity(unchecked) var output = ""
     @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
     @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>? = nil
@@ -163,8 +163,9 @@ extension OperationNode {
     get { extrasStorage?.origin }
     set { if extrasStorage != nil || newValue != nil { extras.origin = newValue } }
   }
-  /// Names given in `after` that are resolved when the run starts.
-  public internal(set) var unresolvedNames: [String] {
+  /// Names given in `after` that are resolved when the run starts, each with where the
+  /// script gave it (`file:line:`, if known).
+  public internal(set) var unresolvedNames: [(name: String, place: String?)] {
     get { extrasStorage?.unresolvedNames ?? [] }
     _modify { yield &extras.unresolvedNames }
   }

@@ -3,34 +3,41 @@ import HeapModule
 
 extension Scheduler {
   /// Turns the names given in `after` into edges. An unknown name is an error with the
-  /// closest names; a cycle formed by the new edges is an error naming it.
+  /// closest names; a cycle formed by the new edges is an error naming it. Each error has
+  /// the place where the script gave the name (for a cycle: a name that closes it).
   public func resolveNames(_ ops: [OperationNode]? = nil) throws {
     var touched = false
+    var places: [ObjectIdentifier: [(dependency: OperationNode, place: String)]] = [:]  // of new edges
     for op in ops ?? operations where !op.unresolvedNames.isEmpty {
       let names = op.unresolvedNames
       op.unresolvedNames = []
-      for name in names {
-        guard let dependency = operation(named: name) else { throw unknownName(name, for: op) }
+      for (name, place) in names {
+        guard let dependency = operation(named: name) else { throw unknownName(name, for: op, place: place) }
         if dependency === op {
-          throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)")
+          throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)", place: place)
         }
         if op.hasDependency(dependency) { continue }
         if op.hasStarted || op.isFinished {
-          throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started")
+          throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started", place: place)
         }
         link(op, to: dependency)
         touched = true
+        if let place { places[ObjectIdentifier(op), default: []].append((dependency, place)) }
       }
     }
     if touched, let cycle = findCycle() {
-      throw EngineError(.cycle, "dependency cycle: " + cycleText(cycle))
+      let place = zip(cycle, cycle.dropFirst()).lazy.compactMap { op, dependency in
+        places[ObjectIdentifier(op)]?.first { $0.dependency === dependency }?.place
+      }.first
+      throw EngineError(.cycle, "dependency cycle: " + cycleText(cycle), place: place)
     }
   }
 
-  func unknownName(_ name: String, for op: OperationNode) -> EngineError {
+  func unknownName(_ name: String, for op: OperationNode, place: String? = nil) -> EngineError {
     let hint = suggestion(for: name, among: operations.map(\.name).filter { $0 != op.name })  // never itself
     return EngineError(.unknownName,
-      "'\(op.name)' depends on '\(name)', but no operation has that name" + (hint.isEmpty ? "" : "; \(hint)"))
+      "'\(op.name)' depends on '\(name)', but no operation has that name" + (hint.isEmpty ? "" : "; \(hint)"),
+      place: place)
   }
 
   /// A dependency path from `start` down to `target` (both included), if there is one.
@@ -150,7 +157,7 @@ extension Scheduler {
         + "\(queue.maxConcurrent) running: \(running.joined(separator: ", ")))"
     case .pending:
       if !op.unresolvedNames.isEmpty {
-        return "'\(op.name)' waits for the run to start to resolve " + op.unresolvedNames.map { "'\($0)'" }.joined(separator: ", ")
+        return "'\(op.name)' waits for the run to start to resolve " + op.unresolvedNames.map { "'\($0.name)'" }.joined(separator: ", ")
       }
       if let group = op.group, !group.hasStarted {
         return "'\(op.name)' waits for its group '\(group.name)' to start"

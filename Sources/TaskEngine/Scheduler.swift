@@ -192,10 +192,12 @@ public final class Scheduler {
   }
 
   /// A dependency by name: an edge at once if the name exists, else recorded for
-  /// `resolveNames` (names may be declared later, until the run starts).
-  public func addDependency(_ op: OperationNode, named name: String) throws {
+  /// `resolveNames` (names may be declared later, until the run starts) with `place`, where
+  /// the script gave it, for the errors it may cause then.
+  public func addDependency(_ op: OperationNode, named name: String,
+                            place: @autoclosure () -> String? = nil) throws {
     if let dependency = operation(named: name) { return try addDependency(op, on: dependency) }
-    op.unresolvedNames.append(name)
+    op.unresolvedNames.append((name, place()))
   }
 
   public func removeDependency(_ op: OperationNode, _ dependency: OperationNode) throws {

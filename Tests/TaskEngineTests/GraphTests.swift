@@ -74,6 +74,25 @@ import Testing
     }
   }
 
+  @Test func aNamesErrorsArePlacedWhereTheNameWasGiven() throws {
+    let (s, _) = makeScheduler()
+    let deploy = try s.makeOperation(name: "deploy")
+    try s.addDependency(deploy, named: "biuld", place: "w.lua:3:")
+    #expect(throws: EngineError(.unknownName, "'deploy' depends on 'biuld', but no operation has that name",
+                                place: "w.lua:3:")) { try s.resolveNames() }
+    // Only the edge given by name is new: the cycle is placed at it, whatever the other edges.
+    let (t, _) = makeScheduler()
+    let a = try t.makeOperation(name: "a")
+    try t.addDependency(a, named: "c", place: "w.lua:5:")
+    let b = try t.makeOperation(name: "b")
+    try t.addDependency(b, on: a)
+    let c = try t.makeOperation(name: "c")
+    try t.addDependency(c, named: "b", place: "w.lua:7:")  // b exists: an edge at once, no place kept
+    let error = #expect(throws: EngineError.self) { try t.resolveNames() }
+    #expect(error?.place == "w.lua:5:" && error?.located(in: "w.lua") == "w.lua:5: dependency cycle: a -> c -> b -> a")
+    #expect(EngineError(.cycle, "x").located(in: "w.lua") == "w.lua: x", "no place: the script's name")
+  }
+
   @Test func dependenciesCannotBeAddedOnceStarted() throws {
     let (s, _) = makeScheduler()
     let log = Log()
