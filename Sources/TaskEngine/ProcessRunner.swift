@@ -63,14 +63,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// cannot start completes at once with status 127 and the reason on stderr.
   public func start(_ spec: CommandSpec, token: Int) {
     let argv = spec.argv
-    var env: [String]? = nil
-    var searchPath: String?? = nil  // taskrun's own PATH, unless the command's env sets one
-    if !spec.environment.isEmpty {
-      var merged = ProcessInfo.processInfo.environment
-      for (k, v) in spec.environment { merged[k] = v }
-      env = merged.map { "\($0.key)=\($0.value)" }
-      if spec.environment["PATH"] != nil { searchPath = .some(merged["PATH"]) }
-    }
+    let env = mergedEnvironment(spec.environment)
+    // taskrun's own PATH, unless the command's env sets one
+    let searchPath: String?? = spec.environment["PATH"].map { .some($0) }
     let program: String
     switch resolve(argv[0], in: searchPath) {
     case .success(let path): program = path
@@ -397,6 +392,15 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
 extension OutputChannel {
   static let both: [OutputChannel] = [.stdout, .stderr]
+}
+
+/// taskrun's environment with `extra` over it, as `NAME=value` (nil when `extra` is empty:
+/// the child inherits taskrun's as it is).
+func mergedEnvironment(_ extra: [String: String]) -> [String]? {
+  guard !extra.isEmpty else { return nil }
+  var merged = ProcessInfo.processInfo.environment
+  for (k, v) in extra { merged[k] = v }
+  return merged.map { "\($0.key)=\($0.value)" }
 }
 
 func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

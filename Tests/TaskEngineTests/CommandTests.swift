@@ -73,6 +73,17 @@ import TestSupport
     #expect(ops["x"]?.commandResult?.stdout == "hi\n/tmp\n")
   }
 
+  @Test func aCommandsOwnPathIsWhereItsProgramIsFound() throws {
+    let bin = Scratch.root.appendingPathComponent("bin-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: bin) }
+    try Scratch.writeProgram("#!/bin/sh\necho found\n", to: bin.appendingPathComponent("only-here"))
+    let ops = try run(["own": CommandSpec(.argv(["only-here"]), environment: ["PATH": bin.path + ":/usr/bin:/bin"]),
+                       "taskruns": CommandSpec(.argv(["only-here"]))])
+    #expect(ops["own"]?.commandResult?.stdout == "found\n")
+    #expect(ops["taskruns"]?.commandResult?.status == 127, "taskrun's own PATH does not have it")
+  }
+
   @Test func aMissingProgramFailsWithStatus127AndSaysWhy() throws {
     let ops = try run(["x": CommandSpec(.argv(["no-such-program-xyz", "arg"]))])
     #expect(ops["x"]?.commandResult?.status == 127)

@@ -52,12 +52,7 @@ public enum Slurm {
     let out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard out >= 0 else { return nil }
     defer { close(out) }
-    var env: [String]? = nil
-    if !environment.isEmpty {
-      var merged = ProcessInfo.processInfo.environment
-      for (k, v) in environment { merged[k] = v }
-      env = merged.map { "\($0.key)=\($0.value)" }
-    }
+    let env = mergedEnvironment(environment)
     var pid: pid_t = 0, pidfd: Int32 = -1
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
