@@ -199,11 +199,18 @@ extension ScriptHost {
 
   /// Answers a request with `false, message`: the primitive raises at the user's line.
   func fail(_ co: LuaCoroutine, _ message: String) {
+    fail(co, ScriptError(message))
+  }
+
+  /// Answers a request with `error`, raised at the line that made it unless it has its own.
+  func fail(_ co: LuaCoroutine, _ error: ScriptError) {
     resumeSoon(co) {
       let s = LuaStack(L: co.thread)
       s.push(false)
-      s.push(message)
-      return 2
+      s.push(error.description)
+      if error.positioned { return 2 }
+      s.push(true)
+      return 3
     }
   }
 

@@ -1,6 +1,7 @@
 // Host functions: Swift closures Lua can call; they return a status, C raises afterwards.
 import CLua
 import CLuaShim
+import TaskEngine
 
 /// An error a host function reports to the calling Lua code. `positioned` messages get the
 /// caller's "file:line: " prefix when raised.
@@ -10,6 +11,17 @@ struct ScriptError: Error, CustomStringConvertible {
   init(_ message: String, positioned: Bool = true) {
     self.description = message
     self.positioned = positioned
+  }
+
+  /// Whatever a host function or a request threw, as Lua is to raise it. A graph mistake
+  /// with a place (a name in `after` resolved only now) is raised where the script gave it.
+  init(raising error: any Error) {
+    switch error {
+    case let error as ScriptError: self = error
+    case let error as EngineError:
+      self = error.place.map { ScriptError("\($0) \(error.description)", positioned: false) } ?? ScriptError(error.description)
+    default: self.init("\(error)")
+    }
   }
 }
 
@@ -32,12 +44,10 @@ let hostDispatch: @convention(c) (OpaquePointer?, Int32) -> Int32 = { L, index i
   }
   do {
     return try host.functions[Int(index)](host, stack)
-  } catch let error as ScriptError {
+  } catch {
+    let error = ScriptError(raising: error)
     stack.push(error.description)
     return error.positioned ? TL_RAISE : TL_RAISE_PLAIN
-  } catch {
-    stack.push("\(error)")
-    return TL_RAISE
   }
 }
 

@@ -62,7 +62,7 @@ extension ScriptHost {
       }
     } catch {
       s.setTop(base - 3)
-      fail(co, "\(error)")
+      fail(co, ScriptError(raising: error))
     }
   }
 
@@ -90,7 +90,7 @@ extension ScriptHost {
         succeed(co)
       }
     } catch {
-      fail(co, "\(error)")
+      fail(co, ScriptError(raising: error))
     }
   }
 
@@ -134,7 +134,7 @@ extension ScriptHost {
           for other in ops { scheduler.endWait(waiter, for: other) }
           let names = cycle.map { "'\($0.name)'" }
           throw ScriptError("deadlock: \(names[0]) waits for \(names[1])"
-            + names.dropFirst(2).map { ", which waits for \($0)" }.joined(), positioned: false)
+            + names.dropFirst(2).map { ", which waits for \($0)" }.joined())
         }
       }
     }
@@ -187,17 +187,12 @@ extension ScriptHost {
   func startIfNeeded(_ ops: [OperationNode], for co: LuaCoroutine) throws {
     let unscheduled = ops.filter { !$0.isScheduled }
     guard !unscheduled.isEmpty else { return }
-    do {
-      // Only names the run needs: another operation may name one declared later. Resolving
-      // a name can bring in operations with names of their own, so until none is left.
-      while true {
-        let plan = scheduler.plan(for: unscheduled)
-        guard plan.contains(where: { !$0.unresolvedNames.isEmpty }) else { break }
-        try scheduler.resolveNames(plan)
-      }
-    } catch let error as EngineError {
-      // Where the name was given, not where the run needed it.
-      throw error.place.map { ScriptError("\($0) \(error.description)", positioned: false) } ?? ScriptError(error.description)
+    // Only names the run needs: another operation may name one declared later. Resolving
+    // a name can bring in operations with names of their own, so until none is left.
+    while true {
+      let plan = scheduler.plan(for: unscheduled)
+      guard plan.contains(where: { !$0.unresolvedNames.isEmpty }) else { break }
+      try scheduler.resolveNames(plan)
     }
     scheduler.schedule(unscheduled)
   }

@@ -21,9 +21,13 @@ local function where()
   end
 end
 
--- The scheduler answers a request with true, results... or false, message.
+-- The scheduler answers a request with true, results... or false, message[, placed]: a
+-- placed message already says where (a name given earlier in `after`).
 local function check(ok, ...)
-  if not ok then error((...), where()) end
+  if not ok then
+    local message, placed = ...
+    error(message, placed and 0 or where())
+  end
   return ...
 end
 local function await(...) return check(yield(REQ, ...)) end
