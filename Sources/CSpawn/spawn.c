@@ -125,7 +125,10 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
   }
   sigset_t all, old;
   sigfillset(&all);
-  /* No handler of ours may run in the child while it shares our memory. */
+  /* No handler of ours may run in the child while it shares our memory. SIGCHLD has none
+     (signals.c): left unblocked, a command's exit in this window is dropped where it is
+     sent. Blocked, it would be pending for the whole process and wake another thread. */
+  sigdelset(&all, SIGCHLD);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   /* The pidfd comes with the child (CLONE_PIDFD, Linux 5.2), or from pidfd_open below. */
   static _Atomic int has_clone_pidfd = 1;

@@ -220,6 +220,42 @@ enum Events {
     #expect(masks.allSatisfy { $0.hasSuffix(":\t0000000000000000") }, "\(masks)")
   }
 
+  /// A command's exit wakes no thread of taskrun's but the one that reaps it: SIGCHLD is
+  /// never blocked, so the kernel drops it where it is sent. (Blocked while a command was
+  /// spawned, it was pending for the whole process and woke the signal watcher and any other
+  /// thread that did not block it: about one exit in eight, each a context switch.)
+  @Test func aCommandsExitWakesNoOtherThread() throws {
+    let w = try MarkedWorkflow { env in """
+      local function otherThreadsWoken()
+        local stat = io.open("/proc/self/stat")
+        local pid = stat:read("n")
+        stat:close()
+        assert(os.execute("ls /proc/" .. pid .. "/task > tasks.txt"))
+        local n = 0
+        for tid in io.lines("tasks.txt") do
+          if tonumber(tid) ~= pid then
+            for line in io.lines("/proc/" .. pid .. "/task/" .. tid .. "/status") do
+              n = n + (tonumber(line:match("^voluntary_ctxt_switches:%s*(%d+)")) or 0)
+            end
+          end
+        end
+        return n
+      end
+      local before
+      operation { name = "before", run = function() before = otherThreadsWoken() end }
+      local all = {}
+      for i = 1, 400 do all[i] = operation { name = "c" .. i, \(env), after = { "before" }, sh = "true" } end
+      operation { name = "after", after = all, run = function()
+        print("woken " .. otherThreadsWoken() - before)
+      end }
+      """ }
+    let run = Binary.finish(try w.start(["-j2"]), timeout: 60)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let line = run.stdout.split(separator: "\n").first { $0.contains("woken ") }
+    let woken = line.flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+    #expect(woken != nil && woken! <= 8, "\(run.stdout)")
+  }
+
   @Test func runningCommandsDieWhenTaskrunIsKilled() throws {
     let w = try MarkedWorkflow { env in """
       operation { name = "a", \(env), sh = "sleep 30" }
