@@ -157,22 +157,28 @@ enum Events {
     #expect(!listed.contains { $0.contains("held.txt") }, "what Lua opened: \(listed)")
   }
 
+  /// Lua: `procList(what)` is taskrun's pid and the names in `/proc/<pid>/<what>`, listed by
+  /// an `ls` that taskrun waits for, into a file: io.popen's pipe would be counted or not, as
+  /// the listing raced glibc closing the child's end.
+  static let procListing = """
+    local function procList(what)
+      local stat = io.open("/proc/self/stat")
+      local pid = stat:read("n")
+      stat:close()
+      assert(os.execute("ls /proc/" .. pid .. "/" .. what .. " > " .. what .. ".txt"))
+      local names = {}
+      for name in io.lines(what .. ".txt") do names[#names + 1] = name end
+      return pid, names
+    end
+    """
+
   /// A command's pipes, its pidfd and taskrun's copies of the pipes' write ends (held until
   /// its exit is seen) are closed when it ends: after 60 commands, half of them writing to
   /// both streams, taskrun holds as many descriptors as it did after one.
   @Test func anEndedCommandLeavesNoDescriptorOpen() throws {
     let w = try MarkedWorkflow { env in """
-      -- Listed by an `ls` that taskrun waits for, into a file: io.popen's pipe would be
-      -- counted or not, as the listing raced glibc closing the child's end.
-      local function descriptors()
-        local stat = io.open("/proc/self/stat")
-        local pid = stat:read("n")
-        stat:close()
-        assert(os.execute("ls /proc/" .. pid .. "/fd > fds.txt"))
-        local n = 0
-        for _ in io.lines("fds.txt") do n = n + 1 end
-        return n
-      end
+      \(Self.procListing)
+      local function descriptors() local _, fds = procList("fd") return #fds end
       local before
       operation { name = "one", \(env), sh = "true" }
       operation { name = "before", after = { "one" }, run = function() before = descriptors() end }
@@ -226,13 +232,11 @@ enum Events {
   /// thread that did not block it: about one exit in eight, each a context switch.)
   @Test func aCommandsExitWakesNoOtherThread() throws {
     let w = try MarkedWorkflow { env in """
+      \(Self.procListing)
       local function otherThreadsWoken()
-        local stat = io.open("/proc/self/stat")
-        local pid = stat:read("n")
-        stat:close()
-        assert(os.execute("ls /proc/" .. pid .. "/task > tasks.txt"))
+        local pid, tids = procList("task")
         local n = 0
-        for tid in io.lines("tasks.txt") do
+        for _, tid in ipairs(tids) do
           if tonumber(tid) ~= pid then
             for line in io.lines("/proc/" .. pid .. "/task/" .. tid .. "/status") do
               n = n + (tonumber(line:match("^voluntary_ctxt_switches:%s*(%d+)")) or 0)
