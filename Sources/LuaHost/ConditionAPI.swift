@@ -61,11 +61,13 @@ extension ScriptHost {
       ("condition", { host, s in try host.createCondition(s) }),
       ("mutex", { host, s in
         guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "mutex", "non-empty string") }
+        try host.displayArgument(name, 1, "mutex")
         host.pushCondition(.resource(name, 1), on: s)
         return 1
       }),
       ("resource", { host, s in
         guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "resource", "non-empty string") }
+        try host.displayArgument(name, 1, "resource")
         guard let n = s.integer(2), n >= 1 else { throw s.badArgument(2, "resource", "positive integer") }
         host.pushCondition(.resource(name, n), on: s)
         return 1
@@ -85,6 +87,7 @@ extension ScriptHost {
       }),
       ("confirm", { host, s in
         guard let prompt = s.string(1), !prompt.isEmpty else { throw s.badArgument(1, "confirm", "prompt string") }
+        try host.displayArgument(prompt, 1, "confirm")
         host.pushCondition(.condition(BlockCondition.confirm(prompt, assumeYes: host.assumeYes, ask: host.ask)), on: s)
         return 1
       }),
@@ -112,7 +115,7 @@ extension ScriptHost {
   /// `condition { name =, evaluate = function(op) return ok, message end, dependency = function(op) … end }`
   func createCondition(_ s: LuaStack) throws -> Int32 {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "condition", "table") }
-    let name = try optionalString(s, 1, "name", in: "condition") ?? "condition"
+    let name = try displayText(try optionalString(s, 1, "name", in: "condition") ?? "condition", "condition: field 'name'")
     let what = "condition '\(name)'"
     try checkFields(s, 1, valid: ["name", "evaluate", "dependency"], in: what)
     func function(_ field: String) throws -> Int32? {

@@ -36,6 +36,7 @@ extension ScriptHost {
       ("observer", { host, s in try host.createObserver(s) }),
       ("activity", { host, s in
         guard let label = s.string(1), !label.isEmpty else { throw s.badArgument(1, "activity", "non-empty string") }
+        try host.displayArgument(label, 1, "activity")
         host.pushObserver(.activity(label), on: s)
         return 1
       }),

@@ -35,7 +35,10 @@ extension ScriptHost {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "operation", "table") }
     let spec = try readSpec(s, 1, operationKeys, in: subject("operation", s, 1))
     let name = try stringField(s, at: spec[.name], "name", in: "operation")
-    if name?.isEmpty == true { throw ScriptError("operation: field 'name' must not be empty") }
+    if let name {
+      if name.isEmpty { throw ScriptError("operation: field 'name' must not be empty") }
+      try displayText(name, "operation: field 'name'")
+    }
     func what() -> String { name.map { "operation '\($0)'" } ?? "operation" }
 
     var body: (any OperationBody)?
@@ -97,6 +100,7 @@ extension ScriptHost {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "group", "table") }
     let spec = try readSpec(s, 1, groupKeys, list: true, in: subject("group", s, 1))
     let name = try stringField(s, at: spec[.name], "name", in: "group")
+    if let name { try displayText(name, "group: field 'name'") }
     func what() -> String { name.map { "group '\($0)'" } ?? "group" }
     var queue: WorkQueue?
     if !s.isNil(spec[.queue]) {
@@ -154,10 +158,10 @@ extension ScriptHost {
       op.policy = value
     }
     if !s.isNil(spec[.desc]), let desc = try stringField(s, at: spec[.desc], "desc", in: what()) {
-      guard desc.utf8.count <= 1000, !desc.contains("\n") else {
+      guard desc.utf8.count <= 1000 else {
         throw ScriptError("\(what()): field 'desc' must be one line of at most 1000 bytes")
       }
-      op.desc = desc
+      op.desc = try displayText(desc, "\(what()): field 'desc'")
     }
     if !s.isNil(spec[.weight]), let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
       guard weight >= 0, weight <= Limits.maxWeight else {
@@ -386,6 +390,7 @@ extension ScriptHost {
       ("cancel", { host, s in
         let op = try host.selfOperation(s, "cancel")
         let reason = s.isNil(2) ? "cancelled" : (s.string(2) ?? s.describe(2))
+        try host.displayArgument(reason, 1, "cancel")
         host.scheduler.cancel(op, reason: reason)
         return 0
       }),

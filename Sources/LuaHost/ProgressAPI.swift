@@ -135,7 +135,7 @@ extension ScriptHost {
     func optionalText() throws -> String? {
       if s.isNil(i) { return nil }
       guard let text = s.string(i) else { throw ScriptError("progress: '\(key)' must be a string (got \(s.typeName(i)))") }
-      return text
+      return try displayText(text, "progress: '\(key)'")
     }
     func optionalNumber() throws -> Double? {
       if s.isNil(i) { return nil }

@@ -9,7 +9,8 @@ extension ScriptHost {
   /// `queue { name =, max_concurrent =, suspended = }`
   func createQueue(_ s: LuaStack) throws -> Int32 {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "queue", "table") }
-    let name = try optionalString(s, 1, "name", in: "queue") ?? "queue\(scheduler.queues.count)"
+    let name = try displayText(try optionalString(s, 1, "name", in: "queue") ?? "queue\(scheduler.queues.count)",
+                               "queue: field 'name'")
     let what = "queue '\(name)'"
     try checkFields(s, 1, valid: Self.queueFields, in: what)
     let given = try optionalNumber(s, 1, "max_concurrent", in: what).map { try concurrency($0, what) }

@@ -95,6 +95,6 @@ extension ScriptHost {
   func subject(_ kind: String, _ s: LuaStack, _ table: Int32) -> String {
     defer { s.pop() }
     guard s.rawGet(table, "name") == LUA_TSTRING, let name = s.string(-1) else { return kind }
-    return "\(kind) '\(name)'"
+    return DisplayText.isClean(name) ? "\(kind) '\(name)'" : "\(kind) \(DisplayText.quoted(name))"
   }
 }

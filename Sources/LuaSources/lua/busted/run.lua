@@ -180,7 +180,18 @@ end
 -- Blocks
 
 local names = {}  -- operation names in use
+
+-- A test's name as an operation may take it: the control characters operation{} refuses in
+-- names (they would reach the terminal) written as Lua escapes ("a\tb" becomes "a\9b").
+local function printable(name)
+  return (name:gsub("[%c]", function(c) return "\\" .. c:byte() end)
+    :gsub("\xC2[\x80-\x9F]", function(c) return "\\" .. c:byte(2) end)
+    :gsub("\xE2\x80[\xA8-\xAE]", function(c) return string.format("\\u{%X}", 0x2000 + c:byte(3) - 0x80) end)
+    :gsub("\xE2\x81[\xA6-\xA9]", function(c) return string.format("\\u{%X}", 0x2040 + c:byte(3) - 0x80) end))
+end
+
 local function unique(name)
+  name = printable(name)
   if names[name] then
     local n = 2
     while names[name .. " (" .. n .. ")"] do n = n + 1 end
