@@ -55,6 +55,7 @@ extension ScriptHost {
       throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
     }
     let progressPattern = s.isNil(spec[.progress]) ? nil : try stringField(s, at: spec[.progress], "progress", in: what())
+    if let progressPattern { try checkProgressPattern(progressPattern, what: what()) }
 
     var queue: WorkQueue?
     if !s.isNil(spec[.queue]) {
@@ -237,6 +238,19 @@ extension ScriptHost {
       } catch let error as EngineError {
         throw ScriptError(error.description)
       }
+  }
+
+  /// A progress pattern is checked where it is given: Lua would find a fault only when a line
+  /// of output reached it, and then the operation could not fail for it.
+  func checkProgressPattern(_ pattern: String, what: String) throws {
+    let checked: LuaPattern
+    do { checked = try LuaPattern(pattern) } catch {
+      throw ScriptError("\(what): field 'progress': \(error) in \(DisplayText.quoted(pattern))")
+    }
+    guard (1...2).contains(checked.captures) else {
+      throw ScriptError("\(what): field 'progress' must capture a percentage, or completed and total: "
+        + "one or two captures (got \(checked.captures) in \(DisplayText.quoted(pattern)))")
+    }
   }
 
   /// `progress = "(%d+)/(%d+)"` on a command: each output line that matches sets the

@@ -1,5 +1,5 @@
 // Text from a script is checked where the script gives it: names, labels and descriptions
-// that would reach the terminal.
+// that would reach the terminal, progress patterns.
 import Foundation
 import Testing
 import TestSupport
@@ -62,5 +62,31 @@ import TestSupport
       .write(to: dir.appendingPathComponent("spec/t_spec.lua"), atomically: true, encoding: .utf8)
     let result = try Binary.run(["test"], in: dir)
     #expect(result.status == 0 && result.stdout.contains("1 passed"), "\(result.stdout) \(result.stderr)")
+  }
+
+  @Test func aBadProgressPatternIsAnErrorAtItsLine() throws {
+    let cases: [(pattern: String, message: String)] = [
+      (#"(%d+)%"#, #"field 'progress': malformed pattern (ends with '%') in "(%d+)%""#),
+      (#"(%d+"#, #"field 'progress': unfinished capture in "(%d+""#),
+      (#"%d+)"#, #"field 'progress': invalid pattern capture in "%d+)""#),
+      (#"([%d+)"#, #"field 'progress': malformed pattern (missing ']') in "([%d+)""#),
+      (#"(%d)%2"#, #"field 'progress': invalid capture index %2 in "(%d)%2""#),
+      (#"(%d)%b"#, #"field 'progress': malformed pattern (missing arguments to '%b') in "(%d)%b""#),
+      (#"(%d)%fx"#, #"field 'progress': missing '[' after '%f' in pattern in "(%d)%fx""#),
+      (#"%d+"#, #"field 'progress' must capture a percentage, or completed and total: one or two captures (got 0 in "%d+")"#),
+      (#"(%d)(%d)(%d)"#, #"(got 3 in "(%d)(%d)(%d)")"#),
+      (String(repeating: "a?", count: 200) + "(%d)", "field 'progress': pattern too complex"),
+    ]
+    for (pattern, message) in cases {
+      // The output never reaches the fault: Lua alone would not notice it, and the operation would succeed.
+      let result = try run("""
+        local pattern = [==[\(pattern)]==]
+        operation { name = "build", sh = "echo 0", progress = pattern }
+        """)
+      #expect(result.status == 2, "\(pattern): \(result.stdout) \(result.stderr)")
+      #expect(result.stderr.contains("w.lua:2: operation 'build': ") && result.stderr.contains(message), "\(pattern): \(result.stderr)")
+    }
+    let good = try run(#"operation { name = "build", sh = "echo 3/4; echo 50%", progress = "^(%d+)/(%d+)$" }"#)
+    #expect(good.status == 0, "a well-formed pattern still works: \(good.stderr)")
   }
 }
