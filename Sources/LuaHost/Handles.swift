@@ -232,7 +232,7 @@ extension ScriptHost {
 
   func newIndex(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
     if kind == .progress, let key = lua_tolstring(s.L, 2, nil), key == hotKeys.completed,
-       let value = s.integer(3) {
+       let value = s.integer(3), value.magnitude <= 1 << 53 {  // else LuaNumber.whole refuses it below
       guard let id = handleID(.progress, at: 1, on: s) else { throw ScriptError("progress expected") }
       armProgress(id: id, value: value, on: s)
       return 0

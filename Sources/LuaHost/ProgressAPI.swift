@@ -86,10 +86,7 @@ extension ScriptHost {
 
   func optionalInteger(_ s: LuaStack, _ table: Int32, _ field: String, in what: String) throws -> Int64? {
     guard let value = try optionalNumber(s, table, field, in: what) else { return nil }
-    guard value == value.rounded(), abs(value) < 9e15 else {
-      throw ScriptError("\(what): field '\(field)' must be a whole number (got \(value))")
-    }
-    return Int64(value)
+    return try LuaNumber.whole(value, "\(what): field '\(field)'")
   }
 
   func progressField(_ node: ProgressNode, _ key: String, _ s: LuaStack) throws -> Int32 {
@@ -126,11 +123,10 @@ extension ScriptHost {
   /// Sets a field from the value at `value` (nil resets the optional ones).
   func setProgressField(_ node: ProgressNode, _ key: String, value i: Int32, _ s: LuaStack) throws {
     func integer() throws -> Int64 {
-      guard let n = s.number(i), n == n.rounded(), abs(n) < 9e15 else {
-        let got = s.type(i) == LUA_TNUMBER ? s.describe(i) : s.typeName(i)
-        throw ScriptError("progress: '\(key)' must be a whole number (got \(got))")
+      guard let n = s.number(i) else {
+        throw ScriptError("progress: '\(key)' must be a whole number \(LuaNumber.wholeRange) (got \(s.typeName(i)))")
       }
-      return Int64(n)
+      return try LuaNumber.whole(n, "progress: '\(key)'")
     }
     func optionalText() throws -> String? {
       if s.isNil(i) { return nil }
@@ -140,7 +136,7 @@ extension ScriptHost {
     func optionalNumber() throws -> Double? {
       if s.isNil(i) { return nil }
       guard let n = s.number(i) else { throw ScriptError("progress: '\(key)' must be a number (got \(s.typeName(i)))") }
-      return n
+      return try LuaNumber.nonNegative(n, "progress: '\(key)'")
     }
     func flag() throws -> Bool {
       guard s.type(i) == LUA_TBOOLEAN else { throw ScriptError("progress: '\(key)' must be a boolean (got \(s.typeName(i)))") }

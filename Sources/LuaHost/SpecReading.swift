@@ -81,10 +81,7 @@ extension ScriptHost {
     guard let value = s.number(i) else {
       throw ScriptError("\(what()): field '\(field)' must be a number (got \(s.typeName(i)))")
     }
-    guard value.isFinite else {
-      throw ScriptError("\(what()): field '\(field)' must be a finite number (got \(formatNumber(value)))")
-    }
-    return value
+    return try LuaNumber.finite(value, "\(what()): field '\(field)'")
   }
 
   /// A whole number from `range` (counts: retries, attempts, limits).
@@ -127,7 +124,7 @@ extension ScriptHost {
       for k in 1...max(1, s.rawLength(i)) where s.rawLength(i) > 0 {
         s.rawGet(i, k)
         defer { s.pop() }
-        guard let word = s.stringOrNumber(-1) else {
+        guard let word = try s.commandWord(-1, "\(place): argv element #\(k)") else {
           throw ScriptError("\(place): argv element #\(k) must be a string (got \(s.typeName(-1)))")
         }
         argv.append(word)
@@ -158,7 +155,7 @@ extension ScriptHost {
         }
         s.rawGet(env, name)
         defer { s.pop() }
-        guard let value = s.stringOrNumber(-1) else {
+        guard let value = try s.commandWord(-1, "\(what): env value '\(name)'") else {
           throw ScriptError("\(what): env value '\(name)' must be a string (got \(s.typeName(-1)))")
         }
         spec.environment[name] = value

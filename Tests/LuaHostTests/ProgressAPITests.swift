@@ -146,9 +146,9 @@ import TaskEngine
         sleep(1)                    -- found when the body yields
       end }
       """)
-    #expect(host.op("fraction").error == "progress: 'completed' must be a whole number (got 2.5)")
-    #expect(host.op("text").error == "spec.lua:10: progress: 'completed' must be a whole number (got string)")
-    #expect(host.op("cleared").error == "progress: 'completed' must be a whole number (got nil)")
+    #expect(host.op("fraction").error == "progress: 'completed' must be a whole number from -2^53 to 2^53 (got 2.5)")
+    #expect(host.op("text").error == "spec.lua:10: progress: 'completed' must be a whole number from -2^53 to 2^53 (got string)")
+    #expect(host.op("cleared").error == "progress: 'completed' must be a whole number from -2^53 to 2^53 (got nil)")
   }
 
   @Test func commandOutputCanDriveProgress() throws {
@@ -163,7 +163,7 @@ import TaskEngine
     #expect(loadError("progress { totl = 3 }")
       == "spec.lua:1: progress: unknown field 'totl'; did you mean 'total'? (valid fields: total, completed, kind, description, additional_description, cancellable, pausable, throughput, eta, file_operation, file_url, file_total_count, file_completed_count, on_cancel, on_pause, on_resume)")
     #expect(loadError("local p = progress { total = 2 }; p.fraction = 1") == "spec.lua:1: progress: 'fraction' is read-only")
-    #expect(loadError("progress { total = 1.5 }") == "spec.lua:1: progress: field 'total' must be a whole number (got 1.5)")
+    #expect(loadError("progress { total = 1.5 }") == "spec.lua:1: progress: field 'total' must be a whole number from -2^53 to 2^53 (got 1.5)")
     #expect(loadError("operation { run = function() end, progress = '(%d+)' }")
       == "spec.lua:1: operation: 'env', 'cwd' and 'progress' apply to 'sh' commands only")
   }

@@ -1,5 +1,5 @@
-// Text from a script is checked where the script gives it: names, labels and descriptions
-// that would reach the terminal, progress patterns.
+// Text and numbers from a script are checked where the script gives them: names that would
+// reach the terminal, progress patterns, numbers that are NaN, infinite or out of range.
 import Foundation
 import Testing
 import TestSupport
@@ -88,5 +88,43 @@ import TestSupport
     }
     let good = try run(#"operation { name = "build", sh = "echo 3/4; echo 50%", progress = "^(%d+)/(%d+)$" }"#)
     #expect(good.status == 0, "a well-formed pattern still works: \(good.stderr)")
+  }
+
+  @Test func nonFiniteNumbersNeverReachACommand() throws {
+    for value in ["0/0", "1/0", "-1/0", "-(0/0)"] {
+      let declared = try run(#"operation { name = "a", sh = { "echo", \#(value) } }"#)
+      #expect(declared.status == 2, "\(value): \(declared.stdout)")
+      #expect(declared.stderr.range(of: #"w.lua:1: operation 'a': field 'sh': argv element #2 must be a finite number \(got -?(nan|inf)\)"#,
+                                    options: .regularExpression) != nil, "\(value): \(declared.stderr)")
+      let called = try run(#"operation { name = "a", run = function() sh({ "echo", "x" }, { env = { N = \#(value) } }) end }"#)
+      #expect(called.status == 1 && called.stderr.contains("w.lua:1: sh options: env value 'N' must be a finite number"), "\(value): \(called.stderr)")
+    }
+    let fine = try run(#"operation { name = "a", sh = { "echo", 2^10, 0.5, -0.0 } }"#, ["-v"])
+    #expect(fine.status == 0 && fine.stdout.contains("[a] 1024.0 0.5 -0.0"), "finite numbers as tostring writes them: \(fine.stdout)")
+  }
+
+  @Test func progressCountsSayTheirRange() throws {
+    let limit = try run("""
+      operation { name = "a", run = function()
+        local p = progress { total = 2^53 }
+        assert(p.total == 2^53)
+        p.completed = 2^53
+        p.total = -2^53
+      end }
+      operation { name = "b", run = function() progress { total = 2^53 + 2 } end }
+      operation { name = "c", run = function() local p = progress { total = 4 } p.completed = math.maxinteger end }
+      operation { name = "d", run = function() local p = progress { total = 4, kind = "file" } p.throughput = 0/0 end }
+      operation { name = "e", run = function() local p = progress { total = 4, kind = "file" } p.eta = -1 end }
+      """, ["-q", "-k"])
+    #expect(result(limit, "a") == nil, "2^53 is in range: \(limit.stderr)")
+    #expect(result(limit, "b")?.contains("w.lua:7: progress: field 'total' must be a whole number from -2^53 to 2^53 (got 9.007199254740994e+15)") == true, "\(limit.stderr)")
+    #expect(result(limit, "c")?.contains("w.lua:8: progress: 'completed' must be a whole number from -2^53 to 2^53 (got 9.223372036854776e+18)") == true, "\(limit.stderr)")
+    #expect(result(limit, "d")?.contains("w.lua:9: progress: 'throughput' must be a finite number (got nan)") == true, "\(limit.stderr)")
+    #expect(result(limit, "e")?.contains("w.lua:10: progress: 'eta' must be 0 or more (got -1)") == true, "\(limit.stderr)")
+  }
+
+  /// The FAILED line of `name`, or nil if it did not fail.
+  func result(_ run: Run, _ name: String) -> String? {
+    run.stderr.split(separator: "\n").first { $0.hasPrefix("FAILED    \(name) ") }.map(String.init)
   }
 }
