@@ -16,7 +16,7 @@ extension OperationNode {
     @exclusivity(unchecked) var timeoutTimer: Int? = nil
     @exclusivity(unchecked) var hostData: AnyObject? = nil
     @exclusivity(unchecked) var outputObserver: ((String) -> Void)? = nil
-    @exclusivity(unchecked) var lastProgress: ProgressSnapshot? = nil
+    @exclusivity(unchecked) var lastShownProgress: ProgressNode? = nil
     @exclusivity(unchecked) var traceback: String? = nil
     @exclusivity(unchecked) var commandResult: CommandResult? = nil
     @exclusivity(unchecked) var remoteState: RemoteState? = nil
@@ -115,10 +115,11 @@ extension OperationNode {
     get { extrasStorage?.outputObserver }
     set { if extrasStorage != nil || newValue != nil { extras.outputObserver = newValue } }
   }
-  /// The last progress reported (a finished child's values outlive it: ProgressSnapshot).
-  var lastProgress: ProgressSnapshot? {
-    get { extrasStorage?.lastProgress }
-    set { if extrasStorage != nil || newValue != nil { extras.lastProgress = newValue } }
+  /// The node whose units and words the last progress event showed: once the operation's
+  /// progress is complete, its events show that node complete (see OperationProgress.swift).
+  var lastShownProgress: ProgressNode? {
+    get { extrasStorage?.lastShownProgress }
+    set { if extrasStorage != nil || newValue != nil { extras.lastShownProgress = newValue } }
   }
   public internal(set) var traceback: String? {
     get { extrasStorage?.traceback }

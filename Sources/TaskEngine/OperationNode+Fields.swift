@@ -132,8 +132,8 @@ extension OperationNode {
   }
 
   func snapshotProgress() -> ProgressSnapshot {
-    let snapshot = ProgressSnapshot(progress, previous: lastProgress)
-    lastProgress = snapshot
+    let (snapshot, shown) = ProgressSnapshot.ofOperation(progress, lastShown: lastShownProgress)
+    lastShownProgress = shown
     return snapshot
   }
 }

@@ -109,36 +109,10 @@ public struct ProgressSnapshot: Sendable, Equatable {
   /// The progress (or the one it shows) is paused.
   public var paused = false
 
-  /// Whether the values are those of the node's only child (see `init`).
-  var ofChild = false
-
-  /// An operation's progress as one consistent set of values: when its node only wraps the
-  /// progress its body made (no description of its own, one child), that child's units,
-  /// fraction and descriptions; otherwise the node's own. A wrapped child that finished is
-  /// folded into the node (NSProgress does), so the last values it showed are kept, complete
-  /// (`previous`: the operation's snapshot before this one).
-  public init(_ node: ProgressNode, previous: ProgressSnapshot? = nil) {
-    var shown = node
-    while shown.description == nil, shown.additionalDescription == nil, shown.childCount == 1,
-          let child = shown.children.first {
-      shown = child
-    }
-    if shown === node, let previous, previous.ofChild, node.description == nil, node.additionalDescription == nil,
-       node.childCount == 0, node.fraction >= 1 {
-      self = previous
-      completed = max(previous.total, previous.completed)
-      fraction = 1
-      indeterminate = false
-      return
-    }
-    ofChild = shown !== node
-    completed = shown.completed
-    total = shown.total
-    fraction = ofChild ? shown.fraction : node.fraction
-    indeterminate = shown.isIndeterminate
-    description = shown.localizedDescription
-    additionalDescription = shown.localizedAdditionalDescription
-    paused = shown.isPaused || node.isPaused
+  public init(completed: Int64, total: Int64, fraction: Double, indeterminate: Bool, description: String,
+              additionalDescription: String, paused: Bool = false) {
+    (self.completed, self.total, self.fraction, self.indeterminate) = (completed, total, fraction, indeterminate)
+    (self.description, self.additionalDescription, self.paused) = (description, additionalDescription, paused)
   }
 }
 
