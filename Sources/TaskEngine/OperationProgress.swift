@@ -26,9 +26,11 @@ extension ProgressSnapshot {
                                description: image.localizedDescription,
                                additionalDescription: image.localizedAdditionalDescription, paused: paused), source)
     }
-    return (ProgressSnapshot(completed: shown.completed, total: shown.total, fraction: min(1, node.fraction),
-                             indeterminate: shown.isIndeterminate, description: shown.localizedDescription,
-                             additionalDescription: shown.localizedAdditionalDescription, paused: paused), shown)
+    var snapshot = ProgressSnapshot(completed: shown.completed, total: shown.total, fraction: min(1, node.fraction),
+                                    indeterminate: shown.isIndeterminate, description: shown.localizedDescription,
+                                    additionalDescription: shown.localizedAdditionalDescription, paused: paused)
+    snapshot.wordsSayPaused = shown.wordsSayPaused
+    return (snapshot, shown)
   }
 }
 

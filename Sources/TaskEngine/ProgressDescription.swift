@@ -31,6 +31,10 @@ extension ProgressNode {
     return "\(ProgressFormat.percent(fraction))% completed"
   }
 
+  /// Whether `localizedAdditionalDescription` says the node is paused (the default words of a
+  /// paused `file` progress do), so a view need not say it again.
+  public var wordsSayPaused: Bool { isPaused && additionalDescription == nil && kind == .file }
+
   /// `additionalDescription` if set, else the default: "3 of 6" (with thousands separators;
   /// "" when indeterminate). Kind `file`: "419 KB of 5.3 MB", then " (50 KB/sec)" when the
   /// throughput is known and " — About 1 minute, 37 seconds remaining" when the time left is

@@ -108,6 +108,8 @@ public struct ProgressSnapshot: Sendable, Equatable {
   public var additionalDescription: String
   /// The progress (or the one it shows) is paused.
   public var paused = false
+  /// Its words already say so (a `file` progress's default additional description does).
+  public var wordsSayPaused = false
 
   public init(completed: Int64, total: Int64, fraction: Double, indeterminate: Bool, description: String,
               additionalDescription: String, paused: Bool = false) {

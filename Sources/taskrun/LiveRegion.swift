@@ -55,7 +55,7 @@ struct LiveRegion {
       if !p.indeterminate { tail += " " + bar(p.fraction, width: 12) + " \(Int(p.fraction * 100))%" }
       let words = [p.description, p.additionalDescription].filter { !$0.isEmpty && !$0.hasSuffix("% completed") }
       if !words.isEmpty { tail += "  " + words.joined(separator: " — ") }
-      if p.paused { tail += "  " + color.paint("paused", "33") }
+      if p.paused && !p.wordsSayPaused { tail += "  " + color.paint("paused", "33") }
     }
     let elapsed = now - op.start
     tail += "  " + (elapsed < 60 ? formatFixed(elapsed, 1) + "s" : clock(elapsed))

@@ -56,11 +56,22 @@ final class LiveReporter: EventSink {
     ct_show_cursor_on_crash()
   }
 
+  /// `--events -` with standard error on the same terminal: each event's line is written above
+  /// the region, as the lines of finished operations are, not into it.
+  var eventsAbove: EventSink?
+
   /// Rows need the starts of what still runs at a frame, finished lines the successes since
-  /// the last one; no row says why it started.
-  var interests: EventInterests { [.startsAtTick, .successesAtTick] }
+  /// the last one; no row says why it started. Events written above read what they read.
+  var interests: EventInterests { eventsAbove.map { $0.interests.union(.startsAtTick) } ?? [.startsAtTick, .successesAtTick] }
 
   func receive(_ event: RunEvent) {
+    if let events = eventsAbove {
+      if case .tick = event {} else {  // a tick writes no line
+        clear()
+        fflush(nil)  // the region's clearing reaches the terminal before the line
+        events.receive(event)
+      }
+    }
     switch event {
     case .runStart:
       progress = RunProgress()
@@ -188,9 +199,14 @@ final class LiveReporter: EventSink {
     if progress.running > 0 || progress.pending > 0 { draw(force: false) }
   }
 
+  /// Erases the region, leaving the cursor where it started. Not with an erase-below from the
+  /// region's first column: when the region starts on the top row that is "clear the screen",
+  /// which tmux (scroll-on-clear) and other terminals answer by pushing the whole screen into
+  /// the scrollback, a copy per frame. The first line is erased alone (EL), then everything
+  /// below from its second column (ED), and the cursor goes back to the first column.
   private func clear() {
     guard regionHeight > 0 else { return }
-    write("\r" + (regionHeight > 1 ? "\u{1B}[\(regionHeight - 1)A" : "") + "\u{1B}[J")
+    write("\r" + (regionHeight > 1 ? "\u{1B}[\(regionHeight - 1)A" : "") + "\u{1B}[K\u{1B}[2G\u{1B}[J\r")
     regionHeight = 0
   }
 
@@ -202,10 +218,13 @@ final class LiveReporter: EventSink {
       regionHeight = 0
       write(Self.hideCursor)
     }
-    let width = max(20, Int(ct_columns(STDOUT_FILENO)))
+    // Lines are cut to the width, however narrow: a line that wraps takes two rows, and the
+    // next frame's clearing, which counts one a line, would leave the second behind.
+    let columns = Int(ct_columns(STDOUT_FILENO))
+    let width = columns > 0 ? columns : 80
     let rows = Int(ct_rows(STDOUT_FILENO))
     // The region never reaches the top row: the overall line stays on screen.
-    let height = max(2, (rows > 0 ? rows : 24) - 1)
+    let height = max(1, (rows > 0 ? rows : 24) - 1)
     let region = LiveRegion(color: color, frame: frame, now: now)
       .lines(progress: progress, activities: activities, running: running, height: height, width: width)
     clear()

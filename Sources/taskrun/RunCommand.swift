@@ -141,7 +141,15 @@ extension RunOptions {
     }
     do {
       if let events {
-        scheduler.sinks.append(try EventsReporter(path: events))
+        let sink = try EventsReporter(path: events)
+        // On the terminal the live view is on, the events' lines go above it, not through it.
+        if events == "-", isatty(STDERR_FILENO) != 0, let view = RunCommand.liveView {
+          view.eventsAbove = sink
+          let sinks = scheduler.sinks
+          scheduler.sinks = sinks  // the view's interests now include the events'
+        } else {
+          scheduler.sinks.append(sink)
+        }
         scheduler.tickInterval = 1.0 / 15
       }
       if let trace { scheduler.sinks.append(try TraceReporter(path: trace)) }
