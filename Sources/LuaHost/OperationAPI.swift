@@ -230,6 +230,7 @@ extension ScriptHost {
         if let dependency = operation(at: item, on: s) {
           try scheduler.addDependency(op, on: dependency)
         } else if let name = s.string(item) {
+          try displayText(name, "\(what()): \(field)")  // no operation has such a name: say why
           try scheduler.addDependency(op, named: name, place: s.place())
           if scheduler.runStartTime != nil || current?.op != nil { try scheduler.resolveNames([op]) }
         } else {

@@ -30,6 +30,8 @@ import TestSupport
        #"w.lua:1: bad argument #1 to 'activity' (text without control characters expected, got "net\8\8")"#),
       (#"operation { name = "a", conditions = { condition { name = "c\27c" } } }"#,
        #"w.lua:1: condition: field 'name' must not contain control characters (got "c\27c")"#),
+      (#"operation { name = "a", after = { "b", "x\27[2J" } }"#,
+       #"w.lua:1: operation 'a': field 'after' must not contain control characters (got "x\27[2J")"#),
     ]
     for (script, message) in cases {
       let result = try run(script)
