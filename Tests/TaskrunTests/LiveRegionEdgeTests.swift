@@ -29,7 +29,7 @@ import TestSupport
   /// `--events -` on the terminal the live view is on: the events' lines scroll above the
   /// region, and the region is drawn once, below them.
   @Test(.enabled(if: hasTmux)) func eventsOnTheSameTerminalGoAboveTheRegion() throws {
-    let dir = try workflow("for i = 1, 2 do operation { name = 'op' .. i, run = function() sleep(2.5) end } end")
+    let dir = try workflow("for i = 1, 2 do operation { name = 'op' .. i, run = function() sleep(4) end } end")
     let session = try TerminalSession("\(Binary.url.path) -j2 --events - w.lua", in: dir, width: 120, height: 40)
     var looked = 0
     let deadline = Date().addingTimeInterval(20)
@@ -55,16 +55,20 @@ import TestSupport
   /// Below 20 columns each line is still cut to the width: a line that wrapped would take two
   /// rows, and the next frame, clearing one a line, would leave the other behind.
   @Test(.enabled(if: hasTmux)) func aTerminalNarrowerThanTwentyColumnsKeepsOneRowALine() throws {
-    let dir = try workflow("operation { name = 'a-rather-long-operation-name', run = function() sleep(4) end }")
+    let dir = try workflow("operation { name = 'a-rather-long-operation-name', run = function() sleep(8) end }")
     let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir, width: 15, height: 10)
     for width in [15, 12, 8] {
       try session.tmux(["resize-window", "-t", session.name, "-x", "\(width)", "-y", "10"])
-      usleep(700_000)  // some frames at this width
-      let screen = session.screen
+      func settled(_ screen: String) -> Bool {
+        let lines = screen.split(separator: "\n")
+        return lines.count == 2 && lines.allSatisfy { TerminalSession.columns($0) < width } && screen.contains("[")
+      }
+      // A frame at the new width comes within a fifteenth of a second; under load, later.
+      let screen = session.wait(timeout: 5) { settled($0) || $0.contains("EXIT=") }
       guard !screen.contains("EXIT=") else { break }
-      let lines = screen.split(separator: "\n")
-      #expect(lines.count == 2, "the bar and one row, nothing stale, at \(width) columns: \(screen)")
-      #expect(lines.allSatisfy { TerminalSession.columns($0) < width }, "\(screen)")
+      #expect(settled(screen), "the bar and one row, nothing stale, none wider than \(width) columns: \(screen)")
+      usleep(300_000)  // more frames at this width leave nothing behind either
+      #expect(settled(session.screen) || session.screen.contains("EXIT="), "\(session.screen)")
     }
     let done = session.wait { $0.contains("EXIT=") }
     #expect(done.contains("EXIT=0"), "\(done)")
@@ -86,7 +90,8 @@ import TestSupport
       end }
       """)
     let session = try TerminalSession("\(Binary.url.path) -j2 w.lua", in: dir, width: 100)
-    let screen = session.wait { $0.contains("files") && $0.contains("counted") && $0.contains("paused") }
+    func row(_ name: String, _ screen: String) -> Substring? { screen.split(separator: "\n").first { $0.contains(" \(name) ") } }
+    let screen = session.wait { row("files", $0)?.contains("paused") == true && row("counted", $0)?.contains("paused") == true }
     let rows = screen.split(separator: "\n")
     let files = try #require(rows.first { $0.contains(" files ") }, "\(screen)")
     #expect(files.components(separatedBy: "paused").count == 2, "once: \(files)")
