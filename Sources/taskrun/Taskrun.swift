@@ -7,8 +7,8 @@ import Glibc
 import LuaHost
 import TaskEngine
 
-/// Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or script
-/// error; 130 interrupted.
+/// Exit codes: 0 all succeeded; 1 an operation failed or was cancelled, or --events or
+/// --trace could not be written; 2 usage or script error; 130 interrupted.
 enum ExitCode: Int32 {
   case success = 0, failure = 1, usage = 2, interrupted = 130
 }
@@ -102,7 +102,11 @@ enum Taskrun {
       exitNow(ExitCode.interrupted.rawValue)
     }
     host.close()
-    leave(host.exitCode ?? code)
+    let status = host.exitCode ?? code
+    // An --events or --trace file that could not be written (ReportFile said why): the
+    // run's record is incomplete, so the run did not succeed as asked.
+    leave(status == 0 && ReportFile.failures.load(ordering: .sequentiallyConsistent) > 0
+      ? ExitCode.failure.rawValue : status)
   }
 
   /// Leaves from the signal watcher's thread (the third Ctrl-C): the cursor comes back, and
