@@ -26,8 +26,14 @@ enum Taskrun {
     // stopped its children; writes then just fail. Children get the default back.
     signal(SIGPIPE, SIG_IGN)
     do {
-      // Everything after the first `--` belongs to the script (`arg`), not to taskrun.
       var arguments = Array(CommandLine.arguments.dropFirst())
+      // `taskrun -- test …`: the subcommand, whatever the script declares (CommandChoice).
+      var subcommandForced = false
+      if arguments.count > 1 && arguments[0] == "--" && CommandChoice.subcommands.contains(arguments[1]) {
+        arguments.removeFirst()
+        subcommandForced = true
+      }
+      // Everything after the first `--` belongs to the script (`arg`), not to taskrun.
       if let separator = arguments.firstIndex(of: "--") {
         RunCommand.scriptArguments = Array(arguments[(separator + 1)...])
         arguments = Array(arguments[..<separator])
@@ -43,6 +49,16 @@ enum Taskrun {
       }
       if arguments.isEmpty && isatty(STDIN_FILENO) != 0 {  // `taskrun` on a terminal: the REPL
         arguments = ["repl"]
+        subcommandForced = true
+      }
+      // A subcommand's name is a target where the script taskrun finds declares it.
+      if let first = arguments.first, !subcommandForced, CommandChoice.subcommands.contains(first),
+         try CommandChoice.isTarget(first) {
+        if let options = RunOptions.parse(arguments) { return try options.run() }
+        // Parsed without the word, which swift-argument-parser would take for the subcommand.
+        var command = try RunCommand.parse(Array(arguments.dropFirst()))
+        command.words.insert(first, at: 0)
+        return try command.run()
       }
       if arguments.first == "help" {  // `taskrun help [SUBCOMMAND]`
         let name = arguments.dropFirst().first
@@ -66,6 +82,9 @@ enum Taskrun {
       }
     } catch let exit as Exit {
       leave(exit.code)
+    } catch let error as HostError {  // the script, loaded to choose between a target and a subcommand
+      writeStandardError("taskrun: \(error.description)\n")
+      leave(ExitCode.usage.rawValue)
     } catch {
       let command = Self.command(for: CommandLine.arguments.dropFirst().first)
       if command.exitCode(for: error) == .success {  // --help, --version, completion scripts
