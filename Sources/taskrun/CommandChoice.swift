@@ -23,6 +23,17 @@ enum CommandChoice {
     let here = manager.currentDirectoryPath
     _ = manager.changeCurrentDirectoryPath(folder)
     defer { _ = manager.changeCurrentDirectoryPath(here) }
+    do {
+      return try declaredOperations(of: name).contains(word)
+    } catch let error as HostError {
+      throw HostError("\(error.description)\n(\(folder)/\(name) was loaded to see whether '\(word)' is one of its "
+        + "targets; taskrun -- \(word) runs the subcommand)")
+    }
+  }
+
+  /// The names of the operations `script` declares at its top level (not inside a group),
+  /// loaded here as `--list` loads it: nothing runs and what it prints is not shown.
+  static func declaredOperations(of script: String) throws -> [String] {
     let scheduler = Scheduler(jobs: 1)
     Taskrun.attachSignals(scheduler)  // a top level that loops: Ctrl-C stops it
     scheduler.sinks = [Unheard()]  // with no sink at all, print would write to standard output
@@ -30,14 +41,13 @@ enum CommandChoice {
     host.dryRun = true
     defer { host.close() }
     do {
-      try host.load(path: name)
+      try host.load(path: script)
     } catch let error as HostError {
       if scheduler.halted { throw Taskrun.Exit(.interrupted) }
       scheduler.processes.endDescendants()
-      throw HostError("\(error.description)\n(\(folder)/\(name) was loaded to see whether '\(word)' is one of its "
-        + "targets; taskrun -- \(word) runs the subcommand)")
+      throw error
     }
-    return scheduler.operations.contains { $0.group == nil && $0.name == word }
+    return scheduler.operations.filter { $0.group == nil }.map(\.name)
   }
 }
 

@@ -98,8 +98,7 @@ struct RunCommand: ParsableCommand {
   var listNames = false
 
   @Argument(help: ArgumentHelp("The workflow script (a .lua file, a file whose first line is #!…taskrun, or - for standard input), then operations to run with their dependencies.",
-                               valueName: "script-and-targets"),
-            completion: .shellCommand("taskrun --list-names 2>/dev/null"))
+                               valueName: "script-and-targets"))
   var words: [String] = []
 
   /// The live view, so that every way out restores the terminal.

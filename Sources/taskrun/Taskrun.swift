@@ -27,6 +27,14 @@ enum Taskrun {
     signal(SIGPIPE, SIG_IGN)
     do {
       var arguments = Array(CommandLine.arguments.dropFirst())
+      // Shell completion: the scripts, and what they ask on each Tab (before `--` is split off).
+      if arguments.first == "--complete" && arguments.dropFirst().first == "--" {
+        print(Completer.answer(Array(arguments.dropFirst(2))), terminator: "")
+        leave(0)
+      }
+      if let first = arguments.first, first.hasPrefix("--generate-completion-script") {
+        CompletionScripts.generate(first.contains("=") ? String(first.drop { $0 != "=" }.dropFirst()) : arguments.dropFirst().first)
+      }
       // `taskrun -- test …`: the subcommand, whatever the script declares (CommandChoice).
       var subcommandForced = false
       if arguments.count > 1 && arguments[0] == "--" && CommandChoice.subcommands.contains(arguments[1]) {
