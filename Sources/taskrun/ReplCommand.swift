@@ -107,12 +107,14 @@ struct Repl {
       host.endInterrupt()
       do {
         let result = try host.evaluate(line: buffer)
+        host.settleInterrupted()
         view?.restore()
         switch result {
         case .incomplete: continue
         case .ran(let shown): if let shown { print(shown) }
         }
       } catch {
+        host.settleInterrupted()
         view?.restore()
         writeStandardError("\(error)\n")
       }
