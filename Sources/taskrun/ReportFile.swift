@@ -18,6 +18,9 @@ final class ReportFile {
   /// A regular file can be rewritten from its start (`replace`); anything else only appended to.
   let isRegular: Bool
   private var failed = false
+  /// Closed at the run's end: what comes after (a finalizer's print) is not written, and
+  /// never to whatever file reuses the descriptor.
+  private var isClosed = false
 
   /// `path` "-" means standard error.
   init(path: String, what: String) throws {
@@ -35,20 +38,21 @@ final class ReportFile {
 
   /// Writes `text` after what was written.
   func append(_ text: String) {
-    guard !failed else { return }
+    guard !failed, !isClosed else { return }
     if !writeAll(fd, text.utf8) { fail(errno) }
   }
 
   /// Makes `text` the whole file (a regular file); elsewhere appends it.
   func replace(with text: String) {
-    guard !failed else { return }
+    guard !failed, !isClosed else { return }
     if isRegular && (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) { return fail(errno) }
     append(text)
   }
 
   /// Closes the file; an error the kernel reports only now (a full disk over NFS) counts too.
   func close() {
-    guard fd != STDERR_FILENO else { return }
+    guard fd != STDERR_FILENO, !isClosed else { return }
+    isClosed = true
     if Glibc.close(fd) != 0 && !failed { fail(errno) }
   }
 

@@ -36,4 +36,16 @@ import TestSupport
     #expect((trace?["traceEvents"] as? [Any])?.isEmpty == false)
     #expect(try String(contentsOf: dir.appendingPathComponent("events.json"), encoding: .utf8).contains("\"run_finish\""))
   }
+
+  /// What comes after the run's end (a finalizer prints as the state closes) is no write
+  /// error: the events file is complete and closed, and the exit stays 0.
+  @Test func eventsAfterTheEndAreNoWriteError() throws {
+    let dir = try folder()
+    try """
+      operation { name = "a", sh = "true" }
+      setmetatable({}, { __gc = function() print("finalized") end })
+      """.write(to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
+    let run = try Binary.run(["-q", "--events", "events.json"], in: dir)
+    #expect(run.status == 0 && run.stdout.contains("finalized") && !run.stderr.contains("cannot write"), "\(run.stdout)\(run.stderr)")
+  }
 }
