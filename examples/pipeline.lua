@@ -1,6 +1,8 @@
 -- pipeline.lua: a fetch/compile/test/package pipeline for a tiny C program, all in
 -- a scratch directory. The compiles run in parallel (try -j 1 to see the difference),
--- then link, test, package a tar.gz and print its checksum; cleanup always runs.
+-- then link, test, package a tar.gz and print its checksum; cleanup runs once the rest has
+-- finished, whether it succeeded or failed (when = "finished"), but not after Ctrl-C,
+-- which cancels what has not started: the scratch directory then stays in $TMPDIR.
 --
 --   taskrun examples/pipeline.lua                # build hello-1.0.tar.gz (exit 0)
 --   taskrun -v examples/pipeline.lua -- 2.0      # version 2.0, streaming command output

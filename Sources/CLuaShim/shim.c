@@ -273,11 +273,26 @@ static const char *stop_reason(tl_control *c) {
   return NULL;
 }
 
+/* Pushes "file:line: " of the first Lua frame from `level` up that is not the host's own
+   Lua (the prelude, "=[taskrun]"), or "": a stop that lands while a primitive returns
+   through the prelude names the user's line, not the prelude's. */
+static void where_user(lua_State *L, int level) {
+  lua_Debug ar;
+  for (int i = level; lua_getstack(L, i, &ar); i++) {
+    if (!lua_getinfo(L, "Sl", &ar)) break;
+    if (ar.currentline > 0 && strcmp(ar.source, "=[taskrun]") != 0) {
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+  }
+  lua_pushliteral(L, "");
+}
+
 /* Raises `why` at the running line, with the hook re-armed on every line so that a pcall
    around the loop cannot swallow it (as Redis does). */
 static int raise_stop(lua_State *L, int level, const char *why) {
   lua_sethook(L, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
-  luaL_where(L, level);
+  where_user(L, level);
   lua_pushstring(L, why);
   lua_concat(L, 2);
   return lua_error(L);

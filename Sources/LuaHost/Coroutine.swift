@@ -49,7 +49,9 @@ final class LuaCoroutine {
   enum Pending {
     case sleep(timer: Int)
     case command(token: Int)
-    case wait([OperationNode])
+    /// `isRun`: a `run` request, which answers false and the summary when its operations
+    /// end cancelled (a `wait` raises).
+    case wait([OperationNode], isRun: Bool = false)
     case reschedule
   }
 

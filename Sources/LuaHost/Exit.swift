@@ -40,6 +40,10 @@ extension ScriptHost {
     // loop could resume the top level first, and a pcall around `wait` would let it go on.
     if scheduler.endedBy == nil { setInterrupt(true) }
     for co in live where co.op == nil && co.pending != nil {
+      // The REPL's `run` is not raised out of on Ctrl-C: the halt cancels its operations and
+      // it returns false and the summary once they have ended (their commands reaped), as
+      // documented. os.exit still stops it.
+      if freshRunPerRequest, scheduler.endedBy == nil, case .wait(_, isRun: true)? = co.pending { continue }
       co.interruptReason = reason
       interruptPending(co, reason: reason)
     }

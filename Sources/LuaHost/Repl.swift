@@ -19,7 +19,10 @@ extension ScriptHost {
   public func evaluate(line source: String) throws -> LineResult {
     let text = source.hasPrefix("=") ? String(source.dropFirst()) : source  // Lua 5.1's `=expr`
     if compiles("return " + text + ";") {
-      return .ran(try execute(chunk: Data(("return " + text + ";").utf8), name: "=stdin", format: true))
+      // Not `return f(x)`: that tail call drops the line's frame, so an error raised where
+      // `f` was called (`sleep(30)` interrupted) had no `stdin:1:` to point at.
+      let chunk = "local function __taskrun_values(...) return ... end return __taskrun_values(" + text + "\n)"
+      return .ran(try execute(chunk: Data(chunk.utf8), name: "=stdin", format: true))
     }
     if let error = compileError(text) {
       if error.hasSuffix("<eof>") { return .incomplete }
@@ -40,6 +43,13 @@ extension ScriptHost {
   /// Runs everything declared and not yet run (what `run()` does), and waits.
   public func runPending() -> RunSummary {
     run(scheduler.operations.filter { !$0.isScheduled })
+  }
+
+  /// After an evaluation that Ctrl-C stopped: what the halt cancelled ends (its commands
+  /// reaped and its lines printed) before the next prompt, not during the next evaluation.
+  public func settleInterrupted() {
+    guard scheduler.halted else { return }
+    scheduler.run(until: { self.scheduler.unfinishedScheduled == 0 }, onStall: { self.failStalledWaits() })
   }
 
   /// After an interrupted evaluation the REPL goes on: the interrupt is over.

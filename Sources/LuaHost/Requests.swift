@@ -168,7 +168,7 @@ extension ScriptHost {
     }
     try startIfNeeded(ops, for: co)
     let all = scheduler.plan(for: ops)
-    co.pending = .wait(all)
+    co.pending = .wait(all, isRun: true)
     if let runner = co.op, all.contains(where: { !$0.isFinished }) { scheduler.yieldSlot(runner) }
     whenAllFinished(all) { [unowned self] in
       guard case .wait = co.pending else { return }
@@ -178,6 +178,9 @@ extension ScriptHost {
         if bad.isEmpty { return succeed(co) { s in s.push(true); return 1 } }
         let text = bad.map { "\($0.name) \($0.outcome!.rawValue)" + ($0.error.map { ": \($0)" } ?? "") }
           .joined(separator: "\n")
+        // The REPL's run after Ctrl-C (see wakeTopLevel): the interrupt has done its work, so
+        // its hook does not raise as the line takes the answer; a request after it still does.
+        if co.op == nil, freshRunPerRequest, scheduler.endedBy == nil, scheduler.halted { setInterrupt(false) }
         succeed(co) { s in s.push(false); s.push(text); return 2 }
       }
       if let runner = co.op { scheduler.reclaimSlot(runner, then: answer) } else { answer() }
@@ -217,7 +220,7 @@ extension ScriptHost {
       fail(co, reason)
     case .command(let token)?:
       scheduler.terminateCommand(token)  // its completion then raises `reason`
-    case .wait(let ops)?:
+    case .wait(let ops, _)?:
       if let waiter = co.op { for target in ops { scheduler.endWait(waiter, for: target) } }
       co.pending = nil
       fail(co, reason)
@@ -231,7 +234,7 @@ extension ScriptHost {
   func failStalledWaits() -> Bool {
     var changed = false
     for co in live {
-      if case .wait(let ops)? = co.pending {
+      if case .wait(let ops, _)? = co.pending {
         let open = ops.filter { !$0.isFinished }.map { scheduler.explain($0) }
         interruptPending(co, reason: "deadlock: nothing can make progress; " + open.joined(separator: "; "))
         changed = true

@@ -282,7 +282,10 @@ public final class ScriptHost {
       return s.string(-1)
     case .failed(let failure)?:
       // At the top level a single frame repeats the message's file:line; deeper ones help.
-      let frames = failure.traceback.split(separator: "\n").count - 1
+      // Stopped by Ctrl-C: where it stood is the message's file:line; a traceback is noise.
+      // "(...tail calls...)" is no frame of the user's.
+      let frames = scheduler.halted ? 0
+        : failure.traceback.split(separator: "\n").filter { !$0.contains("(...tail calls...)") }.count - 1
       // error({}) carries no position: the message still names the script.
       let message = failure.message.hasPrefix("(error object is") ? "\(name.dropFirst()): " + failure.message : failure.message
       throw HostError(message + (frames < 2 ? "" : "\n" + failure.traceback))

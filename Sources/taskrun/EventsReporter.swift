@@ -5,17 +5,12 @@ import TaskEngine
 
 /// Writes the run's events as NDJSON. Fields may be added, never renamed.
 final class EventsReporter: EventSink {
-  /// The file's descriptor, or standard error's.
-  private let fd: Int32
+  /// The file, or standard error.
+  private let file: ReportFile
 
   /// `path` "-" means standard error.
   init(path: String) throws {
-    if path == "-" {
-      fd = STDERR_FILENO
-    } else {
-      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-      guard fd >= 0 else { throw ReporterError("cannot write events to '\(path)'") }
-    }
+    file = try ReportFile(path: path, what: "events")
   }
 
   func receive(_ event: RunEvent) {
@@ -82,8 +77,8 @@ final class EventsReporter: EventSink {
     }
     var line = JSON.object(fields).text
     line += "\n"
-    writeAll(fd, line.utf8)
-    if case .runFinish = event, fd != STDERR_FILENO { close(fd) }
+    file.append(line)
+    if case .runFinish = event { file.close() }
   }
 
   /// "dependency", "queue main", "resource mutex 'm'", "condition logged in", …

@@ -20,8 +20,7 @@ struct GraphCommand: ParsableCommand {
   var format: GraphFormat = .dot
 
   @Argument(help: ArgumentHelp("The workflow script, then operations to show with their dependencies.",
-                               valueName: "script-and-targets"),
-            completion: .shellCommand("taskrun --list-names 2>/dev/null"))
+                               valueName: "script-and-targets"))
   var words: [String] = []
 
   func run() throws {

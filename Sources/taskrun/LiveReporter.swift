@@ -75,6 +75,7 @@ final class LiveReporter: EventSink {
     switch event {
     case .runStart:
       progress = RunProgress()
+      lastDraw = -1  // a REPL's next run() counts time from 0 again: the first frame is due
       activate()
     case .operationStart(let time, let name, _, _, _, let isGroup):
       now = time

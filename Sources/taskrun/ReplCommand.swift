@@ -54,7 +54,10 @@ struct ReplCommand: ParsableCommand {
     host.freshRunPerRequest = true
     host.captureWrites = view != nil
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
-    if let script { load(script, into: host) }
+    // A script that does not load is a usage error, as for a run: not a prompt without it.
+    if let script, !load(script, into: host, prefix: "taskrun: ") {
+      Taskrun.finish(host, code: scheduler.halted ? ExitCode.interrupted.rawValue : ExitCode.usage.rawValue)
+    }
     if isatty(STDIN_FILENO) != 0 {  // a banner, as lua prints one
       print("\(TaskrunVersion.text) — :help for the commands, Ctrl-D to leave")
     }
@@ -65,14 +68,18 @@ struct ReplCommand: ParsableCommand {
     Taskrun.finish(host, code: 0)
   }
 
-  func load(_ path: String, into host: ScriptHost) {
+  /// Loads a script's declarations; false (the error printed) when it did not load.
+  @discardableResult
+  func load(_ path: String, into host: ScriptHost, prefix: String = "") -> Bool {
     do {
       try host.load(path: path)
       let count = host.scheduler.operations.count
       print("loaded \(path): \(count) operation\(count == 1 ? "" : "s") declared (run() runs them)")
+      return true
     } catch {
-      writeStandardError("\(error)\n")
+      writeStandardError("\(prefix)\(error)\n")
       host.endInterrupt()
+      return false
     }
   }
 }
@@ -100,12 +107,14 @@ struct Repl {
       host.endInterrupt()
       do {
         let result = try host.evaluate(line: buffer)
+        host.settleInterrupted()
         view?.restore()
         switch result {
         case .incomplete: continue
         case .ran(let shown): if let shown { print(shown) }
         }
       } catch {
+        host.settleInterrupted()
         view?.restore()
         writeStandardError("\(error)\n")
       }

@@ -27,13 +27,17 @@ struct RunCommand: ParsableCommand {
         taskrun test [ROOT...]              busted specs:               taskrun test -o TAP spec
         taskrun graph [SCRIPT] [TARGET...]  the graph, without running: taskrun graph build.lua | dot -Tsvg
         taskrun help [SUBCOMMAND]           this text, or a subcommand's
+        taskrun -- test ...                 the subcommand, where the script has a target 'test'
       """,
     discussion: """
       Without SCRIPT (or -f), taskrun looks for taskrun.lua, then workflow.lua, in the \
-      current folder and then its parents, and runs it in that folder. A first word that is \
-      not a .lua file, '-' (the script on standard input), a path or an existing file is a target. \
-      Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or \
-      script error; 130 interrupted.
+      current folder and then its parents, and runs it in that folder. A first word is the \
+      script when it is '-' (the script on standard input), ends in .lua, or names a file \
+      whose first line is a #! line naming taskrun; any other word is a target. A first word \
+      repl, test, graph or help is that subcommand unless the script found that way declares \
+      a target of that name; 'taskrun -- SUBCOMMAND' is always the subcommand. \
+      Exit codes: 0 all succeeded; 1 an operation failed or was cancelled, or --events or \
+      --trace could not be written; 2 usage or script error; 130 interrupted.
       """,
     version: TaskrunVersion.text,
     subcommands: [ReplCommand.self, TestCommand.self, GraphCommand.self])
@@ -65,13 +69,13 @@ struct RunCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Write every event as a JSON line to FILE (- for standard error).", valueName: "file"))
   var events: String?
 
-  @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto).", valueName: "file"))
+  @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file"))
   var trace: String?
 
   @Option(help: ArgumentHelp("Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB"))
   var memory: Int?
 
-  @Flag(help: "Run an untrusted script: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks.")
+  @Flag(help: "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe.")
   var sandbox = false
 
   @Option(name: .customLong("output-limit"), help: ArgumentHelp(
@@ -93,9 +97,8 @@ struct RunCommand: ParsableCommand {
   @Flag(name: .customLong("list-names"), help: .hidden)
   var listNames = false
 
-  @Argument(help: ArgumentHelp("The workflow script (a .lua file, or - for standard input), then operations to run with their dependencies.",
-                               valueName: "script-and-targets"),
-            completion: .shellCommand("taskrun --list-names 2>/dev/null"))
+  @Argument(help: ArgumentHelp("The workflow script (a .lua file, a file whose first line is #!…taskrun, or - for standard input), then operations to run with their dependencies.",
+                               valueName: "script-and-targets"))
   var words: [String] = []
 
   /// The live view, so that every way out restores the terminal.

@@ -18,31 +18,69 @@ enum ScriptFinder {
   /// The names looked for, in this order, in the current folder and then its parents.
   static let defaultNames = ["taskrun.lua", "workflow.lua"]
 
-  /// The script and the targets: `-f FILE`; else a first word that is a .lua file, "-", a
-  /// path (it has a "/") or an existing file; else taskrun.lua or workflow.lua here or in the nearest parent that has
-  /// one, whose folder becomes the working directory (as just and go-task run theirs).
-  /// `-C DIR` changes folder first.
+  /// The script and the targets: `-f FILE`; else a first word that is a script (`isScript`);
+  /// else taskrun.lua or workflow.lua here or in the nearest parent that has one, whose
+  /// folder becomes the working directory (as just and go-task run theirs). `-C DIR`
+  /// changes folder first.
   static func resolve(file: String?, directory: String?, words: [String]) throws -> (String, [String]) {
     let manager = FileManager.default
     if let directory, !manager.changeCurrentDirectoryPath(directory) {
       throw HostError("-C \(directory): cannot change to that folder")
     }
     if let file { return (file, words) }
-    if let first = words.first, first == "-" || first.hasSuffix(".lua") || first.contains("/") || isFile(first) {
+    if let first = words.first, isScript(first) {
       return (first, Array(words.dropFirst()))
     }
-    var folder = URL(fileURLWithPath: manager.currentDirectoryPath).standardizedFileURL
-    while true {
-      for name in defaultNames where isFile(folder.appendingPathComponent(name).path) {
-        if folder.path != manager.currentDirectoryPath { _ = manager.changeCurrentDirectoryPath(folder.path) }
-        return (name, words)
-      }
-      let parent = folder.deletingLastPathComponent()
-      if parent.path == folder.path { break }
-      folder = parent
+    if let (folder, name) = discover() {
+      if folder != manager.currentDirectoryPath { _ = manager.changeCurrentDirectoryPath(folder) }
+      return (name, words)
+    }
+    var info = stat()
+    if let first = words.first, stat(first, &info) == 0 {  // `taskrun ./configure`: a file, but not a script
+      throw HostError(info.st_mode & S_IFMT == S_IFDIR
+        ? "'\(first)': it is a directory, not a script (-C DIR runs the script of a folder)"
+        : "'\(first)' is not a taskrun script: a script's name ends in .lua or its first "
+          + "line is #!…taskrun (-f FILE loads any file as the script)")
     }
     throw HostError("no script given, and no \(defaultNames.joined(separator: " or ")) here or in a parent folder "
       + "(taskrun SCRIPT [TARGET...], or -f FILE)")
+  }
+
+  /// Whether a first word is the script rather than a target: `-` (standard input), a name
+  /// ending in `.lua` (an error if it cannot be read), or a file whose first line is a
+  /// `#!` line naming taskrun (an executable script run through its shebang). Any other
+  /// file (`configure`, a `link` made by a build) is not loaded as Lua: its name is a target.
+  static func isScript(_ word: String) -> Bool {
+    word == "-" || word.hasSuffix(".lua") || startsWithTaskrunShebang(word)
+  }
+
+  /// A regular file (never a FIFO or a device, whose read could block) whose first line
+  /// starts with `#!` and names taskrun.
+  static func startsWithTaskrunShebang(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var head = [UInt8](repeating: 0, count: 256)
+    let count = read(fd, &head, head.count)
+    guard count > 2, head[0] == UInt8(ascii: "#"), head[1] == UInt8(ascii: "!") else { return false }
+    let line = head[..<count].prefix { $0 != 10 }
+    return String(decoding: line, as: UTF8.self).contains("taskrun")
+  }
+
+  /// The folder and name of the script taskrun finds without being told: taskrun.lua or
+  /// workflow.lua in the current folder or the nearest parent that has one. Nil for none.
+  static func discover() -> (folder: String, name: String)? {
+    var folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
+    while true {
+      for name in defaultNames where isFile(folder.appendingPathComponent(name).path) {
+        return (folder.path, name)
+      }
+      let parent = folder.deletingLastPathComponent()
+      if parent.path == folder.path { return nil }
+      folder = parent
+    }
   }
 
   private static func isFile(_ path: String) -> Bool {

@@ -7,8 +7,8 @@ import Glibc
 import LuaHost
 import TaskEngine
 
-/// Exit codes: 0 all succeeded; 1 an operation failed or was cancelled; 2 usage or script
-/// error; 130 interrupted.
+/// Exit codes: 0 all succeeded; 1 an operation failed or was cancelled, or --events or
+/// --trace could not be written; 2 usage or script error; 130 interrupted.
 enum ExitCode: Int32 {
   case success = 0, failure = 1, usage = 2, interrupted = 130
 }
@@ -26,8 +26,22 @@ enum Taskrun {
     // stopped its children; writes then just fail. Children get the default back.
     signal(SIGPIPE, SIG_IGN)
     do {
-      // Everything after the first `--` belongs to the script (`arg`), not to taskrun.
       var arguments = Array(CommandLine.arguments.dropFirst())
+      // Shell completion: the scripts, and what they ask on each Tab (before `--` is split off).
+      if arguments.first == "--complete" && arguments.dropFirst().first == "--" {
+        print(Completer.answer(Array(arguments.dropFirst(2))), terminator: "")
+        leave(0)
+      }
+      if let first = arguments.first, first.hasPrefix("--generate-completion-script") {
+        CompletionScripts.generate(first.contains("=") ? String(first.drop { $0 != "=" }.dropFirst()) : arguments.dropFirst().first)
+      }
+      // `taskrun -- test …`: the subcommand, whatever the script declares (CommandChoice).
+      var subcommandForced = false
+      if arguments.count > 1 && arguments[0] == "--" && CommandChoice.subcommands.contains(arguments[1]) {
+        arguments.removeFirst()
+        subcommandForced = true
+      }
+      // Everything after the first `--` belongs to the script (`arg`), not to taskrun.
       if let separator = arguments.firstIndex(of: "--") {
         RunCommand.scriptArguments = Array(arguments[(separator + 1)...])
         arguments = Array(arguments[..<separator])
@@ -43,6 +57,16 @@ enum Taskrun {
       }
       if arguments.isEmpty && isatty(STDIN_FILENO) != 0 {  // `taskrun` on a terminal: the REPL
         arguments = ["repl"]
+        subcommandForced = true
+      }
+      // A subcommand's name is a target where the script taskrun finds declares it.
+      if let first = arguments.first, !subcommandForced, CommandChoice.subcommands.contains(first),
+         try CommandChoice.isTarget(first) {
+        if let options = RunOptions.parse(arguments) { return try options.run() }
+        // Parsed without the word, which swift-argument-parser would take for the subcommand.
+        var command = try RunCommand.parse(Array(arguments.dropFirst()))
+        command.words.insert(first, at: 0)
+        return try command.run()
       }
       if arguments.first == "help" {  // `taskrun help [SUBCOMMAND]`
         let name = arguments.dropFirst().first
@@ -66,6 +90,9 @@ enum Taskrun {
       }
     } catch let exit as Exit {
       leave(exit.code)
+    } catch let error as HostError {  // the script, loaded to choose between a target and a subcommand
+      writeStandardError("taskrun: \(error.description)\n")
+      leave(ExitCode.usage.rawValue)
     } catch {
       let command = Self.command(for: CommandLine.arguments.dropFirst().first)
       if command.exitCode(for: error) == .success {  // --help, --version, completion scripts
@@ -102,7 +129,11 @@ enum Taskrun {
       exitNow(ExitCode.interrupted.rawValue)
     }
     host.close()
-    leave(host.exitCode ?? code)
+    let status = host.exitCode ?? code
+    // An --events or --trace file that could not be written (ReportFile said why): the
+    // run's record is incomplete, so the run did not succeed as asked.
+    leave(status == 0 && ReportFile.failures.load(ordering: .sequentiallyConsistent) > 0
+      ? ExitCode.failure.rawValue : status)
   }
 
   /// Leaves from the signal watcher's thread (the third Ctrl-C): the cursor comes back, and

@@ -8,7 +8,7 @@ import TaskEngine
 /// counter of running operations. The file is valid JSON from the start (empty until the
 /// run ends), so a script that does not load still leaves a trace to open.
 final class TraceReporter: EventSink {
-  private let path: String
+  private let file: ReportFile
   private var events: [JSON] = []
   /// Processes: 1 is the run; each group gets the next number.
   private var processes: [String: Int] = [:]
@@ -28,10 +28,8 @@ final class TraceReporter: EventSink {
   }
 
   init(path: String) throws {
-    guard FileManager.default.createFile(atPath: path, contents: Data(Self.document([]).text.utf8)) else {
-      throw ReporterError("cannot write a trace to '\(path)'")
-    }
-    self.path = path
+    file = try ReportFile(path: path, what: "the trace")
+    if file.isRegular { file.replace(with: Self.document([]).text) }  // a pipe gets one document, at the end
   }
 
   private static func document(_ events: [JSON]) -> JSON {
@@ -145,9 +143,7 @@ final class TraceReporter: EventSink {
       marked[record.index] = slice(record.title, record.outcome, record.place,
                                    record.args + [("critical_path_step", .int(steps[record.name]!))])
     }
-    let text = Self.document(all + marked).text
-    if !FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) {
-      writeStandardError("taskrun: cannot write the trace to '\(path)'\n")
-    }
+    file.replace(with: Self.document(all + marked).text)
+    file.close()
   }
 }

@@ -1,5 +1,5 @@
 // Finding and listing work as make, just and go-task users expect: --version, help, the
-// default script, -f, -C, '-', --list, executable scripts, `...`, shell completions.
+// default script, -f, -C, '-', --list, executable scripts, `...` (completions: CompletionTests).
 import Foundation
 import Testing
 import TestSupport
@@ -91,22 +91,6 @@ import TestSupport
     let path = Binary.url.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     let run = Binary.finish(try Binary.start([], in: dir, environment: ["PATH": path], program: script.path))
     #expect(run.status == 0 && run.stdout.contains("hello from \(script.path)"), "\(run.stdout)\(run.stderr)")
-  }
-
-  static func shell(_ name: String) -> String? {
-    ["/usr/bin/\(name)", "/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-
-  @Test(arguments: ["bash", "zsh", "fish"])
-  func completionScriptsParseAndOfferTargets(_ shell: String) throws {
-    let script = try Binary.run(["--generate-completion-script", shell])
-    #expect(script.status == 0 && script.stdout.contains("--list-names"), "targets come from taskrun --list-names")
-    #expect(["repl", "test", "graph"].allSatisfy(script.stdout.contains), "it knows the subcommands")
-    guard let program = Self.shell(shell) else { return }  // parsed where the shell is installed
-    let file = Scratch.root.appendingPathComponent("taskrun-completion-\(UUID().uuidString).\(shell)")
-    try script.stdout.write(to: file, atomically: true, encoding: .utf8)
-    let check = Binary.finish(try Binary.start(["-n", file.path], in: Scratch.root, program: program))
-    #expect(check.status == 0, "\(shell) -n: \(check.stderr)")
   }
 
   /// What a run reads of its surroundings at start: -j defaults to the processors it may run

@@ -1,0 +1,131 @@
+// Completer: what a shell completes after `taskrun WORDS… CURRENT` (`taskrun --complete -- WORDS… CURRENT`), for the scripts in CompletionScripts.swift.
+import FoundationEssentials
+import Glibc
+import LuaHost
+import TaskEngine
+
+/// Decides completions in one place for bash, zsh and fish: the shells' scripts only ask
+/// `taskrun --complete -- WORD… CURRENT` and add files where told. The answer's first line
+/// is the files the shell adds (`none`, `files`, `dirs` or `lua`: .lua files and folders),
+/// then one candidate per line that starts with CURRENT. Subcommands follow the rule of a
+/// run (`CommandChoice`): `test` is the subcommand unless the found script declares it.
+enum Completer {
+  /// What the shell adds besides the candidates.
+  enum Files: String { case none, files, dirs, lua }
+
+  /// Options of one command: those that take a value, by what the value is, and flags.
+  struct Options {
+    var flags: [String]
+    var files: [String] = []
+    var dirs: [String] = []
+    var words: [(options: [String], values: [String])] = []
+    var other: [String] = []  // values with nothing to complete (a number, a pattern)
+
+    var all: [String] { flags + files + dirs + words.flatMap(\.options) + other }
+  }
+
+  static let run = Options(
+    flags: ["-k", "--keep-going", "-n", "--dry-run", "-q", "--quiet", "-v", "--verbose", "--yes", "--no-color",
+            "--sandbox", "-l", "--list", "--version", "-h", "--help"],
+    files: ["-f", "--events", "--trace"],
+    dirs: ["-C"],
+    words: [(["--progress"], ProgressMode.allCases.map(\.rawValue)),
+            (["--executor"], ExecutorChoice.allCases.map(\.rawValue)),
+            (["--generate-completion-script"], ["bash", "zsh", "fish"])],
+    other: ["-j", "--jobs", "--memory", "--output-limit"])
+
+  static let test = Options(
+    flags: ["-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "-c", "--coverage",
+            "--shuffle", "--tap", "-v", "--verbose", "--no-color", "--version", "-h", "--help"],
+    files: ["-f", "--config-file", "--helper", "--junit", "--events", "--coverage-config-file"],
+    dirs: ["-C", "--directory"],
+    words: [(["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"])],
+    other: ["-p", "--pattern", "--exclude-pattern", "-r", "--run", "-Xoutput", "-Xhelper", "-m", "--lpath",
+            "--cpath", "-e", "--repeat", "--filter", "--filter-out", "-t", "--tags", "--exclude-tags", "--seed",
+            "-j", "--jobs", "--timeout"])
+
+  static let graph = Options(flags: ["--version", "-h", "--help"],
+                             words: [(["--format"], GraphFormat.allCases.map(\.rawValue))])
+
+  static let repl = Options(flags: ["--yes", "--version", "-h", "--help"], other: ["-j", "--jobs"])
+
+  /// The answer for `words` (after the program's name; the last is the word being completed).
+  static func answer(_ words: [String]) -> String {
+    let current = words.last ?? ""
+    var before = Array(words.dropLast())
+    var subcommand: String?
+    if let first = before.first, first == "--" || CommandChoice.subcommands.contains(first) {
+      if first == "--" {
+        guard before.count > 1 else { return reply(.none, CommandChoice.subcommands, current) }
+        before.removeFirst()
+        subcommand = before.first
+      } else {
+        subcommand = (try? CommandChoice.isTarget(first)) == true ? nil : first
+      }
+      if subcommand != nil { before.removeFirst() }
+    }
+    let options = switch subcommand {
+    case "test": test
+    case "graph": graph
+    case "repl": repl
+    case "help": Options(flags: [])
+    default: run
+    }
+    // After `--` (a run's or graph's script arguments): anything, files most likely.
+    if subcommand != "test", before.contains("--") { return reply(.files, [], current) }
+    if let previous = before.last, previous.hasPrefix("-") {
+      if options.files.contains(previous) { return reply(.files, [], current) }
+      if options.dirs.contains(previous) { return reply(.dirs, [], current) }
+      if let choice = options.words.first(where: { $0.options.contains(previous) }) {
+        return reply(.none, choice.values, current)
+      }
+      if options.other.contains(previous) { return reply(.none, [], current) }
+    }
+    if current.hasPrefix("-") { return reply(.none, options.all, current) }
+    let positional = positionals(before, options)
+    switch subcommand {
+    case "test": return reply(.files, [], current)
+    case "repl": return reply(positional.isEmpty ? .lua : .none, [], current)
+    case "help": return reply(.none, positional.isEmpty ? Array(CommandChoice.subcommands.dropLast()) : [], current)
+    default:
+      let targets = self.targets(before, positional, options)
+      let first = positional.isEmpty
+      return reply(first ? .lua : .none, (first && subcommand == nil ? CommandChoice.subcommands : []) + targets, current)
+    }
+  }
+
+  /// The words that are not options or their values.
+  static func positionals(_ words: [String], _ options: Options) -> [String] {
+    var found: [String] = [], i = 0
+    let takesValue = Set(options.files + options.dirs + options.words.flatMap(\.options) + options.other)
+    while i < words.count {
+      if takesValue.contains(words[i]) { i += 2; continue }
+      if !words[i].hasPrefix("-") || words[i] == "-" { found.append(words[i]) }
+      i += 1
+    }
+    return found
+  }
+
+  /// The top-level operations of the script the words name (`-f`, `-C`, a first word that is
+  /// a script) or taskrun finds, loaded as `--list` loads it; none when it does not load.
+  static func targets(_ words: [String], _ positional: [String], _ options: Options) -> [String] {
+    func value(_ option: String) -> String? {
+      words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
+    }
+    if let directory = value("-C"), !FileManager.default.changeCurrentDirectoryPath(directory) { return [] }
+    var script = value("-f")
+    if script == nil, let first = positional.first, ScriptFinder.isScript(first), first != "-" { script = first }
+    if script == nil, let (folder, name) = ScriptFinder.discover() {
+      _ = FileManager.default.changeCurrentDirectoryPath(folder)
+      script = name
+    }
+    guard let script else { return [] }
+    return (try? CommandChoice.declaredOperations(of: script)) ?? []
+  }
+
+  static func reply(_ files: Files, _ candidates: [String], _ current: String) -> String {
+    var seen: Set<String> = []  // `test`, a subcommand and a target, is offered once
+    let offered = candidates.filter { $0.hasPrefix(current) && !$0.contains("\n") && seen.insert($0).inserted }
+    return ([files.rawValue] + offered).map { $0 + "\n" }.joined()
+  }
+}

@@ -1,0 +1,66 @@
+// ReportFile: the file an --events or --trace reporter writes, where a failed write is reported and remembered.
+import Glibc
+import Synchronization
+import TaskEngine
+
+/// A report's file, opened once in place (never replaced by a rename, so a device, a pipe or
+/// a symbolic link is written, not swapped for a regular file). The first failed write is
+/// reported on standard error with the reason; any failure makes the exit code 1
+/// (`Taskrun.finish`): a run whose record is incomplete did not succeed as asked.
+final class ReportFile {
+  /// Failed report writes in this process.
+  static let failures = Atomic<Int>(0)
+
+  let path: String
+  /// What the file holds, for messages: "events", "the trace".
+  let what: String
+  private let fd: Int32
+  /// A regular file can be rewritten from its start (`replace`); anything else only appended to.
+  let isRegular: Bool
+  private var failed = false
+  /// Closed at the run's end: what comes after (a finalizer's print) is not written, and
+  /// never to whatever file reuses the descriptor.
+  private var isClosed = false
+
+  /// `path` "-" means standard error.
+  init(path: String, what: String) throws {
+    self.path = path
+    self.what = what
+    if path == "-" {
+      fd = STDERR_FILENO
+    } else {
+      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw ReporterError("cannot write \(what) to '\(path)': \(Self.reason(errno))") }
+    }
+    var info = stat()
+    isRegular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+  }
+
+  /// Writes `text` after what was written.
+  func append(_ text: String) {
+    guard !failed, !isClosed else { return }
+    if !writeAll(fd, text.utf8) { fail(errno) }
+  }
+
+  /// Makes `text` the whole file (a regular file); elsewhere appends it.
+  func replace(with text: String) {
+    guard !failed, !isClosed else { return }
+    if isRegular && (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) { return fail(errno) }
+    append(text)
+  }
+
+  /// Closes the file; an error the kernel reports only now (a full disk over NFS) counts too.
+  func close() {
+    guard fd != STDERR_FILENO, !isClosed else { return }
+    isClosed = true
+    if Glibc.close(fd) != 0 && !failed { fail(errno) }
+  }
+
+  private func fail(_ code: Int32) {
+    failed = true
+    Self.failures.add(1, ordering: .sequentiallyConsistent)
+    writeStandardError("taskrun: cannot write \(what) to '\(path)': \(Self.reason(code)); the file is incomplete\n")
+  }
+
+  private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
