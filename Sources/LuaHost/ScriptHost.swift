@@ -119,8 +119,13 @@ public final class ScriptHost {
   @exclusivity(unchecked) var scriptPath = "?"
   /// Bytes the Lua heap may hold while Lua code runs (`--memory`; 0: no limit).
   public let memoryLimit: Int
-  /// `-n` and `taskrun graph`: the script is loaded, nothing runs (see `dryRunRequest`).
-  @exclusivity(unchecked) public var dryRun = false
+  /// `-n`, `taskrun graph`, `--list`: the script is loaded, nothing runs or writes (see
+  /// `dryRunRequest` and DryRun.swift); `dryRunAssumed`: the commands whose result the top
+  /// level got without running them.
+  @exclusivity(unchecked) public var dryRun = false {
+    didSet { if dryRun && !oldValue { applyDryRun() } }
+  }
+  @exclusivity(unchecked) var dryRunAssumed: [String] = []
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
   @exclusivity(unchecked) public internal(set) var exitCode: Int32?
 
