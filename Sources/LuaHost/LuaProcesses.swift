@@ -10,16 +10,43 @@ import TaskEngine
 /// A command Lua started with io.popen, until its handle is closed. It leads a process group
 /// of its own and is reaped only when its handle closes, so its group is never signalled
 /// after its pid could have been reused.
-final class LuaChild {
+final class LuaChild: @unchecked Sendable {
   let pid: pid_t
   let pidfd: Int32
   /// Its other output (stderr; a "w" command's stdout) read for the live view.
   let sides: [SideOutput]
+  /// Guards reaping against signalling from another thread (the body's deadline).
+  private let lock = Lock()
+  private var reaped = false
 
   init(pid: pid_t, pidfd: Int32, sides: [SideOutput]) {
     self.pid = pid
     self.pidfd = pidfd
     self.sides = sides
+  }
+
+  /// Signals its process group, unless it has been reaped (its ids could be reused).
+  func signal(_ signal: Int32) {
+    lock.lock()
+    defer { lock.unlock() }
+    if !reaped { kill(-pid, signal) }
+  }
+
+  /// waitpid(WNOHANG) under the lock: the pid if it has exited (and is now reaped).
+  func reap(_ status: inout Int32) -> pid_t {
+    lock.lock()
+    defer { lock.unlock() }
+    let reaped = waitpid(pid, &status, WNOHANG)
+    if reaped == pid || (reaped < 0 && errno == ECHILD) { self.reaped = true }
+    return reaped
+  }
+
+  /// A body that reads its pipe cannot look at its deadline: at the deadline the command
+  /// gets SIGTERM (then SIGKILL after `grace`), its pipe ends, and the hook raises `timed out`.
+  func end(atDeadline deadline: Double, grace: Double) {
+    let left = max(0, deadline - tl_monotonic())
+    DispatchQueue.global().asyncAfter(deadline: .now() + left) { [self] in signal(SIGTERM) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + left + grace) { [self] in signal(SIGKILL) }
   }
 }
 
@@ -113,7 +140,7 @@ extension ScriptHost {
       pushFunction { host, s in
         if s.isNil(1) { s.push(true); return 1 }  // a shell is there
         guard let command = s.stringOrNumber(1) else { throw s.badArgument(1, "os.execute", "string") }
-        return host.execute(command, on: s)
+        return try host.execute(command, on: s)
       }
       s.rawSet(-2, "execute")
     }
@@ -132,7 +159,7 @@ extension ScriptHost {
   }
 
   /// os.execute(command): runs it and waits.
-  private func execute(_ command: String, on s: LuaStack) -> Int32 {
+  private func execute(_ command: String, on s: LuaStack) throws -> Int32 {
     fflush(nil)  // what Lua wrote before comes first
     var streams: [(fd: Int32, stream: Int)] = []
     var ends: [Int32] = []
@@ -150,7 +177,13 @@ extension ScriptHost {
     case .failure(let error):
       return pushFailure(error.code, "/bin/sh", on: s)
     case .success(let (pid, pidfd)):
-      return pushExecResult(waitForChild(pid: pid, pidfd: pidfd, streams: streams), on: s)
+      let (status, stopped) = waitForChild(pid: pid, pidfd: pidfd, streams: streams)
+      // Stopped: raised here as the hook would (it may not look again before the code ends).
+      if let stopped {
+        current?.control.pointee.raised = stopped.hook
+        throw ScriptError(stopped.reason)
+      }
+      return pushExecResult(status, on: s)
     }
   }
 
@@ -183,7 +216,11 @@ extension ScriptHost {
     case .success(let child):
       (pid, pidfd) = child
     }
-    let id = luaChildren.add(LuaChild(pid: pid, pidfd: pidfd, sides: sides))
+    let child = LuaChild(pid: pid, pidfd: pidfd, sides: sides)
+    let id = luaChildren.add(child)
+    if let deadline = current?.control.pointee.deadline, deadline > 0 {
+      child.end(atDeadline: deadline, grace: scheduler.killGrace)
+    }
     // Drained off this thread (the command never waits on a full pipe), shown when its
     // handle closes (close, io.close, garbage collection, the end of the run).
     for side in sides { DispatchQueue.global().async { side.readToEnd() } }
@@ -200,7 +237,7 @@ extension ScriptHost {
   /// os.execute's), shows the rest of its other output, returns its wait status.
   func closeChild(_ id: Int) -> Int32 {
     guard let child = luaChildren.remove(id) else { return 0 }
-    let status = waitForChild(pid: child.pid, pidfd: child.pidfd, streams: [])
+    let status = waitForChild(pid: child.pid, pidfd: child.pidfd, streams: [], guarded: child).status
     for side in child.sides {
       let deadline = tl_monotonic() + 0.2  // a command's background job may hold it open
       while !side.hasEnded && tl_monotonic() < deadline { usleep(5_000) }
@@ -235,8 +272,10 @@ extension ScriptHost {
   /// Waits for `pid` to exit and returns its wait status, showing what `streams` carry
   /// meanwhile. When the code that waits is stopped (an interrupt unless it is shielded, its
   /// cancellation, its deadline) the command's group gets SIGTERM, and SIGKILL after the
-  /// grace or at the next interrupt; Lua then gets the status and the hook raises.
-  func waitForChild(pid: pid_t, pidfd: Int32, streams: [(fd: Int32, stream: Int)]) -> Int32 {
+  /// grace or at the next interrupt) and the reason is returned: os.execute raises it; a
+  /// closing io.popen handle returns the status and the hook raises soon after.
+  func waitForChild(pid: pid_t, pidfd: Int32, streams: [(fd: Int32, stream: Int)], guarded child: LuaChild? = nil)
+    -> (status: Int32, stopped: (hook: Int32, reason: String)?) {
     var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
     for (fd, _) in streams { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
     defer { if pidfd >= 0 { Glibc.close(pidfd) } }
@@ -244,11 +283,12 @@ extension ScriptHost {
     var status: Int32 = 0
     var exited: Double?
     var terminated: (at: Double, posted: Int)?
+    var stopped: (hook: Int32, reason: String)?
     var nextTick = 0.0
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
       if exited == nil {
-        let reaped = waitpid(pid, &status, WNOHANG)
+        let reaped = child?.reap(&status) ?? waitpid(pid, &status, WNOHANG)
         if reaped == pid || (reaped < 0 && errno == ECHILD) {
           if reaped < 0 { status = SIGKILL }  // reaped by the run's end (endDescendants)
           exited = tl_monotonic()
@@ -277,24 +317,25 @@ extension ScriptHost {
           kill(-pid, SIGKILL)
           terminated = (.infinity, .max)
         }
-      } else if childShouldStop() {
+      } else if let reason = stopReason() {
+        stopped = reason
         kill(-pid, SIGTERM)
         terminated = (now, scheduler.inbox.signalsPosted.load(ordering: .sequentiallyConsistent))
       }
     }
     for stream in partial.indices where !partial[stream].isEmpty { showLines([10], into: &partial[stream]) }
-    return status
+    return (status, stopped)
   }
 
-  /// Whether the Lua code waiting for a command has been stopped: the command must end.
-  private func childShouldStop() -> Bool {
+  /// Why the Lua code waiting for a command has been stopped (the command must end), as
+  /// the interrupt hook says it: 1 cancelled, 2 interrupted, 3 timed out; nil if it has not.
+  private func stopReason() -> (hook: Int32, reason: String)? {
     scheduler.absorbSignals()  // the scheduler hears a Ctrl-C now: nothing else starts
-    if let control = current?.control.pointee {
-      if control.cancelled != 0 { return true }
-      if control.deadline > 0, tl_monotonic() >= control.deadline { return true }
-      if control.shielded != 0 { return false }
-    }
-    return tl_interrupted() != 0
+    guard let control = current?.control.pointee else { return tl_interrupted() != 0 ? (2, "interrupted") : nil }
+    if control.cancelled != 0 { return (1, "cancelled") }
+    if control.shielded == 0 && tl_interrupted() != 0 { return (2, "interrupted") }
+    if control.deadline > 0, tl_monotonic() >= control.deadline { return (3, "timed out") }
+    return nil
   }
 
   /// Shows whole lines of `bytes` above the view (after the partial line `pending` holds).

@@ -101,6 +101,20 @@ import TestSupport
     #expect(!leftovers(marker), "the command outlived taskrun")
   }
 
+  /// The operation's timeout ends the command it waits for, and the body stops there.
+  @Test func aTimeoutEndsTheCommandOsExecuteWaitsFor() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "slow", timeout = 1, run = function()
+        print("returned", os.execute("sleep 20 # \(marker)"))
+      end }
+      """)
+    let run = Binary.finish(try Binary.start(["w.lua"], in: dir), timeout: 15)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("slow: timed out after 1 s") && !run.stdout.contains("returned"), "\(run.stdout)\(run.stderr)")
+    #expect(!leftovers(marker), "the command outlived its timeout")
+  }
+
   /// Lua blocked reading a pipe never saw the interrupt: after 1.5 s taskrun guessed at a
   /// finalizer and left.
   @Test func ctrlCWhileReadingAnIoPopenPipeEndsTheRunPromptly() throws {
