@@ -3,9 +3,10 @@
 -- which prints "(dry run) text" as `sh` does and, when `faked`, records that the plan assumed
 -- a command's result. Commands (os.execute, io.popen) say what they would run and act as if
 -- it succeeded with no output; writes (io.open for writing, io.output to a file, os.remove,
--- os.rename, os.tmpname's file) are refused with Lua's nil, message, errno; C modules are not
--- loaded; chunks load as text only. Reading stays allowed. The debug functions that could
--- reach the originals kept here (upvalues, locals, hooks, the registry) are left out.
+-- os.rename) are refused with Lua's nil, message, errno; os.tmpname gives a name and makes no
+-- file (removing that name succeeds, as in a run); C modules are not loaded; chunks load as
+-- text only. Reading stays allowed. The debug functions that could reach the originals kept
+-- here (upvalues, locals, hooks, the registry) are left out.
 local G, note = ...
 local type, tostring, select, error = type, tostring, select, error
 local find, format = string.find, string.format
@@ -30,6 +31,7 @@ local raw_loadfile, raw_load = G.loadfile, G.load
 
 if G.os then
   local os = G.os
+  local made = {}  -- the names os.tmpname gave (no file was made)
   if os.execute then
     function os.execute(cmd)
       if cmd == nil then return true end
@@ -38,7 +40,11 @@ if G.os then
     end
   end
   if os.remove then
-    function os.remove(path) return refuse("os.remove", "removing", command(path, "os.remove", 1)) end
+    function os.remove(path)
+      local name = command(path, "os.remove", 1)
+      if made[name] then made[name] = nil return true end  -- as a run would remove it
+      return refuse("os.remove", "removing", name)
+    end
   end
   if os.rename then
     function os.rename(from, to)
@@ -50,7 +56,9 @@ if G.os then
     local count = 0
     function os.tmpname()  -- a name, no file
       count = count + 1
-      return format("/tmp/lua_dry_run_%d", count)
+      local name = format("/tmp/lua_dry_run_%d", count)
+      made[name] = true
+      return name
     end
   end
 end
