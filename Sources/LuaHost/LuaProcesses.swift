@@ -96,6 +96,7 @@ final class SideOutput: @unchecked Sendable {
     lock.unlock()
   }
 
+  /// Whether the worker has read its end (every writer closed it).
   var hasEnded: Bool {
     lock.lock()
     defer { lock.unlock() }
@@ -271,9 +272,9 @@ extension ScriptHost {
 
   /// Waits for `pid` to exit and returns its wait status, showing what `streams` carry
   /// meanwhile. When the code that waits is stopped (an interrupt unless it is shielded, its
-  /// cancellation, its deadline) the command's group gets SIGTERM, and SIGKILL after the
-  /// grace or at the next interrupt) and the reason is returned: os.execute raises it; a
-  /// closing io.popen handle returns the status and the hook raises soon after.
+  /// cancellation, its deadline), the command's group gets SIGTERM, then SIGKILL after the
+  /// grace or at the next interrupt, and the reason is returned with the status: os.execute
+  /// raises it; a closing io.popen handle returns the status and the hook raises soon after.
   func waitForChild(pid: pid_t, pidfd: Int32, streams: [(fd: Int32, stream: Int)], guarded child: LuaChild? = nil)
     -> (status: Int32, stopped: (hook: Int32, reason: String)?) {
     var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
@@ -298,7 +299,7 @@ extension ScriptHost {
       if let exited, fds.dropFirst().allSatisfy({ $0.fd < 0 }) || tl_monotonic() - exited > 0.2 { break }
       _ = cs_poll(&fds, UInt(fds.count), exited == nil ? 0.05 : 0.01)
       for i in fds.indices.dropFirst() where fds[i].fd >= 0 && fds[i].revents != 0 {
-        while true {
+        for _ in 0..<16 {  // at most 1 MiB a round: a command that prints without end is still stopped
           let n = read(fds[i].fd, &buffer, buffer.count)
           if n > 0 { showLines(buffer[0..<n], into: &partial[streams[i - 1].stream]); continue }
           if n == 0 || (errno != EINTR && errno != EAGAIN) { fds[i].fd = -1 }
