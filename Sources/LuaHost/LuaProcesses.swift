@@ -161,7 +161,7 @@ extension ScriptHost {
 
   /// os.execute(command): runs it and waits.
   private func execute(_ command: String, on s: LuaStack) throws -> Int32 {
-    fflush(nil)  // what Lua wrote before comes first
+    if !captureWrites { fflush(nil) }  // what Lua wrote before comes first (captured: it already has)
     var streams: [(fd: Int32, stream: Int)] = []
     var ends: [Int32] = []
     var output = STDOUT_FILENO, error = STDERR_FILENO
@@ -191,7 +191,7 @@ extension ScriptHost {
   /// io.popen(command, mode): a file reading the command's stdout ("r") or writing its stdin
   /// ("w").
   private func popen(_ command: String, mode: String, on s: LuaStack) -> Int32 {
-    fflush(nil)
+    if !captureWrites { fflush(nil) }  // as Lua's popen; a live view flushes its own frames
     guard let data = makePipe(blocking: true) else { return pushFailure(errno, command, on: s) }
     let (ours, theirs) = mode == "r" ? (data[0], data[1]) : (data[1], data[0])
     var sides: [SideOutput] = []
