@@ -1,6 +1,7 @@
 // DryRun: the Lua environment of -n, `taskrun graph`, --list and --list-names: nothing runs or writes.
 import CLua
 import CLuaShim
+import Glibc
 import TaskEngine
 
 extension ScriptHost {
@@ -16,7 +17,17 @@ extension ScriptHost {
       host.dryRunNote(text, faked: s.boolean(2))
       return 0
     }
-    if tl_pcall(L, 2, 0, 0) != LUA_OK { fatalError("taskrun dryrun.lua: \(s.describe(-1))") }
+    pushFunction { _, s in  // null_handle(mode): io.popen's handle over /dev/null, closed as a command that exited 0
+      let mode = s.string(1) == "w" ? "w" : "r"
+      let fd = open("/dev/null", (mode == "w" ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+      guard fd >= 0 else { throw ScriptError("io.popen: cannot open /dev/null") }
+      guard tl_push_child_file(s.L, fd, mode, 0) == 1 else {
+        Glibc.close(fd)
+        throw ScriptError("io.popen: cannot open /dev/null")
+      }
+      return 1
+    }
+    if tl_pcall(L, 3, 0, 0) != LUA_OK { fatalError("taskrun dryrun.lua: \(s.describe(-1))") }
   }
 
   /// Prints "(dry run) text" as the script's output (to stderr when standard output is the

@@ -235,7 +235,8 @@ extension ScriptHost {
   }
 
   /// The waiter of an io.popen handle that closes: waits for its command (stopping it as
-  /// os.execute's), shows the rest of its other output, returns its wait status.
+  /// os.execute's), shows the rest of its other output, returns its wait status (0 for id 0,
+  /// a dry run's handle with no command).
   func closeChild(_ id: Int) -> Int32 {
     guard let child = luaChildren.remove(id) else { return 0 }
     let status = waitForChild(pid: child.pid, pidfd: child.pidfd, streams: [], guarded: child).status

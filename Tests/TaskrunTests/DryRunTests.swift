@@ -23,7 +23,7 @@ import TestSupport
   func nothingRunsOrWritesFromLuasLibrary(_ mode: [String]) throws {
     let dir = try folder("""
       os.execute("touch X") io.popen("touch Y"):close() io.open("Z", "w")
-      io.popen("cat > W", "w"):write("text")
+      print("popen", io.popen("cat > W", "w"):write("text"):close())
       print("append", io.open("keep.txt", "a"))
       print("update", io.open("keep.txt", "r+"))
       print("remove", os.remove("keep.txt"))
@@ -44,7 +44,7 @@ import TestSupport
     }
     #expect((try? String(contentsOf: dir.appendingPathComponent("keep.txt"), encoding: .utf8)) == "kept\n", "\(mode)")
     for note in ["(dry run) os.execute: touch X", "(dry run) io.popen: touch Y", "(dry run) io.open: not writing 'Z'",
-                 "(dry run) io.popen: cat > W", "append\tnil\t(dry run) io.open: not writing 'keep.txt'\t30",
+                 "(dry run) io.popen: cat > W", "popen\ttrue\texit\t0", "append\tnil\t(dry run) io.open: not writing 'keep.txt'\t30",
                  "update\tnil\t(dry run) io.open: not writing 'keep.txt'\t30",
                  "remove\tnil\t(dry run) os.remove: not removing 'keep.txt'\t30",
                  "rename\tnil\t(dry run) os.rename: not renaming 'keep.txt'\t30",

@@ -1,13 +1,13 @@
 -- dryrun.lua: what `-n`, `taskrun graph`, `--list` and `--list-names` leave a script: it is
 -- loaded and nothing runs or writes. Run once on the globals table with `note(text, faked)`,
 -- which prints "(dry run) text" as `sh` does and, when `faked`, records that the plan assumed
--- a command's result. Commands (os.execute, io.popen) say what they would run and act as if
+-- a command's result, and `null_handle(mode)`, an io.popen handle over /dev/null. Commands (os.execute, io.popen) say what they would run and act as if
 -- it succeeded with no output; writes (io.open for writing, io.output to a file, os.remove,
 -- os.rename) are refused with Lua's nil, message, errno; os.tmpname gives a name and makes no
 -- file (removing that name succeeds, as in a run); C modules are not loaded; chunks load as
 -- text only. Reading stays allowed. The debug functions that could reach the originals kept
 -- here (upvalues, locals, hooks, the registry) are left out.
-local G, note = ...
+local G, note, null_handle = ...
 local type, tostring, select, error = type, tostring, select, error
 local find, format = string.find, string.format
 local EROFS = 30
@@ -86,7 +86,7 @@ if G.io then
       local m = mode == nil and "r" or mode
       if m ~= "r" and m ~= "w" then error("bad argument #2 to 'io.popen' (invalid mode)", 2) end
       note("io.popen: " .. text, true)
-      return raw_open("/dev/null", m)  -- reads nothing, takes writes; close returns true
+      return null_handle(m)  -- reads nothing, takes writes; closes with true, "exit", 0
     end
   end
 end
