@@ -29,7 +29,7 @@ let package = Package(
     // with clang's #embed so they can be read, highlighted and linted as Lua.
     .target(name: "LuaSources", exclude: ["lua"]),
     // The Lua state, value conversion, coroutine driver and the Lua API.
-    .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua", "LuaSources"]),
+    .target(name: "LuaHost", dependencies: ["TaskEngine", "CLuaShim", "CLua", "CSpawn", "LuaSources"]),
     // Line editing, history and completion for the REPL: the system's libedit (BSD-licensed;
     // Debian libedit2), opened with dlopen when the REPL starts, not linked, so a run does
     // not load it.

@@ -24,7 +24,7 @@ struct spawn_args {
   char *const *argv;
   char *const *envp;
   const char *cwd;
-  int out_fd, err_fd;
+  int in_fd, out_fd, err_fd;  /* in_fd -1: /dev/null */
   pid_t parent;
   volatile int error;   /* written by the child before it exits: why exec failed */
 };
@@ -85,11 +85,15 @@ static int child_main(void *arg) {
      the run, and Slurm's tools from a thread that waits for them. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) goto fail;
   if (getppid() != a->parent) _exit(127);  /* taskrun died before the line above */
-  int null = g_null >= 0 ? g_null : open("/dev/null", O_RDONLY);
-  if (null < 0) goto fail;
-  if (null != 0) {
-    if (dup2(null, 0) < 0) goto fail;
-    if (null != g_null) close(null);
+  if (a->in_fd >= 0) {
+    if (dup2(a->in_fd, 0) < 0) goto fail;
+  } else {
+    int null = g_null >= 0 ? g_null : open("/dev/null", O_RDONLY);
+    if (null < 0) goto fail;
+    if (null != 0) {
+      if (dup2(null, 0) < 0) goto fail;
+      if (null != g_null) close(null);
+    }
   }
   if (dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) goto fail;
   if (a->cwd && chdir(a->cwd) != 0) goto fail;
@@ -111,9 +115,14 @@ static int pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); 
 
 int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
              int out_fd, int err_fd, pid_t *pid, int *pidfd) {
+  return cs_spawn_input(path, argv, envp, cwd, -1, out_fd, err_fd, pid, pidfd);
+}
+
+int cs_spawn_input(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                   int in_fd, int out_fd, int err_fd, pid_t *pid, int *pidfd) {
   static _Atomic pid_t self = 0;  /* a process's id does not change: one getpid a process */
   if (self == 0) self = getpid();
-  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, out_fd, err_fd, self, 0 };
+  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, 0 };
   /* The parent is suspended until the child has exec'd or exited (CLONE_VFORK); the child
      runs on a stack of its own. */
   static const size_t size = 64 * 1024;

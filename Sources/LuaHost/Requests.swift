@@ -77,12 +77,7 @@ extension ScriptHost {
       switch kind {
       case "sh":
         let spec = try commandSpec(s, base, options: base + 1, function: "sh")
-        let note = "(dry run) sh: \(spec.display)"
-        if scheduler.sinks.isEmpty {  // taskrun graph: standard output is the graph
-          writeStandardError(note + "\n")
-        } else {
-          scheduler.message(note, from: nil)
-        }
+        dryRunNote("sh: \(spec.display)", faked: true)
         succeed(co) { s in self.pushCommandResult(CommandResult(status: 0, stdout: "", stderr: ""), on: s); return 1 }
       case "run":
         succeed(co) { s in s.push(true); return 1 }

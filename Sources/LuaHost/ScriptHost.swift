@@ -94,8 +94,8 @@ public final class ScriptHost {
   var testCases: [Int: TestCase] = [:]
   var testErrors: [Int: [TestCase]] = [:]
   var testBlocks: [Int: TestCase] = [:]
-  /// io.write to standard output goes through the reporters (a live view draws there);
-  /// `pendingWrite` is a written line still waiting for its newline.
+  /// io.write to standard output (and error) goes through the reporters (a live view draws
+  /// there); `pendingWrite` holds a written line still waiting for its newline, per stream.
   @exclusivity(unchecked) public var captureWrites = false
   /// The REPL: each `run()` at the top level, with nothing running, is a run of its own
   /// (its counts and elapsed time start from zero).
@@ -104,7 +104,9 @@ public final class ScriptHost {
   /// job name of this run's Slurm jobs.
   @exclusivity(unchecked) var executorChoice: String?
   lazy var slurmTag = Slurm.runTag()
-  @exclusivity(unchecked) var pendingWrite = ""
+  @exclusivity(unchecked) var pendingWrite = ["", ""]
+  /// io.popen's commands whose handles are open (LuaProcesses).
+  var luaChildren = LuaChildren()
   @exclusivity(unchecked) var skipOnReturn: [OperationNode: String] = [:]
   /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
   @exclusivity(unchecked) public var assumeYes = false
@@ -117,8 +119,13 @@ public final class ScriptHost {
   @exclusivity(unchecked) var scriptPath = "?"
   /// Bytes the Lua heap may hold while Lua code runs (`--memory`; 0: no limit).
   public let memoryLimit: Int
-  /// `-n` and `taskrun graph`: the script is loaded, nothing runs (see `dryRunRequest`).
-  @exclusivity(unchecked) public var dryRun = false
+  /// `-n`, `taskrun graph`, `--list`: the script is loaded, nothing runs or writes (see
+  /// `dryRunRequest` and DryRun.swift); `dryRunAssumed`: the commands whose result the top
+  /// level got without running them.
+  @exclusivity(unchecked) public var dryRun = false {
+    didSet { if dryRun && !oldValue { applyDryRun() } }
+  }
+  @exclusivity(unchecked) var dryRunAssumed: [String] = []
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
   @exclusivity(unchecked) public internal(set) var exitCode: Int32?
 
@@ -134,6 +141,7 @@ public final class ScriptHost {
     tl_gc_generational(L)
     tl_guard_sethook(L)
     installExit()
+    installProcessFunctions()
     installAPI()
     scheduler.onHalt = { [unowned self] in wakeTopLevel() }
     setArguments(script: nil)

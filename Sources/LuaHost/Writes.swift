@@ -1,32 +1,43 @@
-// Writes: io.write and io.stdout:write through the reporters while a live view draws below.
+// Writes: io.write, io.stdout:write and io.stderr:write through the reporters while a live view draws below.
 import CLua
 import CLuaShim
+import Glibc
 import TaskEngine
 
 extension ScriptHost {
-  /// `__write(text)`, the prelude's hook under io.write: when writes are captured (a live
-  /// view would draw over them), whole lines become messages, as `print`'s do, and the rest
-  /// waits for its newline; returns whether it took the text (else Lua writes it itself).
+  /// `__write(text, fd)`, the prelude's hook under io.write and file:write on standard output
+  /// (fd 1) and standard error (fd 2): when writes are captured (a live view would draw over
+  /// them), whole lines become messages, as `print`'s do, and the rest waits for its newline;
+  /// returns whether it took the text (else Lua writes it itself). Standard error is taken only
+  /// while it is a terminal: redirected, it is not where the view draws.
   func writeFunctions() -> [(String, HostFunction)] {
     [("__write", { host, s in
-      guard host.captureWrites, let text = s.string(1) else {
+      let fd = s.integer(2) == 2 ? 2 : 1
+      guard host.captureWrites, let text = s.string(1), fd == 1 || isatty(STDERR_FILENO) != 0 else {
         s.push(false)
         return 1
       }
-      host.pendingWrite += text
-      while let newline = host.pendingWrite.firstIndex(of: "\n") {
-        host.scheduler.message(String(host.pendingWrite[..<newline]), from: host.current?.op)
-        host.pendingWrite.removeSubrange(...newline)
-      }
+      host.capturedWrite(text, stream: fd - 1)
       s.push(true)
       return 1
     })]
   }
 
-  /// Prints a written line that never got its newline (at the end of a run).
+  /// Text written to standard output (`stream` 0) or error (1) while writes are captured:
+  /// each whole line is a message above the view; a partial line waits for its newline.
+  func capturedWrite(_ text: String, stream: Int) {
+    pendingWrite[stream] += text
+    while let newline = pendingWrite[stream].firstIndex(of: "\n") {
+      scheduler.message(String(pendingWrite[stream][..<newline]), from: current?.op)
+      pendingWrite[stream].removeSubrange(...newline)
+    }
+  }
+
+  /// Prints written lines that never got their newline (at the end of a run).
   func flushWrites() {
-    guard !pendingWrite.isEmpty else { return }
-    scheduler.message(pendingWrite, from: nil)
-    pendingWrite = ""
+    for stream in pendingWrite.indices where !pendingWrite[stream].isEmpty {
+      scheduler.message(pendingWrite[stream], from: nil)
+      pendingWrite[stream] = ""
+    }
   }
 }

@@ -9,6 +9,9 @@ static const char prelude[] = {
 static const char sandbox[] = {
 #embed "lua/sandbox.lua"
 };
+static const char dryrun[] = {
+#embed "lua/dryrun.lua"
+};
 static const char format[] = {
 #embed "lua/format.lua"
 };
@@ -25,6 +28,7 @@ static const char busted_files[] = {
 static const struct { const char *name; const char *text; size_t length; } sources[] = {
   { "prelude.lua", prelude, sizeof prelude },
   { "sandbox.lua", sandbox, sizeof sandbox },
+  { "dryrun.lua", dryrun, sizeof dryrun },
   { "format.lua", format, sizeof format },
   { "busted/declare.lua", busted_declare, sizeof busted_declare },
   { "busted/run.lua", busted_run, sizeof busted_run },

@@ -40,6 +40,7 @@ struct GraphCommand: ParsableCommand {
       throw Taskrun.Exit(.usage)
     }
     print(render(ops, scheduler: scheduler), terminator: "")
+    if let caveat = host.dryRunCaveat { writeStandardError(caveat + "\n") }
     throw Taskrun.Exit(.success)
   }
 

@@ -204,6 +204,7 @@ extension RunOptions {
     }
     if list || listNames {
       print(ScriptFinder.listing(host.scheduler.operations, of: script, namesOnly: listNames), terminator: "")
+      if let caveat = host.dryRunCaveat { writeStandardError(caveat + "\n") }
       throw Taskrun.Exit(.success)
     }
     let selected: [OperationNode]
@@ -215,6 +216,7 @@ extension RunOptions {
     }
     if dryRun {
       reporter.plan(scheduler.plan(for: selected))
+      if let caveat = host.dryRunCaveat { print(caveat) }
       throw Taskrun.Exit(.success)
     }
     let summary = host.run(selected)

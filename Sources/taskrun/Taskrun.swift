@@ -153,11 +153,14 @@ enum Taskrun {
 
   /// Sends a run's signals to `scheduler`: the first Ctrl-C stops Lua code at once (the
   /// scheduler then cancels everything), the third exits. Ctrl-Z restores the terminal first.
-  /// Seconds an interrupt may stay unhandled before taskrun gives up on its Lua thread.
+  /// Seconds an interrupt may stay unhandled before the Lua thread is woken from a blocking
+  /// call (io.read on a terminal, a read of an io.popen pipe), and before taskrun gives up on it.
+  static let wakeAfter = 0.1
   static let stuckAfter = 1.5
 
   static func attachSignals(_ scheduler: Scheduler, thirdExits: Bool = true,
                             also: @escaping @Sendable () -> Void = {}) {
+    ScriptHost.prepareWakeup()
     SignalWatcher.shared.attach(
       inbox: scheduler.inbox, processes: scheduler.processes,
       immediately: { [inbox = scheduler.inbox, processes = scheduler.processes] _, count in
@@ -165,9 +168,16 @@ enum Taskrun {
         also()
         guard thirdExits else { return }
         if count >= 3 { exitNow(ExitCode.interrupted.rawValue) }
+        // Lua blocked in a system call (io.read of a terminal, a pipe's read) sees the
+        // interrupt only when the call returns: it is made to return (EINTR), and the hook
+        // raises `interrupted` at the next instruction.
+        let posted = inbox.signalsPosted.load(ordering: .sequentiallyConsistent)
+        DispatchQueue.global().asyncAfter(deadline: .now() + wakeAfter) {
+          guard inbox.signalsHandled.load(ordering: .sequentiallyConsistent) < posted else { return }
+          ScriptHost.wakeLuaThread()
+        }
         // Lua code that runs without hooks (a looping __gc finalizer) never lets the
         // scheduler see the interrupt: after a while, end the run from here.
-        let posted = inbox.signalsPosted.load(ordering: .sequentiallyConsistent)
         DispatchQueue.global().asyncAfter(deadline: .now() + stuckAfter) {
           guard inbox.signalsHandled.load(ordering: .sequentiallyConsistent) < posted else { return }
           writeStandardError("taskrun: interrupted, but Lua code that cannot be interrupted "

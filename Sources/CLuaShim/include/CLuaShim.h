@@ -93,4 +93,12 @@ static inline int tl_load(lua_State *L, const char *buf, size_t len, const char 
 /* Line-buffer C's stdout, which Lua's print and Swift's print share, so lines reach a pipe
    promptly and in order. */
 void tl_line_buffer_stdout(void);
+/* io.popen's handles (childfile.c): a Lua file (io.type "file"; read, lines, write, close)
+   over `fd`, opened with `mode` ("r" or "w"). Closing it (close, io.close, __gc, __close)
+   calls the waiter with `child` and returns what os.execute would: true|nil, "exit"|"signal",
+   n. The waiter returns a wait(2) status and must not raise. Pushes the handle and returns 1,
+   or pushes nothing and returns 0 (errno set) if the descriptor cannot become a FILE. */
+typedef int (*tl_child_waiter)(lua_State *L, int child);
+void tl_set_child_waiter(tl_child_waiter fn);
+int tl_push_child_file(lua_State *L, int fd, const char *mode, int child);
 #endif

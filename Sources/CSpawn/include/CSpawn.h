@@ -13,6 +13,9 @@
    close-on-exec pidfd of the child (-1 on kernels without one). */
 int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
              int out_fd, int err_fd, pid_t *pid, int *pidfd);
+/* cs_spawn with stdin from `in_fd` (-1: /dev/null): io.popen(cmd, "w") writes to a pipe. */
+int cs_spawn_input(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                   int in_fd, int out_fd, int err_fd, pid_t *pid, int *pidfd);
 /* Find `name` as execvp does in the colon-separated `path` (NULL: a default) into out:
    0, ENOENT, EACCES (found but not executable) or ENAMETOOLONG. A name with '/' is itself. */
 int cs_resolve(const char *name, const char *path, char *out, size_t size);
@@ -49,6 +52,15 @@ void cs_block_signals(void);
 int cs_handle_signals(int fd);
 /* Names the calling thread (at most 15 bytes), as ps and /proc/PID/task/TID/comm show it. */
 void cs_name_thread(const char *name);
+/* }====== */
+
+/* {====== wakeup.c */
+/* The thread that runs Lua (the calling one) can be woken from a blocking system call
+   (a read of the terminal or of a pipe) by cs_wake_lua_thread: a signal whose handler does
+   nothing and does not restart the call, which then fails with EINTR. 0 or -1. */
+int cs_prepare_lua_wakeup(void);
+/* From any thread: wakes the thread cs_prepare_lua_wakeup named (nothing if none). */
+void cs_wake_lua_thread(void);
 /* }====== */
 
 /* {====== processors.c */

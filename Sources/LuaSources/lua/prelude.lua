@@ -73,17 +73,19 @@ function coroutine.running()
   return co, main
 end
 
--- io.write and io.stdout:write ask the host first: while a live view draws below, it takes
--- the text and prints whole lines above the view, as print's (file:write's own checks and
--- number format kept: floats as "%.14g").
+-- io.write, io.stdout:write and io.stderr:write ask the host first: while a live view draws
+-- below, it takes the text and prints whole lines above the view, as print's (file:write's
+-- own checks and number format kept: floats as "%.14g"); standard error only while it is
+-- the terminal the view draws on, else it is written as usual.
 local captured_write = api.__write
 api.__write = nil
 if io then
-  local stdout, output = io.stdout, io.output
+  local stdout, stderr, output = io.stdout, io.stderr, io.output
   local methods = getmetatable(stdout).__index
   local raw_write = methods.write
   local function write(f, ...)
-    if rawequal(f, stdout) then
+    local standard = rawequal(f, stdout) and 1 or rawequal(f, stderr) and 2
+    if standard then
       local parts = {}
       for i = 1, select("#", ...) do
         local v = select(i, ...)
@@ -92,7 +94,7 @@ if io then
         elseif t == "integer" or type(v) == "string" then parts[i] = tostring(v)
         else return raw_write(f, ...) end  -- the usual error
       end
-      if captured_write(table.concat(parts)) then return f end
+      if captured_write(table.concat(parts), standard) then return f end
     end
     return raw_write(f, ...)
   end

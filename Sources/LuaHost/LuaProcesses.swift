@@ -1,0 +1,383 @@
+// LuaProcesses: os.execute and io.popen start their commands as taskrun starts its own.
+import CLua
+import CLuaShim
+import CSpawn
+import Dispatch
+import FoundationEssentials
+import Glibc
+import TaskEngine
+
+/// A command Lua started with io.popen, until its handle is closed. It leads a process group
+/// of its own and is reaped only when its handle closes, so its group is never signalled
+/// after its pid could have been reused.
+final class LuaChild: @unchecked Sendable {
+  let pid: pid_t
+  let pidfd: Int32
+  /// Its other output (stderr; a "w" command's stdout) read for the live view.
+  let sides: [SideOutput]
+  /// Guards reaping against signalling from another thread (the body's deadline).
+  private let lock = Lock()
+  private var reaped = false
+
+  init(pid: pid_t, pidfd: Int32, sides: [SideOutput]) {
+    self.pid = pid
+    self.pidfd = pidfd
+    self.sides = sides
+  }
+
+  /// Signals its process group, unless it has been reaped (its ids could be reused).
+  func signal(_ signal: Int32) {
+    lock.lock()
+    defer { lock.unlock() }
+    if !reaped { kill(-pid, signal) }
+  }
+
+  /// waitpid(WNOHANG) under the lock: the pid if it has exited (and is now reaped).
+  func reap(_ status: inout Int32) -> pid_t {
+    lock.lock()
+    defer { lock.unlock() }
+    let reaped = waitpid(pid, &status, WNOHANG)
+    if reaped == pid || (reaped < 0 && errno == ECHILD) { self.reaped = true }
+    return reaped
+  }
+
+  /// A body that reads its pipe cannot look at its deadline: at the deadline the command
+  /// gets SIGTERM (then SIGKILL after `grace`), its pipe ends, and the hook raises `timed out`.
+  func end(atDeadline deadline: Double, grace: Double) {
+    let left = max(0, deadline - tl_monotonic())
+    DispatchQueue.global().asyncAfter(deadline: .now() + left) { [self] in signal(SIGTERM) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + left + grace) { [self] in signal(SIGKILL) }
+  }
+}
+
+/// The io.popen commands whose handles are open, by the id their handle carries.
+struct LuaChildren {
+  private var open: [Int: LuaChild] = [:]
+  private var last = 0
+
+  mutating func add(_ child: LuaChild) -> Int {
+    last += 1
+    open[last] = child
+    return last
+  }
+
+  mutating func remove(_ id: Int) -> LuaChild? { open.removeValue(forKey: id) }
+}
+
+/// What a worker thread reads from one output of an io.popen command while the live view
+/// draws: everything until its end, shown by the scheduler's thread when the handle closes.
+final class SideOutput: @unchecked Sendable {
+  let fd: Int32
+  /// 0: standard output, 1: standard error.
+  let stream: Int
+  private let lock = Lock()
+  private var bytes: [UInt8] = []
+  private var ended = false
+
+  init(fd: Int32, stream: Int) {
+    self.fd = fd
+    self.stream = stream
+  }
+
+  /// The worker: reads until the end (every writer closed it), then closes it.
+  func readToEnd() {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = read(fd, &buffer, buffer.count)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      lock.lock()
+      bytes += buffer[0..<n]
+      lock.unlock()
+    }
+    close(fd)
+    lock.lock()
+    ended = true
+    lock.unlock()
+  }
+
+  /// Whether the worker has read its end (every writer closed it).
+  var hasEnded: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return ended
+  }
+
+  /// What was read and not yet taken, and whether the output has ended.
+  func take() -> (bytes: [UInt8], ended: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    let taken = bytes
+    bytes = []
+    return (taken, ended)
+  }
+}
+
+extension ScriptHost {
+  /// Lets `wakeLuaThread` wake the calling thread (the one that runs Lua) from a blocking
+  /// system call. Call on that thread.
+  public static func prepareWakeup() { _ = cs_prepare_lua_wakeup() }
+
+  /// From any thread: a blocking call of the Lua thread (io.read on a terminal, a read of an
+  /// io.popen pipe) fails with EINTR, so Lua code runs on and the hook can raise.
+  public static func wakeLuaThread() { cs_wake_lua_thread() }
+
+  /// Replaces `os.execute` and `io.popen`. C's `system()` ignores SIGINT in taskrun while the
+  /// command runs (Ctrl-C was lost) and both let the command share taskrun's terminal group;
+  /// here the command is `/bin/sh -c CMD` in a process group of its own with stdin from
+  /// /dev/null, as `sh`'s commands are, and the wait stops it when the code that waits is
+  /// stopped (Ctrl-C, cancellation, timeout). While the live view draws, what the command
+  /// writes to the terminal comes through taskrun and lands above the view. Lua's results are
+  /// kept: `true|nil, "exit"|"signal", n`; io.popen's handle is a Lua file whose close
+  /// returns the same.
+  func installProcessFunctions() {
+    let s = stack
+    tl_set_child_waiter { L, child in
+      guard let L, let raw = tl_extraspace(L).pointee else { return 0 }
+      return Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue().closeChild(Int(child))
+    }
+    lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
+    if s.rawGet(-1, "os") == LUA_TTABLE {
+      pushFunction { host, s in
+        if s.isNil(1) { s.push(true); return 1 }  // a shell is there
+        guard let command = s.stringOrNumber(1) else { throw s.badArgument(1, "os.execute", "string") }
+        return try host.execute(command, on: s)
+      }
+      s.rawSet(-2, "execute")
+    }
+    s.pop()
+    if s.rawGet(-1, "io") == LUA_TTABLE {
+      pushFunction { host, s in
+        guard let command = s.stringOrNumber(1) else { throw s.badArgument(1, "io.popen", "string") }
+        let mode = s.isNil(2) ? "r" : s.stringOrNumber(2)
+        guard let mode else { throw s.badArgument(2, "io.popen", "string") }
+        guard mode == "r" || mode == "w" else { throw ScriptError("bad argument #2 to 'io.popen' (invalid mode)") }
+        return host.popen(command, mode: mode, on: s)
+      }
+      s.rawSet(-2, "popen")
+    }
+    s.pop(2)
+  }
+
+  /// os.execute(command): runs it and waits.
+  private func execute(_ command: String, on s: LuaStack) throws -> Int32 {
+    if !captureWrites { fflush(nil) }  // what Lua wrote before comes first (captured: it already has)
+    var streams: [(fd: Int32, stream: Int)] = []
+    var ends: [Int32] = []
+    var output = STDOUT_FILENO, error = STDERR_FILENO
+    for (stream, captured) in capturedStreams().enumerated() where captured {
+      guard let fds = makePipe(blocking: false) else { continue }
+      streams.append((fds[0], stream))
+      ends.append(fds[1])
+      if stream == 0 { output = fds[1] } else { error = fds[1] }
+    }
+    let started = spawnShell(command, input: -1, output: output, error: error)
+    for fd in ends { Glibc.close(fd) }
+    defer { for (fd, _) in streams { Glibc.close(fd) } }
+    switch started {
+    case .failure(let error):
+      return pushFailure(error.code, "/bin/sh", on: s)
+    case .success(let (pid, pidfd)):
+      let (status, stopped) = waitForChild(pid: pid, pidfd: pidfd, streams: streams)
+      // Stopped: raised here as the hook would (it may not look again before the code ends).
+      if let stopped {
+        current?.control.pointee.raised = stopped.hook
+        throw ScriptError(stopped.reason)
+      }
+      return pushExecResult(status, on: s)
+    }
+  }
+
+  /// io.popen(command, mode): a file reading the command's stdout ("r") or writing its stdin
+  /// ("w").
+  private func popen(_ command: String, mode: String, on s: LuaStack) -> Int32 {
+    if !captureWrites { fflush(nil) }  // as Lua's popen; a live view flushes its own frames
+    guard let data = makePipe(blocking: true) else { return pushFailure(errno, command, on: s) }
+    let (ours, theirs) = mode == "r" ? (data[0], data[1]) : (data[1], data[0])
+    var sides: [SideOutput] = []
+    var ends: [Int32] = []
+    var output = STDOUT_FILENO, error = STDERR_FILENO
+    // The stream Lua reads is its own; the others reach the terminal through taskrun.
+    for (stream, captured) in capturedStreams().enumerated() where captured && !(mode == "r" && stream == 0) {
+      guard let fds = makePipe(blocking: true) else { continue }
+      sides.append(SideOutput(fd: fds[0], stream: stream))
+      ends.append(fds[1])
+      if stream == 0 { output = fds[1] } else { error = fds[1] }
+    }
+    if mode == "r" { output = theirs }
+    let started = spawnShell(command, input: mode == "w" ? theirs : -1, output: output, error: error)
+    Glibc.close(theirs)
+    for fd in ends { Glibc.close(fd) }
+    let pid: pid_t, pidfd: Int32
+    switch started {
+    case .failure(let error):
+      Glibc.close(ours)
+      for side in sides { Glibc.close(side.fd) }
+      return pushFailure(error.code, command, on: s)
+    case .success(let child):
+      (pid, pidfd) = child
+    }
+    let child = LuaChild(pid: pid, pidfd: pidfd, sides: sides)
+    let id = luaChildren.add(child)
+    if let deadline = current?.control.pointee.deadline, deadline > 0 {
+      child.end(atDeadline: deadline, grace: scheduler.killGrace)
+    }
+    // Drained off this thread (the command never waits on a full pipe), shown when its
+    // handle closes (close, io.close, garbage collection, the end of the run).
+    for side in sides { DispatchQueue.global().async { side.readToEnd() } }
+    guard tl_push_child_file(s.L, ours, mode, Int32(id)) == 1 else {
+      let code = errno
+      Glibc.close(ours)
+      _ = closeChild(id)
+      return pushFailure(code, command, on: s)
+    }
+    return 1
+  }
+
+  /// The waiter of an io.popen handle that closes: waits for its command (stopping it as
+  /// os.execute's), shows the rest of its other output, returns its wait status (0 for id 0,
+  /// a dry run's handle with no command).
+  func closeChild(_ id: Int) -> Int32 {
+    guard let child = luaChildren.remove(id) else { return 0 }
+    let status = waitForChild(pid: child.pid, pidfd: child.pidfd, streams: [], guarded: child).status
+    for side in child.sides {
+      let deadline = tl_monotonic() + 0.2  // a command's background job may hold it open
+      while !side.hasEnded && tl_monotonic() < deadline { usleep(5_000) }
+      showSide(side)
+    }
+    return status
+  }
+
+  /// Which of the command's stdout and stderr taskrun reads and shows above the live view:
+  /// both while writes are captured, stderr only while it is the terminal.
+  private func capturedStreams() -> [Bool] {
+    [captureWrites, captureWrites && isatty(STDERR_FILENO) != 0]
+  }
+
+  /// A close-on-exec pipe: [read end, write end]; the read end blocks only if `blocking`.
+  private func makePipe(blocking: Bool) -> [Int32]? {
+    var fds: [Int32] = [-1, -1]
+    guard cs_pipe(&fds) == 0 else { return nil }
+    if blocking { _ = fcntl(fds[0], F_SETFL, O_RDONLY) }
+    return fds
+  }
+
+  /// Starts `/bin/sh -c command` in a process group of its own.
+  private func spawnShell(_ command: String, input: Int32, output: Int32, error: Int32) -> Result<(pid_t, Int32), CodeError> {
+    let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { word in word.withCString { strdup($0) } } + [nil]
+    defer { for word in argv { free(word) } }
+    var pid: pid_t = 0, pidfd: Int32 = -1
+    let rc = cs_spawn_input("/bin/sh", argv, nil, nil, input, output, error, &pid, &pidfd)
+    return rc == 0 ? .success((pid, pidfd)) : .failure(CodeError(code: rc))
+  }
+
+  /// Waits for `pid` to exit and returns its wait status, showing what `streams` carry
+  /// meanwhile. When the code that waits is stopped (an interrupt unless it is shielded, its
+  /// cancellation, its deadline), the command's group gets SIGTERM, then SIGKILL after the
+  /// grace or at the next interrupt, and the reason is returned with the status: os.execute
+  /// raises it; a closing io.popen handle returns the status and the hook raises soon after.
+  func waitForChild(pid: pid_t, pidfd: Int32, streams: [(fd: Int32, stream: Int)], guarded child: LuaChild? = nil)
+    -> (status: Int32, stopped: (hook: Int32, reason: String)?) {
+    var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
+    for (fd, _) in streams { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+    defer { if pidfd >= 0 { Glibc.close(pidfd) } }
+    var partial: [[UInt8]] = [[], []]
+    var status: Int32 = 0
+    var exited: Double?
+    var terminated: (at: Double, posted: Int)?
+    var stopped: (hook: Int32, reason: String)?
+    var nextTick = 0.0
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      if exited == nil {
+        let reaped = child?.reap(&status) ?? waitpid(pid, &status, WNOHANG)
+        if reaped == pid || (reaped < 0 && errno == ECHILD) {
+          if reaped < 0 { status = SIGKILL }  // reaped by the run's end (endDescendants)
+          exited = tl_monotonic()
+          fds[0].fd = -1
+        }
+      }
+      if let exited, fds.dropFirst().allSatisfy({ $0.fd < 0 }) || tl_monotonic() - exited > 0.2 { break }
+      _ = cs_poll(&fds, UInt(fds.count), exited == nil ? 0.05 : 0.01)
+      for i in fds.indices.dropFirst() where fds[i].fd >= 0 && fds[i].revents != 0 {
+        for _ in 0..<16 {  // at most 1 MiB a round: a command that prints without end is still stopped
+          let n = read(fds[i].fd, &buffer, buffer.count)
+          if n > 0 { showLines(buffer[0..<n], into: &partial[streams[i - 1].stream]); continue }
+          if n == 0 || (errno != EINTR && errno != EAGAIN) { fds[i].fd = -1 }
+          if n == 0 || errno != EINTR { break }
+        }
+      }
+      let now = tl_monotonic()
+      if captureWrites && now >= nextTick {  // the live view draws while the command runs
+        nextTick = now + 1.0 / 15
+        scheduler.emit(.tick(time: scheduler.elapsed))
+      }
+      guard exited == nil else { continue }
+      let posted = scheduler.inbox.signalsPosted.load(ordering: .sequentiallyConsistent)
+      if let sent = terminated {
+        if now - sent.at >= scheduler.killGrace || posted > sent.posted {
+          kill(-pid, SIGKILL)
+          terminated = (.infinity, .max)
+        }
+      } else if let reason = stopReason() {
+        stopped = reason
+        kill(-pid, SIGTERM)
+        terminated = (now, scheduler.inbox.signalsPosted.load(ordering: .sequentiallyConsistent))
+      }
+    }
+    for stream in partial.indices where !partial[stream].isEmpty { showLines([10], into: &partial[stream]) }
+    return (status, stopped)
+  }
+
+  /// Why the Lua code waiting for a command has been stopped (the command must end), as
+  /// the interrupt hook says it: 1 cancelled, 2 interrupted, 3 timed out; nil if it has not.
+  private func stopReason() -> (hook: Int32, reason: String)? {
+    scheduler.absorbSignals()  // the scheduler hears a Ctrl-C now: nothing else starts
+    guard let control = current?.control.pointee else { return tl_interrupted() != 0 ? (2, "interrupted") : nil }
+    if control.cancelled != 0 { return (1, "cancelled") }
+    if control.shielded == 0 && tl_interrupted() != 0 { return (2, "interrupted") }
+    if control.deadline > 0, tl_monotonic() >= control.deadline { return (3, "timed out") }
+    return nil
+  }
+
+  /// Shows whole lines of `bytes` above the view (after the partial line `pending` holds).
+  private func showLines(_ bytes: some Collection<UInt8>, into pending: inout [UInt8]) {
+    pending += bytes
+    while let newline = pending.firstIndex(of: 10) {
+      scheduler.message(String(decoding: pending[..<newline], as: UTF8.self), from: current?.op)
+      pending.removeSubrange(...newline)
+    }
+  }
+
+  /// Shows what an io.popen command's other output has brought; at its end, a last partial
+  /// line too.
+  private func showSide(_ side: SideOutput) {
+    var (bytes, done) = side.take()
+    if done && !bytes.isEmpty && bytes.last != 10 { bytes.append(10) }
+    var pending: [UInt8] = []
+    showLines(bytes, into: &pending)
+  }
+
+  /// `true` and "exit" 0, or nil with "exit" and the code or "signal" and the number.
+  private func pushExecResult(_ status: Int32, on s: LuaStack) -> Int32 {
+    let signal = status & 0x7f
+    let code = signal == 0 ? (status >> 8) & 0xff : signal
+    if signal == 0 && code == 0 { s.push(true) } else { s.pushNil() }
+    s.push(signal == 0 ? "exit" : "signal")
+    s.push(Int(code))
+    return 3
+  }
+
+  /// nil, "what: reason", errno: as Lua's io functions fail.
+  private func pushFailure(_ code: Int32, _ what: String, on s: LuaStack) -> Int32 {
+    s.pushNil()
+    s.push("\(what): \(String(cString: strerror(code)))")
+    s.push(Int(code))
+    return 3
+  }
+}
+
+/// An errno from starting a command.
+struct CodeError: Error {
+  let code: Int32
+}

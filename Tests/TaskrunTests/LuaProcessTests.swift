@@ -1,0 +1,204 @@
+// os.execute, io.popen and io.read: Ctrl-C ends the run wherever Lua waits; output lands above the live view.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.serialized) struct LuaProcessTests {
+  static let hasTmux = TerminalTests.hasTmux
+
+  func workflow(_ text: String) throws -> URL {
+    let dir = Scratch.root.appendingPathComponent("taskrun-luaproc-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try text.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    return dir
+  }
+
+  func leftovers(_ marker: String) -> Bool {
+    (try? Child.output(["pgrep", "-f", marker]).status) == 0
+  }
+
+  /// Waits until the run's output holds `text`.
+  func waitFor(_ text: String, in file: URL, timeout: Double = 10) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if ((try? String(contentsOf: file, encoding: .utf8)) ?? "").contains(text) { return }
+      usleep(20_000)
+    }
+  }
+
+  @Test func osExecuteAndIoPopenKeepLuasResults() throws {
+    let dir = try workflow("""
+      print(os.execute("exit 3"))
+      print(os.execute("kill -9 $$"))
+      print(os.execute("true"))
+      print(os.execute())
+      local f = io.popen("echo a; echo b; exit 4")
+      print(io.type(f), f:read("l"), f:read("a"))
+      print(f:close())
+      local w = io.popen("tr a-z A-Z", "w")
+      w:write("lower\\n")
+      print(w:close())
+      for line in io.popen("seq 3"):lines() do io.write(line, " ") end
+      print()
+      print(io.close(io.popen("exit 2")))
+      print(pcall(io.popen, "true", "rw"))
+      """)
+    let run = try Binary.run(["w.lua"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.hasPrefix("""
+      nil\texit\t3
+      nil\tsignal\t9
+      true\texit\t0
+      true
+      file\ta\tb\n
+      nil\texit\t4
+      LOWER
+      true\texit\t0
+      1 2 3 
+      nil\texit\t2
+      false\tbad argument #2 to 'io.popen' (invalid mode)
+      """), "\(run.stdout)")
+  }
+
+  /// C's system() ignores SIGINT in the caller while the command runs: Ctrl-C was lost and
+  /// the script went on.
+  @Test func ctrlCDuringOsExecuteAtTheTopLevelEndsTheRun() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      print("before")
+      print("returned", os.execute("sleep 20 # \(marker)"))
+      print("after")
+      operation { name = "later", run = function() print("later ran") end }
+      """)
+    let started = try Binary.start(["w.lua"], in: dir)
+    waitFor("before", in: started.out)
+    usleep(300_000)
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 15)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(!run.stdout.contains("returned") && !run.stdout.contains("after") && !run.stdout.contains("later ran"), "\(run.stdout)")
+    #expect(run.stdout.contains("taskrun: interrupted"), "\(run.stdout)")
+    #expect(!leftovers(marker), "the command outlived taskrun")
+  }
+
+  @Test func ctrlCDuringOsExecuteInABodyCancelsItAndWhatFollows() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "a", run = function()
+        print("a started")
+        print("returned", os.execute("sleep 20 # \(marker)"))
+      end }
+      operation { name = "b", after = { "a" }, run = function() print("b ran") end }
+      """)
+    let started = try Binary.start(["w.lua"], in: dir)
+    waitFor("a started", in: started.out)
+    usleep(300_000)
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 15)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("cancelled a: interrupted") && run.stdout.contains("cancelled b: interrupted"), "\(run.stdout)")
+    #expect(!run.stdout.contains("returned") && !run.stdout.contains("b ran") && !run.stdout.contains("ok "), "\(run.stdout)")
+    #expect(!leftovers(marker), "the command outlived taskrun")
+  }
+
+  /// The operation's timeout ends the command it waits for, and the body stops there.
+  @Test func aTimeoutEndsTheCommandOsExecuteWaitsFor() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "slow", timeout = 1, run = function()
+        print("returned", os.execute("sleep 20 # \(marker)"))
+      end }
+      """)
+    let run = Binary.finish(try Binary.start(["w.lua"], in: dir), timeout: 15)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("slow: timed out after 1 s") && !run.stdout.contains("returned"), "\(run.stdout)\(run.stderr)")
+    #expect(!leftovers(marker), "the command outlived its timeout")
+  }
+
+  /// Lua blocked reading a pipe never saw the interrupt: after 1.5 s taskrun guessed at a
+  /// finalizer and left.
+  @Test func ctrlCWhileReadingAnIoPopenPipeEndsTheRunPromptly() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      local f = io.popen("echo first; sleep 20 # \(marker)")
+      print(f:read("l"))
+      print("second", f:read("l"))
+      operation { name = "later", run = function() print("later ran") end }
+      """)
+    let started = try Binary.start(["w.lua"], in: dir)
+    waitFor("first", in: started.out)
+    usleep(300_000)
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 15)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(!run.stderr.contains("cannot be interrupted"), "no guess at a finalizer: \(run.stderr)")
+    #expect(run.stdout.contains("taskrun: interrupted") && !run.stdout.contains("second") && !run.stdout.contains("later ran"), "\(run.stdout)")
+    #expect(!leftovers(marker), "the command outlived taskrun")
+  }
+
+  @Test(.enabled(if: hasTmux)) func ctrlCAtAnIoReadOfTheTerminalEndsTheRun() throws {
+    let dir = try workflow("""
+      print("asking")
+      local answer = io.read()
+      print("answered", answer)
+      operation { name = "later", run = function() print("later ran") end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir)
+    session.wait { $0.contains("asking") }
+    usleep(300_000)
+    try session.send("C-c")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=130"), "\(done)")
+    #expect(done.contains("taskrun: interrupted") && !done.contains("cannot be interrupted"), "\(done)")
+    #expect(!done.contains("answered") && !done.contains("later ran"), "\(done)")
+  }
+
+  @Test(.enabled(if: hasTmux)) func ctrlCAtOsExecuteOnATerminalEndsTheRun() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "a", run = function()
+        print("a started")
+        print("returned", os.execute("sleep 20 # \(marker)"))
+      end }
+      operation { name = "b", after = { "a" }, run = function() print("b ran") end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir)
+    session.wait { $0.contains("a started") }
+    usleep(300_000)
+    try session.send("C-c")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=130"), "\(done)")
+    #expect(!done.contains("returned") && !done.contains("b ran"), "\(done)")
+    #expect(!leftovers(marker), "the command outlived taskrun")
+  }
+
+  /// Under the live view, what Lua writes to standard error and what os.execute and io.popen
+  /// commands print went straight to the terminal, and the next frame drew over it.
+  @Test(.enabled(if: hasTmux)) func standardErrorAndCommandsOutputLandAboveTheLiveView() throws {
+    let dir = try workflow("""
+      operation { name = "noisy", run = function()
+        for i = 1, 12 do io.stderr:write("stderr line ", i, "\\n") sleep(0.1) end
+      end }
+      operation { name = "shell", run = function()
+        sleep(0.3)
+        os.execute("for i in 1 2 3 4 5 6; do echo executed out $i; echo executed err $i >&2; sleep 0.1; done")
+        local f = io.popen("echo popen read; echo popen err >&2")
+        local read = f:read("a")
+        f:close()
+        print("read: " .. read:gsub("\\n", ""))
+        local w = io.popen("cat", "w")
+        w:write("through cat\\n")
+        w:close()
+      end }
+      operation { name = "slow", run = function() sleep(2.5) end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) -j3 w.lua", in: dir, width: 100, height: 50)
+    let done = session.wait(timeout: 20) { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=0"), "\(done)")
+    for i in 1...12 { #expect(done.contains("stderr line \(i)\n"), "stderr line \(i) kept:\n\(done)") }
+    for i in 1...6 {
+      #expect(done.contains("executed out \(i)\n") && done.contains("executed err \(i)\n"), "line \(i) kept:\n\(done)")
+    }
+    #expect(done.contains("read: popen read") && done.contains("popen err\n") && done.contains("through cat\n"), "\(done)")
+  }
+}
