@@ -134,6 +134,9 @@ static _Thread_local tl_watchdog *g_watchdog = NULL;  /* the one resuming on thi
 static tl_watchdog *g_watchdogs = NULL;
 
 static void tl_hook(lua_State *L, lua_Debug *ar);
+static void bound_hook(lua_State *L, lua_Debug *ar);
+#define TL_BOUND_STEP 1000
+static _Thread_local struct { int active; long left; } g_bound;  /* see bounded calls below */
 
 /* With w->lock held: set the hook on the running coroutine and the user coroutines inside it.
    For a time slice every 1000 instructions; to stop (`urgent`) at the very next line too, so
@@ -243,6 +246,7 @@ static int tl_enter(lua_State *L) {
   }
   if (w->body) w->depth++;
   pthread_mutex_unlock(&w->lock);
+  if (g_bound.active) lua_sethook(co, bound_hook, LUA_MASKCOUNT, TL_BOUND_STEP);
   return 0;
 }
 
@@ -341,14 +345,74 @@ void tl_traceback(lua_State *L, lua_State *co, const char *msg) {
   luaL_traceback(L, co, msg, 0);
 }
 
+/* {====== bounded calls: user code the host runs outside a body's resume */
+
+/* Some user code runs where the watchdog does not look: the __tostring of an error object or
+   of what print prints, the __close of a failed body's pending variables. Each such call
+   runs under this count hook, with the heap limit on: it stops with an error after
+   TL_BOUND_STEPS x TL_BOUND_STEP instructions, or at once on an interrupt, so it can neither
+   hang the scheduler nor grow without end. Nested bounded calls share the outer budget. */
+#define TL_BOUND_STEPS 10000   /* 10 million instructions: a few tenths of a second at most */
+
+static void bound_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  if (!g_bound.active) { lua_sethook(L, NULL, 0, 0); return; }  /* hooked by an earlier call */
+  int interrupted = atomic_load(&g_interrupt);
+  if (!interrupted && --g_bound.left > 0) return;
+  g_bound.left = 0;
+  /* raised again at every line, so a pcall inside cannot swallow it */
+  lua_sethook(L, bound_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
+  luaL_where(L, 0);
+  lua_pushstring(L, interrupted ? "interrupted" : "stopped after 10 million instructions (taskrun bounds a __tostring or __close it calls)");
+  lua_concat(L, 2);
+  lua_error(L);
+}
+
+typedef struct { int outer, enforce; } bound_state;
+
+static bound_state bound_begin(lua_State *L) {
+  tl_heap *h = heap_of(L);
+  bound_state b = { g_bound.active, h ? h->enforce : 0 };
+  if (!b.outer) { g_bound.active = 1; g_bound.left = TL_BOUND_STEPS; }
+  if (h) h->enforce = 1;
+  lua_sethook(L, bound_hook, LUA_MASKCOUNT, TL_BOUND_STEP);
+  return b;
+}
+
+static void bound_end(lua_State *L, bound_state b) {
+  tl_heap *h = heap_of(L);
+  lua_sethook(L, NULL, 0, 0);
+  if (h) h->enforce = b.enforce;
+  if (!b.outer) g_bound.active = 0;
+}
+
+int tl_bounded_call(lua_State *L, int nargs, int nres) {
+  lua_checkstack(L, 2);
+  lua_State *T = lua_newthread(L);       /* a thread of its own: no watchdog arms over the hook */
+  lua_rotate(L, -(nargs + 2), 1);        /* the thread below the function and its arguments */
+  lua_xmove(L, T, nargs + 1);
+  bound_state b = bound_begin(T);
+  int status = lua_pcallk(T, nargs, nres, 0, 0, NULL);
+  bound_end(T, b);
+  int n = lua_gettop(T);
+  lua_checkstack(L, n + 1);
+  lua_xmove(T, L, n);                    /* the results, or the error */
+  lua_rotate(L, -(n + 1), -1);
+  lua_pop(L, 1);                         /* the thread */
+  return status;
+}
+
 int tl_resetthread(lua_State *co, lua_State *from) {
+  bound_state b = bound_begin(co);       /* pending __close methods run here */
 #if LUA_VERSION_RELEASE_NUM >= 50406
-  (void)from; return lua_closethread(co, from);
+  (void)from; int status = lua_closethread(co, from);
 #elif LUA_VERSION_RELEASE_NUM == 50405
-  return lua_resetthread(co, from);
+  int status = lua_resetthread(co, from);
 #else
-  (void)from; return lua_resetthread(co);
+  (void)from; int status = lua_resetthread(co);
 #endif
+  bound_end(co, b);
+  return status;
 }
 
 static int tl_tostring_k(lua_State *L) {
@@ -358,9 +422,12 @@ static int tl_tostring_k(lua_State *L) {
 
 int tl_safe_tostring(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
+  lua_checkstack(L, 3);
   lua_pushcfunction(L, tl_tostring_k);
   lua_pushvalue(L, idx);
-  return lua_pcallk(L, 1, 1, 0, 0, NULL);
+  return tl_bounded_call(L, 1, 1);
 }
+
+/* }====== */
 
 void tl_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

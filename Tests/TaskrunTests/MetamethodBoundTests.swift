@@ -1,0 +1,60 @@
+// Metamethods taskrun itself calls (__tostring of an error or of print's values, __close of a failed body) are bounded.
+import Foundation
+import Testing
+import TestSupport
+
+/// A script written to a scratch folder and run through the binary.
+enum ScriptRun {
+  /// Runs `script` as `w.lua` with `arguments`; `shell` wraps the command line for bash
+  /// (`ulimit -v …; exec`), `timeout` bounds the wait (the run is interrupted, then killed).
+  static func run(_ script: String, _ arguments: [String] = [], shell: String? = nil,
+                  timeout: Double = 60) throws -> Run {
+    let dir = Scratch.root.appendingPathComponent("taskrun-script-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try script.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let words = ["--progress", "plain"] + arguments + ["w.lua"]
+    guard let shell else { return Binary.finish(try Binary.start(words, in: dir), timeout: timeout) }
+    let command = shell + " exec \"$0\" \"$@\""
+    return Binary.finish(try Binary.start(["-c", command, Binary.url.path] + words, in: dir,
+                                          program: "/bin/bash"), timeout: timeout)
+  }
+}
+
+@Suite struct MetamethodBoundTests {
+  /// Each body fails in a way that makes the host call a metamethod that never ends; every
+  /// one must fail on its own (well before the test's minute) and the run go on to `after`.
+  @Test func aMetamethodThatNeverEndsFailsItsOperationAndTheRunGoesOn() throws {
+    let run = try ScriptRun.run("""
+      local forever = function() while true do end end
+      operation { name = "error-object", timeout = 1, run = function() error(setmetatable({}, { __tostring = forever })) end }
+      operation { name = "closing", timeout = 1, run = function()
+        local x <close> = setmetatable({}, { __close = forever })
+        error("boom")
+      end }
+      operation { name = "caught", timeout = 1, run = function()
+        error(setmetatable({}, { __tostring = function() while true do pcall(error, "again") end end }))
+      end }
+      operation { name = "after", after = { "error-object", "closing", "caught" }, when = "finished",
+                  run = function() print("after ran") end }
+      """, ["-k"], timeout: 60)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("FAILED    error-object") && run.stderr.contains("its __tostring failed: w.lua:1: stopped after 10 million instructions"), "\(run.stderr)")
+    #expect(run.stderr.contains("FAILED    closing") && run.stderr.contains("w.lua:5: boom"), "\(run.stderr)")
+    #expect(run.stderr.contains("FAILED    caught"), "\(run.stderr)")
+    #expect(run.stdout.contains("after ran"), "the run did not go on: \(run.stdout)")
+  }
+
+  /// An error object's __tostring decides the message when it gives a string; one that
+  /// raises is named in the message; one that gives no string falls back as lua.c does.
+  @Test(arguments: [
+    ("error(setmetatable({}, { __tostring = function() return 'custom' end }))", "custom"),
+    ("error(setmetatable({}, { __tostring = function() error('inner') end }))",
+     "(error object is a table value; its __tostring failed: w.lua:1: inner)"),
+    ("error(setmetatable({}, { __tostring = function() return 5 end }))", "(error object is a table value)"),
+  ])
+  func anErrorObjectBecomesItsMessage(_ body: String, _ message: String) throws {
+    let run = try ScriptRun.run("operation { name = 'x', run = function() \(body) end }", timeout: 60)
+    #expect(run.status == 1 && run.stderr.contains("FAILED    x (") && run.stderr.contains(message), "\(run.stderr)")
+  }
+}
