@@ -57,4 +57,24 @@ enum ScriptRun {
     let run = try ScriptRun.run("operation { name = 'x', run = function() \(body) end }", timeout: 60)
     #expect(run.status == 1 && run.stderr.contains("FAILED    x (") && run.stderr.contains(message), "\(run.stderr)")
   }
+
+  /// print raises what a value's __tostring raises, as lua5.4's print does (it used to print
+  /// "(error object is a table value)" and go on); one that never ends is stopped.
+  @Test func printRaisesWhatTostringRaises() throws {
+    let run = try ScriptRun.run("""
+      operation { name = "raising", run = function()
+        print(setmetatable({}, { __tostring = function() error("boom") end }))
+        print("went on")
+      end }
+      operation { name = "looping", run = function()
+        print(setmetatable({}, { __tostring = function() while true do end end }))
+      end }
+      operation { name = "plain", run = function() print(1, nil, true, setmetatable({}, { __tostring = function() return "T" end })) end }
+      """, ["-k"], timeout: 60)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("FAILED    raising") && run.stderr.contains("w.lua:2: boom"), "\(run.stderr)")
+    #expect(!run.stdout.contains("went on") && !run.stdout.contains("error object"), "\(run.stdout)")
+    #expect(run.stderr.contains("FAILED    looping") && run.stderr.contains("stopped after 10 million instructions"), "\(run.stderr)")
+    #expect(run.stdout.contains("1\tnil\ttrue\tT"), "\(run.stdout)")
+  }
 }
