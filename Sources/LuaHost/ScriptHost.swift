@@ -115,19 +115,23 @@ public final class ScriptHost {
   /// Script arguments (`arg`).
   let arguments: [String]
   @exclusivity(unchecked) var scriptPath = "?"
-  /// Bytes the Lua heap may hold while Lua code runs (`--memory`; 0: no limit).
+  /// Bytes the Lua heap may hold while Lua code runs (`--memory`, else the default of
+  /// `MemoryBudget`; 0: no limit), and whether it is that default.
   public let memoryLimit: Int
+  public let memoryLimitIsDefault: Bool
   /// `-n` and `taskrun graph`: the script is loaded, nothing runs (see `dryRunRequest`).
   @exclusivity(unchecked) public var dryRun = false
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
   @exclusivity(unchecked) public internal(set) var exitCode: Int32?
 
   /// A state with the standard libraries, the taskrun API and the interrupt hook.
-  public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int = 0) {
+  /// `memoryLimit`: bytes (0: none); nil takes the default, below what the process can get.
+  public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int? = nil) {
     self.scheduler = scheduler
     self.arguments = arguments
-    self.memoryLimit = memoryLimit
-    L = tl_newstate(memoryLimit)
+    self.memoryLimit = memoryLimit ?? MemoryBudget.current().defaultLuaHeap ?? 0
+    memoryLimitIsDefault = memoryLimit == nil
+    L = tl_newstate(self.memoryLimit)
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)

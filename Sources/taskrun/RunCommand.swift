@@ -150,7 +150,7 @@ extension RunOptions {
       throw Taskrun.Exit(.usage)
     }
     Taskrun.attachSignals(scheduler)
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments, memoryLimit: (memory ?? 0) << 20)
+    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments, memoryLimit: memory.map { $0 << 20 })
     host.assumeYes = yes
     host.captureWrites = RunCommand.liveView != nil
     host.dryRun = dryRun

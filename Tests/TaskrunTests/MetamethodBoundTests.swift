@@ -78,3 +78,4 @@ enum ScriptRun {
     #expect(run.stdout.contains("1\tnil\ttrue\tT"), "\(run.stdout)")
   }
 }
+
