@@ -146,7 +146,9 @@ extension ScriptHost {
       if let waiter = co.op { for target in ops { scheduler.endWait(waiter, for: target) } }
       let answer = { [unowned self] in
         if raising, let bad = ops.first(where: { !$0.succeeded }) {
-          return fail(co, "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? ""))
+          let message = "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? "")
+          if co.op == nil { failedWait = message }
+          return fail(co, message)
         }
         succeed(co, room: ops.count + 4) { s in
           guard raising else { return 0 }

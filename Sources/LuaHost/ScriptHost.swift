@@ -6,10 +6,16 @@ import FoundationEssentials
 import Glibc
 import TaskEngine
 
-/// A failure that stops the command line: a script error (exit 2) with its message.
+/// A failure that stops the command line: a script error (exit 2) with its message, or
+/// (`operationFailed`) a `wait` at the top level that raised because an operation failed,
+/// which the command line reports as the failed run it is (exit 1).
 public struct HostError: Error, CustomStringConvertible {
   public let description: String
-  public init(_ description: String) { self.description = description }
+  public var operationFailed = false
+  public init(_ description: String, operationFailed: Bool = false) {
+    self.description = description
+    self.operationFailed = operationFailed
+  }
 }
 
 /// Owns the `lua_State` and drives every coroutine in it. Not Sendable: it and its scheduler
@@ -121,6 +127,8 @@ public final class ScriptHost {
   public let memoryLimitIsDefault: Bool
   /// `-n` and `taskrun graph`: the script is loaded, nothing runs (see `dryRunRequest`).
   @exclusivity(unchecked) public var dryRun = false
+  /// What the last failing `wait` at the top level raised (an operation that did not succeed).
+  @exclusivity(unchecked) var failedWait: String?
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
   @exclusivity(unchecked) public internal(set) var exitCode: Int32?
 
@@ -264,6 +272,7 @@ public final class ScriptHost {
     }
     let function = s.ref()
     defer { s.unref(function) }
+    failedWait = nil
     switch runToEnd(function: function, arguments: { s in
       guard lua_checkstack(s.L, Int32(clamping: arguments.count) + 1) != 0 else { return 0 }
       for argument in arguments { s.push(argument) }
@@ -285,6 +294,11 @@ public final class ScriptHost {
       defer { s.pop() }
       return s.string(-1)
     case .failed(let failure)?:
+      // Raised by a wait on a failed operation and not caught: the run failed, and the
+      // operation's own failure was reported with its traceback already.
+      if let waited = failedWait, failure.raisedByHook == 0, failure.message.hasSuffix(waited) {
+        throw HostError(failure.message, operationFailed: true)
+      }
       // At the top level a single frame repeats the message's file:line; deeper ones help.
       let frames = failure.traceback.split(separator: "\n").count - 1
       // error({}) carries no position: the message still names the script.

@@ -183,6 +183,11 @@ extension RunOptions {
         if summary == nil && host.exitCode == nil { reporter.note("interrupted") }
         Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
       }
+      if error.operationFailed {  // a top-level wait on a failed operation: a failed run, as run() is
+        reporter.error(error.description)
+        _ = host.settle()
+        Taskrun.finish(host, code: ExitCode.failure.rawValue)
+      }
       reporter.error(error.description)
       scheduler.processes.endDescendants()
       throw Taskrun.Exit(.usage)
