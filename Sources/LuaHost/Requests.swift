@@ -94,8 +94,10 @@ extension ScriptHost {
     }
   }
 
+  /// A bad argument as Lua writes it: a number as `tostring` shows it (256, 2.5, 1e+300),
+  /// anything else by its type.
   func describeArgument(_ s: LuaStack, _ i: Int32) -> String {
-    if let n = s.number(i) { return "\(n)" }
+    if s.type(i) == LUA_TNUMBER, let n = s.stringOrNumber(i) { return n }
     return s.typeName(i)
   }
 
