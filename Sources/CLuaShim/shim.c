@@ -281,6 +281,10 @@ static const char *stop_reason(tl_control *c) {
    around the loop cannot swallow it (as Redis does). */
 static int raise_stop(lua_State *L, int level, const char *why) {
   lua_sethook(L, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
+  /* Raised in a coroutine the body resumed: coroutine.resume and coroutine.close return it
+     like pcall, so the body's own next line must raise it again, or the body would return. */
+  tl_control *c = g_current;
+  if (c && c->thread && c->thread != L) lua_sethook(c->thread, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
   luaL_where(L, level);
   lua_pushstring(L, why);
   lua_concat(L, 2);

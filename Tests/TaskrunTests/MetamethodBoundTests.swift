@@ -79,3 +79,45 @@ enum ScriptRun {
   }
 }
 
+
+/// User code run on a coroutine the body closes is watched like the body itself.
+@Suite struct ClosedCoroutineTests {
+  @Test func aLoopingCloseInACoroutineTheBodyClosesTimesOut() throws {
+    let run = try ScriptRun.run("""
+      operation { name = "closer", timeout = 1, run = function()
+        local co = coroutine.create(function()
+          local x <close> = setmetatable({}, { __close = function() while true do end end })
+          coroutine.yield()
+        end)
+        coroutine.resume(co)
+        coroutine.close(co)
+      end }
+      operation { name = "wrapped", timeout = 1, run = function()
+        coroutine.wrap(function()
+          local x <close> = setmetatable({}, { __close = function() while true do end end })
+          error("inside")
+        end)()
+      end }
+      operation { name = "after", after = { "closer", "wrapped" }, when = "finished", run = function()
+        print(pcall(coroutine.close, coroutine.running()))
+      end }
+      """, ["-k"], timeout: 60)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("FAILED    closer") && run.stderr.contains("timed out after 1"), "\(run.stderr)")
+    #expect(run.stderr.contains("FAILED    wrapped"), "\(run.stderr)")
+    #expect(run.stdout.contains("false\tcannot close a running coroutine"), "\(run.stdout)")
+  }
+
+  /// A stop raised inside a coroutine the body resumed comes back from coroutine.resume as
+  /// (false, "timed out"), like a pcall's; the body must not go on to succeed anyway.
+  @Test func aTimeoutInsideAResumedCoroutineFailsTheBody() throws {
+    let run = try ScriptRun.run("""
+      operation { name = "resumer", timeout = 0.5, run = function()
+        local co = coroutine.create(function() while true do end end)
+        print(coroutine.resume(co))
+      end }
+      """, timeout: 60)
+    #expect(run.status == 1 && run.stderr.contains("FAILED    resumer") && run.stderr.contains("timed out after 0.50 s"),
+            "\(run.stdout)\(run.stderr)")
+  }
+}

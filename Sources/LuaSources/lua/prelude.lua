@@ -62,9 +62,23 @@ function pass(co, ok, first, ...)
   return ok, first, ...
 end
 coroutine.resume = again
+-- coroutine.close runs the coroutine's __close methods on its own thread: watched as a resume is.
+-- Its errors are raised here, in Lua's words, at the caller's line.
+local close = coroutine.close
+function coroutine.close(...)
+  local co = ...
+  if type(co) ~= "thread" then
+    local got = select("#", ...) == 0 and "no value" or type(co)
+    error("bad argument #1 to 'close' (thread expected, got " .. got .. ")", 2)
+  end
+  local state = status(co)
+  if state ~= "suspended" and state ~= "dead" then error("cannot close a " .. state .. " coroutine", 2) end
+  enter(co)
+  return (function(...) leave() return ... end)(close(co))
+end
+
 -- As lua5.4's wrap: an error that ended the coroutine closes its pending variables (a
 -- __close error replaces it), and a string gets the caller's position.
-local close = coroutine.close
 function coroutine.wrap(f)
   local co = create(f)
   local function finish(ok, ...)
