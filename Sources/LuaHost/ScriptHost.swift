@@ -287,7 +287,9 @@ public final class ScriptHost {
       pushFormatter()
       for i in 0..<count { results.pushValue(base + i) }
       lua_xmove(co.thread, L, count)
-      guard tl_pcall(L, count, 1, 0) == LUA_OK else {
+      // Formatting calls the values' metamethods (__tostring, __name, and __lt through the
+      // sort of keys): bounded, as every call into user code outside a body.
+      guard tl_bounded_call(L, count, 1) == LUA_OK else {
         defer { s.pop() }
         return "(cannot show the result: \(s.errorMessage(-1)))"
       }

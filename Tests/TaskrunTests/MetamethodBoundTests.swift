@@ -121,3 +121,21 @@ enum ScriptRun {
             "\(run.stdout)\(run.stderr)")
   }
 }
+
+/// The REPL shows results through the values' metamethods: bounded, and large tables cheaply.
+@Suite struct ReplResultBoundTests {
+  @Test func aResultWhoseTostringNeverEndsIsNotShownAndTheReplGoesOn() throws {
+    let run = Binary.finish(try Binary.start(["repl"], input: """
+      setmetatable({}, { __tostring = function() while true do end end })
+      big = {} for i = 1, 300000 do big["k" .. i] = i; big[i] = i end
+      #big, big ~= nil
+      big
+      "after"
+      """), timeout: 60)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("(cannot show the result: "), "\(run.stdout)")
+    #expect(run.stdout.contains("300000\ttrue"), "\(run.stdout)")
+    #expect(run.stdout.contains("{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, … }"), "\(run.stdout)")
+    #expect(run.stdout.contains("after"), "\(run.stdout)")
+  }
+}
