@@ -69,14 +69,7 @@ int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres) {
   return status;
 }
 
-int tl_protected_call(lua_State *L, int nargs, int nres) {
-  tl_heap *h = heap_of(L);
-  int saved = h ? h->enforce : 0;
-  if (h) h->enforce = 1;
-  int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
-  if (h) h->enforce = saved;
-  return status;
-}
+/* tl_protected_call: with the bounded calls below. */
 
 /* }====== */
 
@@ -136,7 +129,7 @@ static tl_watchdog *g_watchdogs = NULL;
 static void tl_hook(lua_State *L, lua_Debug *ar);
 static void bound_hook(lua_State *L, lua_Debug *ar);
 #define TL_BOUND_STEP 1000
-static _Thread_local struct { int active; long left; } g_bound;  /* see bounded calls below */
+static _Thread_local struct { int active; long left, steps; } g_bound;  /* see bounded calls below */
 
 /* With w->lock held: set the hook on the running coroutine and the user coroutines inside it.
    For a time slice every 1000 instructions; to stop (`urgent`) at the very next line too, so
@@ -352,11 +345,15 @@ void tl_traceback(lua_State *L, lua_State *co, const char *msg) {
 /* {====== bounded calls: user code the host runs outside a body's resume */
 
 /* Some user code runs where the watchdog does not look: the __tostring of an error object or
-   of what print prints, the __close of a failed body's pending variables. Each such call
-   runs under this count hook, with the heap limit on: it stops with an error after
-   TL_BOUND_STEPS x TL_BOUND_STEP instructions, or at once on an interrupt, so it can neither
-   hang the scheduler nor grow without end. Nested bounded calls share the outer budget. */
-#define TL_BOUND_STEPS 10000   /* 10 million instructions: a few tenths of a second at most */
+   of what print prints, the __close of a failed body's pending variables, the REPL's
+   formatting and completion, and callbacks (observers, progress handlers, a condition's
+   dependency) called from the scheduler's loop. Each such call runs under this count hook,
+   with the heap limit on: it stops with an error after a budget of instructions
+   (TL_BOUND_STEPS x TL_BOUND_STEP; callbacks TL_CALLBACK_STEPS x TL_BOUND_STEP), or at once
+   on an interrupt, so it can neither hang the scheduler nor grow without end. Nested
+   bounded calls share the outer budget. */
+#define TL_BOUND_STEPS 10000L       /* 10 million instructions: a few tenths of a second at most */
+#define TL_CALLBACK_STEPS 1000000L  /* a billion instructions: seconds */
 
 static void bound_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
@@ -367,17 +364,20 @@ static void bound_hook(lua_State *L, lua_Debug *ar) {
   /* raised again at every line, so a pcall inside cannot swallow it */
   lua_sethook(L, bound_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
   luaL_where(L, 0);
-  lua_pushstring(L, interrupted ? "interrupted" : "stopped after 10 million instructions (taskrun bounds a __tostring or __close it calls)");
+  if (interrupted) lua_pushstring(L, "interrupted");
+  else lua_pushfstring(L, "stopped after %d million instructions (taskrun bounds the Lua code it "
+                       "calls outside a body)", (int)(g_bound.steps * TL_BOUND_STEP / 1000000));
   lua_concat(L, 2);
   lua_error(L);
 }
 
-typedef struct { int outer, enforce; } bound_state;
+/* What a bounded call changes, to put back: the outer budget, the heap limit, the hook. */
+typedef struct { int outer, enforce; lua_Hook hook; int mask, count; } bound_state;
 
-static bound_state bound_begin(lua_State *L) {
+static bound_state bound_begin(lua_State *L, long steps) {
   tl_heap *h = heap_of(L);
-  bound_state b = { g_bound.active, h ? h->enforce : 0 };
-  if (!b.outer) { g_bound.active = 1; g_bound.left = TL_BOUND_STEPS; }
+  bound_state b = { g_bound.active, h ? h->enforce : 0, lua_gethook(L), lua_gethookmask(L), lua_gethookcount(L) };
+  if (!b.outer) { g_bound.active = 1; g_bound.left = g_bound.steps = steps; }
   if (h) h->enforce = 1;
   lua_sethook(L, bound_hook, LUA_MASKCOUNT, TL_BOUND_STEP);
   return b;
@@ -385,7 +385,7 @@ static bound_state bound_begin(lua_State *L) {
 
 static void bound_end(lua_State *L, bound_state b) {
   tl_heap *h = heap_of(L);
-  lua_sethook(L, NULL, 0, 0);
+  lua_sethook(L, b.hook, b.mask, b.count);
   if (h) h->enforce = b.enforce;
   if (!b.outer) g_bound.active = 0;
 }
@@ -395,7 +395,7 @@ int tl_bounded_call(lua_State *L, int nargs, int nres) {
   lua_State *T = lua_newthread(L);       /* a thread of its own: no watchdog arms over the hook */
   lua_rotate(L, -(nargs + 2), 1);        /* the thread below the function and its arguments */
   lua_xmove(L, T, nargs + 1);
-  bound_state b = bound_begin(T);
+  bound_state b = bound_begin(T, TL_BOUND_STEPS);
   int status = lua_pcallk(T, nargs, nres, 0, 0, NULL);
   bound_end(T, b);
   int n = lua_gettop(T);
@@ -406,8 +406,25 @@ int tl_bounded_call(lua_State *L, int nargs, int nres) {
   return status;
 }
 
+/* A callback: inside a resume the watchdog watches the thread (the body's deadline, cancel
+   and interrupts apply); outside one, nothing would, so it is bounded. */
+int tl_protected_call(lua_State *L, int nargs, int nres) {
+  if (g_watchdog == NULL) {
+    bound_state b = bound_begin(L, TL_CALLBACK_STEPS);
+    int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
+    bound_end(L, b);
+    return status;
+  }
+  tl_heap *h = heap_of(L);
+  int saved = h ? h->enforce : 0;
+  if (h) h->enforce = 1;
+  int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
+  if (h) h->enforce = saved;
+  return status;
+}
+
 int tl_resetthread(lua_State *co, lua_State *from) {
-  bound_state b = bound_begin(co);       /* pending __close methods run here */
+  bound_state b = bound_begin(co, TL_BOUND_STEPS);  /* pending __close methods run here */
 #if LUA_VERSION_RELEASE_NUM >= 50406
   (void)from; int status = lua_closethread(co, from);
 #elif LUA_VERSION_RELEASE_NUM == 50405

@@ -139,3 +139,19 @@ enum ScriptRun {
     #expect(run.stdout.contains("after"), "\(run.stdout)")
   }
 }
+
+/// Callbacks the scheduler's loop calls (observers, progress handlers) are plain calls that
+/// no body's watchdog covers: bounded, so one that never ends cannot hold the run.
+@Suite struct CallbackBoundTests {
+  @Test func anObserverThatNeverEndsIsStoppedAndTheRunGoesOn() throws {
+    let run = try ScriptRun.run("""
+      operation { name = "a", sh = "true", observers = { observer { on_finish = function(op, err)
+        while true do end
+      end } } }
+      operation { name = "b", after = { "a" }, run = function() print("b ran") end }
+      """, timeout: 120)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("observer on_finish of 'a' failed: w.lua:2: stopped after 1000 million instructions"), "\(run.stderr)")
+    #expect(run.stdout.contains("b ran"), "\(run.stdout)")
+  }
+}
