@@ -436,6 +436,70 @@ int tl_resetthread(lua_State *co, lua_State *from) {
   return status;
 }
 
+/* {====== finalizers: Lua runs __gc with hooks off, wherever a collection happens */
+
+/* A finalizer set through setmetatable (or debug.setmetatable) is kept as the upvalue of this
+   trampoline, which runs it in a bounded call: on a thread of its own, where hooks are on. */
+static int tl_gc_trampoline(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  if (tl_bounded_call(L, lua_gettop(L) - 1, 0) != LUA_OK) {
+    lua_warning(L, "error in __gc (", 1);  /* as Lua reports a finalizer's error: a warning */
+    lua_warning(L, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "not a string", 1);
+    lua_warning(L, ")", 0);
+  }
+  return 0;
+}
+
+/* Before a metatable is set: a function in its __gc becomes the bounded trampoline. */
+static void bound_finalizer(lua_State *L, int mt) {
+  if (lua_type(L, mt) != LUA_TTABLE) return;
+  lua_pushliteral(L, "__gc");
+  if (lua_rawget(L, mt) == LUA_TFUNCTION && lua_tocfunction(L, -1) != tl_gc_trampoline) {
+    lua_pushcclosure(L, tl_gc_trampoline, 1);
+    lua_pushliteral(L, "__gc");
+    lua_insert(L, -2);
+    lua_rawset(L, mt);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+/* setmetatable as lbaselib.c has it, with the finalizer bounded. */
+static int tl_setmetatable(lua_State *L) {
+  int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+  if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+    return luaL_error(L, "cannot change a protected metatable");
+  lua_settop(L, 2);
+  bound_finalizer(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+/* debug.setmetatable as ldblib.c has it, with the finalizer bounded. */
+static int tl_debug_setmetatable(lua_State *L) {
+  int t = lua_type(L, 2);
+  luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+  lua_settop(L, 2);
+  bound_finalizer(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+void tl_guard_finalizers(lua_State *L) {
+  lua_pushcfunction(L, tl_setmetatable);
+  lua_setglobal(L, "setmetatable");
+  if (lua_getglobal(L, "debug") == LUA_TTABLE) {
+    lua_pushcfunction(L, tl_debug_setmetatable);
+    lua_setfield(L, -2, "setmetatable");
+  }
+  lua_pop(L, 1);
+}
+
+/* }====== */
+
 static int tl_tostring_k(lua_State *L) {
   luaL_tolstring(L, 1, NULL);
   return 1;

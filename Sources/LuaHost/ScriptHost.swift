@@ -145,6 +145,7 @@ public final class ScriptHost {
     tl_openlibs(L)
     tl_gc_generational(L)
     tl_guard_sethook(L)
+    tl_guard_finalizers(L)
     installExit()
     installAPI()
     scheduler.onHalt = { [unowned self] in wakeTopLevel() }

@@ -155,3 +155,35 @@ enum ScriptRun {
     #expect(run.stdout.contains("b ran"), "\(run.stdout)")
   }
 }
+
+/// Lua runs finalizers with its hooks off, wherever a collection happens: a `__gc` set through
+/// setmetatable runs bounded, so one that never ends cannot hold a body, the run or the exit.
+@Suite struct FinalizerBoundTests {
+  @Test func aFinalizerThatNeverEndsIsStopped() throws {
+    let run = try ScriptRun.run("""
+      local forever = function() while true do end end
+      kept = setmetatable({}, { __gc = forever })  -- finalized when taskrun closes the state
+      operation { name = "collector", timeout = 30, run = function()
+        setmetatable({}, { __gc = forever })
+        setmetatable({}, { __gc = function() print("finalized") end })
+        collectgarbage()
+        collectgarbage()
+        print("collected")
+      end }
+      """, timeout: 90)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("finalized") && run.stdout.contains("collected"), "\(run.stdout)")
+    #expect(run.stdout.contains("1 succeeded"), "\(run.stdout)")
+  }
+
+  @Test func setmetatableKeepsLuasErrors() throws {
+    let run = try ScriptRun.run("""
+      print(pcall(setmetatable, 1, {}))
+      print(pcall(setmetatable, setmetatable({}, { __metatable = false }), {}))
+      setmetatable({}, 5)
+      """, timeout: 60)
+    #expect(run.stdout.contains("false\tbad argument #1 to 'setmetatable' (table expected, got number)"), "\(run.stdout)")
+    #expect(run.stdout.contains("false\tcannot change a protected metatable"), "\(run.stdout)")
+    #expect(run.status == 2 && run.stderr.contains("w.lua:3: bad argument #2 to 'setmetatable' (nil or table expected, got number)"), "\(run.stderr)")
+  }
+}

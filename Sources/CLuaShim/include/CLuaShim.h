@@ -57,6 +57,10 @@ int tl_interrupted(void);
 /* Replace debug.sethook with a guard that raises a pending stop (cancelled, interrupted, timed
    out) before it lets user code touch the hooks. */
 void tl_guard_sethook(lua_State *L);
+/* Replace setmetatable and debug.setmetatable with ones that put a function in the
+   metatable's __gc behind a trampoline running it bounded (Lua runs finalizers with hooks
+   off, so a looping one could not otherwise be stopped). */
+void tl_guard_finalizers(lua_State *L);
 double tl_monotonic(void);
 
 /* After a failed lua_resume: push msg + traceback of `co` (its dead stack). */
