@@ -69,14 +69,7 @@ int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres) {
   return status;
 }
 
-int tl_protected_call(lua_State *L, int nargs, int nres) {
-  tl_heap *h = heap_of(L);
-  int saved = h ? h->enforce : 0;
-  if (h) h->enforce = 1;
-  int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
-  if (h) h->enforce = saved;
-  return status;
-}
+/* tl_protected_call: with the bounded calls below. */
 
 /* }====== */
 
@@ -134,6 +127,9 @@ static _Thread_local tl_watchdog *g_watchdog = NULL;  /* the one resuming on thi
 static tl_watchdog *g_watchdogs = NULL;
 
 static void tl_hook(lua_State *L, lua_Debug *ar);
+static void bound_hook(lua_State *L, lua_Debug *ar);
+#define TL_BOUND_STEP 1000
+static _Thread_local struct { int active; long left, steps; } g_bound;  /* see bounded calls below */
 
 /* With w->lock held: set the hook on the running coroutine and the user coroutines inside it.
    For a time slice every 1000 instructions; to stop (`urgent`) at the very next line too, so
@@ -243,6 +239,7 @@ static int tl_enter(lua_State *L) {
   }
   if (w->body) w->depth++;
   pthread_mutex_unlock(&w->lock);
+  if (g_bound.active) lua_sethook(co, bound_hook, LUA_MASKCOUNT, TL_BOUND_STEP);
   return 0;
 }
 
@@ -292,6 +289,10 @@ static void where_user(lua_State *L, int level) {
    around the loop cannot swallow it (as Redis does). */
 static int raise_stop(lua_State *L, int level, const char *why) {
   lua_sethook(L, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
+  /* Raised in a coroutine the body resumed: coroutine.resume and coroutine.close return it
+     like pcall, so the body's own next line must raise it again, or the body would return. */
+  tl_control *c = g_current;
+  if (c && c->thread && c->thread != L) lua_sethook(c->thread, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
   where_user(L, level);
   lua_pushstring(L, why);
   lua_concat(L, 2);
@@ -356,15 +357,163 @@ void tl_traceback(lua_State *L, lua_State *co, const char *msg) {
   luaL_traceback(L, co, msg, 0);
 }
 
-int tl_resetthread(lua_State *co, lua_State *from) {
-#if LUA_VERSION_RELEASE_NUM >= 50406
-  (void)from; return lua_closethread(co, from);
-#elif LUA_VERSION_RELEASE_NUM == 50405
-  return lua_resetthread(co, from);
-#else
-  (void)from; return lua_resetthread(co);
-#endif
+/* {====== bounded calls: user code the host runs outside a body's resume */
+
+/* Some user code runs where the watchdog does not look: the __tostring of an error object or
+   of what print prints, the __close of a failed body's pending variables, the REPL's
+   formatting and completion, and callbacks (observers, progress handlers, a condition's
+   dependency) called from the scheduler's loop. Each such call runs under this count hook,
+   with the heap limit on: it stops with an error after a budget of instructions
+   (TL_BOUND_STEPS x TL_BOUND_STEP; callbacks TL_CALLBACK_STEPS x TL_BOUND_STEP), or at once
+   on an interrupt, so it can neither hang the scheduler nor grow without end. Nested
+   bounded calls share the outer budget. */
+#define TL_BOUND_STEPS 10000L       /* 10 million instructions: a few tenths of a second at most */
+#define TL_CALLBACK_STEPS 1000000L  /* a billion instructions: seconds */
+
+static void bound_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  if (!g_bound.active) { lua_sethook(L, NULL, 0, 0); return; }  /* hooked by an earlier call */
+  int interrupted = atomic_load(&g_interrupt);
+  if (!interrupted && --g_bound.left > 0) return;
+  g_bound.left = 0;
+  /* raised again at every line, so a pcall inside cannot swallow it */
+  lua_sethook(L, bound_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
+  luaL_where(L, 0);
+  if (interrupted) lua_pushstring(L, "interrupted");
+  else lua_pushfstring(L, "stopped after %d million instructions (taskrun bounds the Lua code it "
+                       "calls outside a body)", (int)(g_bound.steps * TL_BOUND_STEP / 1000000));
+  lua_concat(L, 2);
+  lua_error(L);
 }
+
+/* What a bounded call changes, to put back: the outer budget, the heap limit, the hook. */
+typedef struct { int outer, enforce; lua_Hook hook; int mask, count; } bound_state;
+
+static bound_state bound_begin(lua_State *L, long steps) {
+  tl_heap *h = heap_of(L);
+  bound_state b = { g_bound.active, h ? h->enforce : 0, lua_gethook(L), lua_gethookmask(L), lua_gethookcount(L) };
+  if (!b.outer) { g_bound.active = 1; g_bound.left = g_bound.steps = steps; }
+  if (h) h->enforce = 1;
+  lua_sethook(L, bound_hook, LUA_MASKCOUNT, TL_BOUND_STEP);
+  return b;
+}
+
+static void bound_end(lua_State *L, bound_state b) {
+  tl_heap *h = heap_of(L);
+  lua_sethook(L, b.hook, b.mask, b.count);
+  if (h) h->enforce = b.enforce;
+  if (!b.outer) g_bound.active = 0;
+}
+
+int tl_bounded_call(lua_State *L, int nargs, int nres) {
+  lua_checkstack(L, 2);
+  lua_State *T = lua_newthread(L);       /* a thread of its own: no watchdog arms over the hook */
+  lua_rotate(L, -(nargs + 2), 1);        /* the thread below the function and its arguments */
+  lua_xmove(L, T, nargs + 1);
+  bound_state b = bound_begin(T, TL_BOUND_STEPS);
+  int status = lua_pcallk(T, nargs, nres, 0, 0, NULL);
+  bound_end(T, b);
+  int n = lua_gettop(T);
+  lua_checkstack(L, n + 1);
+  lua_xmove(T, L, n);                    /* the results, or the error */
+  lua_rotate(L, -(n + 1), -1);
+  lua_pop(L, 1);                         /* the thread */
+  return status;
+}
+
+/* A callback: inside a resume the watchdog watches the thread (the body's deadline, cancel
+   and interrupts apply); outside one, nothing would, so it is bounded. */
+int tl_protected_call(lua_State *L, int nargs, int nres) {
+  if (g_watchdog == NULL) {
+    bound_state b = bound_begin(L, TL_CALLBACK_STEPS);
+    int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
+    bound_end(L, b);
+    return status;
+  }
+  tl_heap *h = heap_of(L);
+  int saved = h ? h->enforce : 0;
+  if (h) h->enforce = 1;
+  int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
+  if (h) h->enforce = saved;
+  return status;
+}
+
+int tl_resetthread(lua_State *co, lua_State *from) {
+  bound_state b = bound_begin(co, TL_BOUND_STEPS);  /* pending __close methods run here */
+#if LUA_VERSION_RELEASE_NUM >= 50406
+  (void)from; int status = lua_closethread(co, from);
+#elif LUA_VERSION_RELEASE_NUM == 50405
+  int status = lua_resetthread(co, from);
+#else
+  (void)from; int status = lua_resetthread(co);
+#endif
+  bound_end(co, b);
+  return status;
+}
+
+/* {====== finalizers: Lua runs __gc with hooks off, wherever a collection happens */
+
+/* A finalizer set through setmetatable (or debug.setmetatable) is kept as the upvalue of this
+   trampoline, which runs it in a bounded call: on a thread of its own, where hooks are on. */
+static int tl_gc_trampoline(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  if (tl_bounded_call(L, lua_gettop(L) - 1, 0) != LUA_OK) {
+    lua_warning(L, "error in __gc (", 1);  /* as Lua reports a finalizer's error: a warning */
+    lua_warning(L, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "not a string", 1);
+    lua_warning(L, ")", 0);
+  }
+  return 0;
+}
+
+/* Before a metatable is set: a function in its __gc becomes the bounded trampoline. */
+static void bound_finalizer(lua_State *L, int mt) {
+  if (lua_type(L, mt) != LUA_TTABLE) return;
+  lua_pushliteral(L, "__gc");
+  if (lua_rawget(L, mt) == LUA_TFUNCTION && lua_tocfunction(L, -1) != tl_gc_trampoline) {
+    lua_pushcclosure(L, tl_gc_trampoline, 1);
+    lua_pushliteral(L, "__gc");
+    lua_insert(L, -2);
+    lua_rawset(L, mt);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+/* setmetatable as lbaselib.c has it, with the finalizer bounded. */
+static int tl_setmetatable(lua_State *L) {
+  int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+  if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+    return luaL_error(L, "cannot change a protected metatable");
+  lua_settop(L, 2);
+  bound_finalizer(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+/* debug.setmetatable as ldblib.c has it, with the finalizer bounded. */
+static int tl_debug_setmetatable(lua_State *L) {
+  int t = lua_type(L, 2);
+  luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+  lua_settop(L, 2);
+  bound_finalizer(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+void tl_guard_finalizers(lua_State *L) {
+  lua_pushcfunction(L, tl_setmetatable);
+  lua_setglobal(L, "setmetatable");
+  if (lua_getglobal(L, "debug") == LUA_TTABLE) {
+    lua_pushcfunction(L, tl_debug_setmetatable);
+    lua_setfield(L, -2, "setmetatable");
+  }
+  lua_pop(L, 1);
+}
+
+/* }====== */
 
 static int tl_tostring_k(lua_State *L) {
   luaL_tolstring(L, 1, NULL);
@@ -373,9 +522,12 @@ static int tl_tostring_k(lua_State *L) {
 
 int tl_safe_tostring(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
+  lua_checkstack(L, 3);
   lua_pushcfunction(L, tl_tostring_k);
   lua_pushvalue(L, idx);
-  return lua_pcallk(L, 1, 1, 0, 0, NULL);
+  return tl_bounded_call(L, 1, 1);
 }
+
+/* }====== */
 
 void tl_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

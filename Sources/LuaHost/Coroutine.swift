@@ -139,7 +139,9 @@ extension ScriptHost {
       end(co, .returned(co, count: results))
     default:
       let message = status == LUA_ERRMEM
-        ? "out of memory: the Lua heap reached its limit of \(memoryLimit >> 20) MB (--memory)" : s.errorMessage(-1)
+        ? "out of memory: the Lua heap reached its limit of \(memoryLimit >> 20) MB ("
+          + (memoryLimitIsDefault ? "taskrun's default for this process; --memory sets it)" : "--memory)")
+        : s.errorMessage(-1)
       tl_traceback(L, co.thread, message)
       let traceback = cleanTraceback(stack.string(-1) ?? "", message: message)
       stack.pop()

@@ -95,7 +95,8 @@ struct LuaStack {
   func pushRef(_ ref: Int32) { lua_rawgeti(L, tl_registryindex(), lua_Integer(ref)) }
   func unref(_ ref: Int32) { luaL_unref(L, tl_registryindex(), ref) }
 
-  /// `tostring(v)` run under pcall, so __tostring errors cannot escape.
+  /// `tostring(v)`, bounded (tl_safe_tostring), so a __tostring that raises or never ends
+  /// cannot escape or hang the host.
   func describe(_ i: Int32) -> String {
     if let s = string(i) { return s }
     guard tl_safe_tostring(L, i) == LUA_OK else {
@@ -106,15 +107,22 @@ struct LuaStack {
     return string(-1) ?? "?"
   }
 
-  /// An error value as a message: strings as they are, objects with __tostring converted,
-  /// anything else "(error object is a table value)", as lua.c says.
+  /// An error value as a message, as lua.c's message handler makes it: strings and numbers
+  /// as they are, objects whose __tostring gives a string converted (bounded, like every
+  /// metamethod the host calls), anything else "(error object is a table value)".
   func errorMessage(_ i: Int32) -> String {
-    if let s = string(i) { return s }
-    if luaL_getmetafield(L, i, "__tostring") != LUA_TNIL {
-      pop()
-      return describe(i)
+    if let s = stringOrNumber(i) { return s }
+    let i = absolute(i)
+    guard lua_checkstack(L, 3) != 0, luaL_getmetafield(L, i, "__tostring") != LUA_TNIL else {
+      return "(error object is a \(typeName(i)) value)"
     }
-    return "(error object is a \(typeName(i)) value)"
+    pushValue(i)
+    defer { pop() }
+    guard tl_bounded_call(L, 1, 1) == LUA_OK else {
+      let why = stringOrNumber(-1) ?? "a \(typeName(-1)) value"
+      return "(error object is a \(typeName(i)) value; its __tostring failed: \(why))"
+    }
+    return string(-1) ?? "(error object is a \(typeName(i)) value)"
   }
 
   /// The keys of the table at `i` (strings as they are, other keys as their type).

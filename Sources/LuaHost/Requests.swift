@@ -89,8 +89,10 @@ extension ScriptHost {
     }
   }
 
+  /// A bad argument as Lua writes it: a number as `tostring` shows it (256, 2.5, 1e+300),
+  /// anything else by its type.
   func describeArgument(_ s: LuaStack, _ i: Int32) -> String {
-    if let n = s.number(i) { return "\(n)" }
+    if s.type(i) == LUA_TNUMBER, let n = s.stringOrNumber(i) { return n }
     return s.typeName(i)
   }
 
@@ -141,7 +143,9 @@ extension ScriptHost {
       if let waiter = co.op { for target in ops { scheduler.endWait(waiter, for: target) } }
       let answer = { [unowned self] in
         if raising, let bad = ops.first(where: { !$0.succeeded }) {
-          return fail(co, "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? ""))
+          let message = "'\(bad.name)' \(bad.outcome!.rawValue)" + (bad.error.map { ": \($0)" } ?? "")
+          if co.op == nil { failedWait = message }
+          return fail(co, message)
         }
         succeed(co, room: ops.count + 4) { s in
           guard raising else { return 0 }

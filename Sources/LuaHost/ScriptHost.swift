@@ -6,10 +6,16 @@ import FoundationEssentials
 import Glibc
 import TaskEngine
 
-/// A failure that stops the command line: a script error (exit 2) with its message.
+/// A failure that stops the command line: a script error (exit 2) with its message, or
+/// (`operationFailed`) a `wait` at the top level that raised because an operation failed,
+/// which the command line reports as the failed run it is (exit 1).
 public struct HostError: Error, CustomStringConvertible {
   public let description: String
-  public init(_ description: String) { self.description = description }
+  public var operationFailed = false
+  public init(_ description: String, operationFailed: Bool = false) {
+    self.description = description
+    self.operationFailed = operationFailed
+  }
 }
 
 /// Owns the `lua_State` and drives every coroutine in it. Not Sendable: it and its scheduler
@@ -117,8 +123,10 @@ public final class ScriptHost {
   /// Script arguments (`arg`).
   let arguments: [String]
   @exclusivity(unchecked) var scriptPath = "?"
-  /// Bytes the Lua heap may hold while Lua code runs (`--memory`; 0: no limit).
+  /// Bytes the Lua heap may hold while Lua code runs (`--memory`, else the default of
+  /// `MemoryBudget`; 0: no limit), and whether it is that default.
   public let memoryLimit: Int
+  public let memoryLimitIsDefault: Bool
   /// `-n`, `taskrun graph`, `--list`: the script is loaded, nothing runs or writes (see
   /// `dryRunRequest` and DryRun.swift); `dryRunAssumed`: the commands whose result the top
   /// level got without running them.
@@ -126,20 +134,25 @@ public final class ScriptHost {
     didSet { if dryRun && !oldValue { applyDryRun() } }
   }
   @exclusivity(unchecked) var dryRunAssumed: [String] = []
+  /// What the last failing `wait` at the top level raised (an operation that did not succeed).
+  @exclusivity(unchecked) var failedWait: String?
   /// The status `os.exit` asked for: the run has ended and the process should exit with it.
   @exclusivity(unchecked) public internal(set) var exitCode: Int32?
 
   /// A state with the standard libraries, the taskrun API and the interrupt hook.
-  public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int = 0) {
+  /// `memoryLimit`: bytes (0: none); nil takes the default, below what the process can get.
+  public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int? = nil) {
     self.scheduler = scheduler
     self.arguments = arguments
-    self.memoryLimit = memoryLimit
-    L = tl_newstate(memoryLimit)
+    self.memoryLimit = memoryLimit ?? MemoryBudget.current().defaultLuaHeap ?? 0
+    memoryLimitIsDefault = memoryLimit == nil
+    L = tl_newstate(self.memoryLimit)
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)
     tl_gc_generational(L)
     tl_guard_sethook(L)
+    tl_guard_finalizers(L)
     installExit()
     installProcessFunctions()
     installAPI()
@@ -268,6 +281,7 @@ public final class ScriptHost {
     }
     let function = s.ref()
     defer { s.unref(function) }
+    failedWait = nil
     switch runToEnd(function: function, arguments: { s in
       guard lua_checkstack(s.L, Int32(clamping: arguments.count) + 1) != 0 else { return 0 }
       for argument in arguments { s.push(argument) }
@@ -282,13 +296,20 @@ public final class ScriptHost {
       pushFormatter()
       for i in 0..<count { results.pushValue(base + i) }
       lua_xmove(co.thread, L, count)
-      guard tl_pcall(L, count, 1, 0) == LUA_OK else {
+      // Formatting calls the values' metamethods (__tostring, __name, and __lt through the
+      // sort of keys): bounded, as every call into user code outside a body.
+      guard tl_bounded_call(L, count, 1) == LUA_OK else {
         defer { s.pop() }
         return "(cannot show the result: \(s.errorMessage(-1)))"
       }
       defer { s.pop() }
       return s.string(-1)
     case .failed(let failure)?:
+      // Raised by a wait on a failed operation and not caught: the run failed, and the
+      // operation's own failure was reported with its traceback already.
+      if let waited = failedWait, failure.raisedByHook == 0, failure.message.hasSuffix(waited) {
+        throw HostError(failure.message, operationFailed: true)
+      }
       // At the top level a single frame repeats the message's file:line; deeper ones help.
       // Stopped by Ctrl-C: where it stood is the message's file:line; a traceback is noise.
       // "(...tail calls...)" is no frame of the user's.

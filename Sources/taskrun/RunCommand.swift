@@ -161,7 +161,7 @@ extension RunOptions {
       throw Taskrun.Exit(.usage)
     }
     Taskrun.attachSignals(scheduler)
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments, memoryLimit: (memory ?? 0) << 20)
+    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments, memoryLimit: memory.map { $0 << 20 })
     host.assumeYes = yes
     host.captureWrites = RunCommand.liveView != nil
     host.dryRun = dryRun
@@ -193,6 +193,11 @@ extension RunOptions {
         let summary = host.settle()
         if summary == nil && host.exitCode == nil { reporter.note("interrupted") }
         Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
+      }
+      if error.operationFailed {  // a top-level wait on a failed operation: a failed run, as run() is
+        reporter.error(error.description)
+        _ = host.settle()
+        Taskrun.finish(host, code: ExitCode.failure.rawValue)
       }
       reporter.error(error.description)
       scheduler.processes.endDescendants()

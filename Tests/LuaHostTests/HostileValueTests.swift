@@ -84,3 +84,20 @@ import TaskEngine
     #expect(host.scheduler.mainQueue.running == 0)
   }
 }
+
+/// The REPL's completion evaluates what precedes the dot: user code, bounded like every call
+/// the host makes (an __index that runs 50 million instructions gives no completion).
+@Suite struct CompletionBoundTests {
+  @Test func aCompletionDoesNotRunUserCodeWithoutBound() throws {
+    let host = try runLua("""
+      slow = setmetatable({}, { __index = function()
+        local n = 0
+        for i = 1, 50000000 do n = n + 1 end
+        return { found = n }
+      end })
+      quick = setmetatable({}, { __index = function() return { found = 1 } end })
+      """)
+    #expect(host.completions(for: "quick.x.f") == ["quick.x.found"])
+    #expect(host.completions(for: "slow.x.f") == [])
+  }
+}

@@ -57,11 +57,20 @@ int tl_interrupted(void);
 /* Replace debug.sethook with a guard that raises a pending stop (cancelled, interrupted, timed
    out) before it lets user code touch the hooks. */
 void tl_guard_sethook(lua_State *L);
+/* Replace setmetatable and debug.setmetatable with ones that put a function in the
+   metatable's __gc behind a trampoline running it bounded (Lua runs finalizers with hooks
+   off, so a looping one could not otherwise be stopped). */
+void tl_guard_finalizers(lua_State *L);
 double tl_monotonic(void);
 
 /* After a failed lua_resume: push msg + traceback of `co` (its dead stack). */
 void tl_traceback(lua_State *L, lua_State *co, const char *msg);
-/* Close a dead or suspended coroutine's pending variables (5.4.x spelling differences). */
+/* Calls the function below `nargs` arguments on a thread of its own, bounded: it stops with an
+   error after 10 million instructions or on an interrupt, and the heap limit applies. Results
+   (or the error) replace function and arguments, as lua_pcall's; returns its status. */
+int tl_bounded_call(lua_State *L, int nargs, int nres);
+/* Close a dead or suspended coroutine's pending variables (5.4.x spelling differences),
+   bounded as tl_bounded_call is. */
 int tl_resetthread(lua_State *co, lua_State *from);
 
 /* The host pointer kept in the main thread's extra space (copied into every new thread). */
@@ -77,7 +86,8 @@ static inline int tl_pcall(lua_State *L, int nargs, int nres, int msgh) {
 static inline void *tl_newuserdata(lua_State *L, size_t size) { return lua_newuserdatauv(L, size, 0); }
 static inline void tl_pushlightuserdata(lua_State *L, void *p) { lua_pushlightuserdata(L, p); }
 static inline const char *tl_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
-/* A protected tostring (runs __tostring/__name): pushes the string, returns 0, or an error. */
+/* A bounded tostring (runs __tostring/__name): pushes the string and returns 0, or pushes the
+   error and returns its status. */
 int tl_safe_tostring(lua_State *L, int idx);
 /* lua_next with a key that came from the table itself cannot raise; wrapped for clarity. */
 static inline int tl_next(lua_State *L, int idx) { return lua_next(L, idx); }

@@ -14,10 +14,15 @@ local function format(v, depth, seen)
     count = count + 1
     if count <= 20 then parts[#parts + 1] = text elseif count == 21 then parts[#parts + 1] = "…" end
   end
-  for i = 1, length do add(format(v[i], depth + 1, seen)) end
+  -- Only what can be shown is formatted (20 items; keys sorted among the first 100 found), so
+  -- a large table stays within the bound taskrun puts on formatting.
+  for i = 1, math.min(length, 21) do add(format(v[i], depth + 1, seen)) end
   local keys = {}
-  for k in pairs(v) do
-    if not (math.type(k) == "integer" and k >= 1 and k <= length) then keys[#keys + 1] = k end
+  for k in next, v do
+    if not (math.type(k) == "integer" and k >= 1 and k <= length) then
+      keys[#keys + 1] = k
+      if #keys >= 100 then break end
+    end
   end
   table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
   for _, k in ipairs(keys) do

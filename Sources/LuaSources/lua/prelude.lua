@@ -30,7 +30,16 @@ local function check(ok, ...)
   end
   return ...
 end
-local function await(...) return check(yield(REQ, ...)) end
+-- Where nothing can yield (an observer, a handler, a condition's dependency, a metamethod
+-- called from C), a primitive raises at the caller's line, as Lua's own yield error would.
+local isyieldable = coroutine.isyieldable
+local function await(kind, ...)
+  if not isyieldable() then
+    error("attempt to yield across a C-call boundary (" .. (kind == "wait_queue" and "wait" or kind)
+      .. " waits only in a body, a condition's evaluate or the top level)", where())
+  end
+  return check(yield(REQ, kind, ...))
+end
 
 function api.sleep(seconds) return await("sleep", seconds) end
 function api.sh(command, options) return await("sh", command, options) end
@@ -53,12 +62,35 @@ function pass(co, ok, first, ...)
   return ok, first, ...
 end
 coroutine.resume = again
+-- coroutine.close runs the coroutine's __close methods on its own thread: watched as a resume is.
+-- Its errors are raised here, in Lua's words, at the caller's line.
+local close = coroutine.close
+function coroutine.close(...)
+  local co = ...
+  if type(co) ~= "thread" then
+    local got = select("#", ...) == 0 and "no value" or type(co)
+    error("bad argument #1 to 'close' (thread expected, got " .. got .. ")", 2)
+  end
+  local state = status(co)
+  if state ~= "suspended" and state ~= "dead" then error("cannot close a " .. state .. " coroutine", 2) end
+  enter(co)
+  return (function(...) leave() return ... end)(close(co))
+end
+
+-- As lua5.4's wrap: an error that ended the coroutine closes its pending variables (a
+-- __close error replaces it), and a string gets the caller's position.
 function coroutine.wrap(f)
   local co = create(f)
   local function finish(ok, ...)
     if not ok then
       local message = ...
-      error(message, 0)
+      if status(co) == "dead" then
+        enter(co)
+        local closed, err = close(co)
+        leave()
+        if not closed then message = err end
+      end
+      error(message, message == "not enough memory" and 0 or 2)  -- lua5.4: no position on a memory error
     end
     return ...
   end

@@ -1,0 +1,105 @@
+// MemoryBudget: the memory this process can get, and the Lua heap cap taskrun takes by default.
+import FoundationEssentials
+import Glibc
+
+/// What limits the memory taskrun can get: the address space left under `RLIMIT_AS`, the
+/// room left under its cgroup's `memory.max` (the smallest along the path to the root; cgroup
+/// v1's `memory.limit_in_bytes` where there is no v2), and physical memory. Without
+/// `--memory`, the Lua heap is capped below all three (`defaultLuaHeap`), so a script that
+/// fills memory fails with Lua's clean `out of memory` while the host still has room of its
+/// own, instead of the process dying on an allocation Swift cannot refuse.
+public struct MemoryBudget: Equatable, Sendable {
+  /// Bytes of address space left under RLIMIT_AS (nil: no limit).
+  public var addressSpaceRoom: Int?
+  /// Bytes the cgroup may still charge (nil: no limit, or no cgroup file to read).
+  public var cgroupRoom: Int?
+  /// Bytes of physical memory (nil: unknown).
+  public var physical: Int?
+
+  public init(addressSpaceRoom: Int? = nil, cgroupRoom: Int? = nil, physical: Int? = nil) {
+    self.addressSpaceRoom = addressSpaceRoom
+    self.cgroupRoom = cgroupRoom
+    self.physical = physical
+  }
+
+  /// The smallest cap taken by default: a limit tighter than this leaves Lua this much anyway.
+  public static let minimumHeap = 16 << 20
+
+  /// Half the address space left (the allocator reserves address space beyond what Lua uses,
+  /// a growing table briefly holds its old and new parts, and threads map their stacks there),
+  /// three quarters of the cgroup's room and of physical memory; the smallest of these, and
+  /// at least `minimumHeap`. Nil when nothing limits the process (no cap).
+  public var defaultLuaHeap: Int? {
+    let caps = [addressSpaceRoom.map { $0 / 2 }, cgroupRoom.map { $0 / 4 * 3 }, physical.map { $0 / 4 * 3 }]
+      .compactMap { $0 }
+    guard let smallest = caps.min() else { return nil }
+    return max(Self.minimumHeap, smallest)
+  }
+
+  /// This process's budget now. `proc` and `cgroupRoot` are where /proc and the cgroup
+  /// file system are (tests point them at folders of their own).
+  public static func current(proc: String = "/proc", cgroupRoot: String = "/sys/fs/cgroup") -> MemoryBudget {
+    var budget = MemoryBudget()
+    var limit = rlimit()
+    if getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {
+      let mapped = (firstNumber(in: proc + "/self/statm") ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+      budget.addressSpaceRoom = max(0, Int(clamping: limit.rlim_cur) - mapped)
+    }
+    budget.cgroupRoom = cgroupRoom(proc: proc, root: cgroupRoot)
+    let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
+    if pages > 0 && size > 0 { budget.physical = pages.multipliedReportingOverflow(by: size).overflow ? Int.max : pages * size }
+    return budget
+  }
+
+  /// The least room any cgroup on the process's path leaves (v2: memory.max less
+  /// memory.current; v1: memory.limit_in_bytes less memory.usage_in_bytes).
+  static func cgroupRoom(proc: String, root: String) -> Int? {
+    guard let text = readText(proc + "/self/cgroup") else { return nil }
+    var room: Int?
+    for line in text.split(separator: "\n") {
+      let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+      guard parts.count == 3 else { continue }
+      let (controllers, path) = (parts[1], String(parts[2]))
+      let v2 = parts[0] == "0" && controllers.isEmpty
+      let v1 = controllers.split(separator: ",").contains("memory")
+      guard v2 || v1 else { continue }
+      let base = v2 ? root : root + "/memory"
+      let (limitFile, usageFile) = v2 ? ("memory.max", "memory.current") : ("memory.limit_in_bytes", "memory.usage_in_bytes")
+      // Every folder from the process's own up to the root: a parent's limit binds too.
+      var folder = path.hasPrefix("/") ? path : "/" + path
+      while true {
+        let dir = base + (folder == "/" ? "" : folder)
+        // v1 writes "no limit" as a number near 2^63.
+        if let limit = firstNumber(in: dir + "/" + limitFile), limit < 1 << 60 {
+          let used = firstNumber(in: dir + "/" + usageFile) ?? 0
+          room = min(room ?? .max, max(0, limit - used))
+        }
+        if folder == "/" || folder.isEmpty { break }
+        folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)])
+        if folder.isEmpty { folder = "/" }
+      }
+    }
+    return room
+  }
+
+  /// The first whitespace-separated word of a file, as a whole number ("max" is nil).
+  static func firstNumber(in path: String) -> Int? {
+    guard let text = readText(path) else { return nil }
+    return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.flatMap { Int($0) }
+  }
+
+  static func readText(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while bytes.count < 1 << 20 {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { break }
+      bytes += buffer[..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
