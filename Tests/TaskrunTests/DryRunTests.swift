@@ -87,4 +87,21 @@ import TestSupport
     let quiet = Binary.finish(try Binary.start(["--progress", "plain", "-n", "d.lua"], in: plain), timeout: 20)
     #expect(!quiet.stdout.contains("may declare other operations"), "\(quiet.stdout)")
   }
+
+  /// A dry load does not take standard input: what was piped is left to the run, and a
+  /// top level that reads the terminal cannot stall shell completion (`--list-names`).
+  @Test(arguments: modes)
+  func standardInputReadsAsEmpty(_ mode: [String]) throws {
+    let dir = try folder("""
+      local line = io.read("l")
+      local other = io.stdin:read("a")
+      for l in io.lines() do other = other .. l end
+      operation { name = "got_" .. tostring(line) .. "_" .. #other }
+      """)
+    let run = Binary.finish(try Binary.start(mode + ["d.lua"], in: dir, input: "secret\nmore\n"), timeout: 20)
+    let all = run.stdout + run.stderr
+    #expect(run.status == 0, "\(all)")
+    #expect(all.contains("got_nil_0"), "\(mode): \(all)")
+    #expect(!all.contains("secret"), "\(mode): \(all)")
+  }
 }

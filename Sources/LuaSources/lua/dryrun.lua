@@ -5,7 +5,7 @@
 -- it succeeded with no output; writes (io.open for writing, io.output to a file, os.remove,
 -- os.rename) are refused with Lua's nil, message, errno; os.tmpname gives a name and makes no
 -- file (removing that name succeeds, as in a run); C modules are not loaded; chunks load as
--- text only. Reading stays allowed. The debug functions that could reach the originals kept
+-- text only. Reading files stays allowed; standard input reads as empty. The debug functions that could reach the originals kept
 -- here (upvalues, locals, hooks, the registry) are left out.
 local G, note, null_handle = ...
 local type, tostring, select, error = type, tostring, select, error
@@ -79,6 +79,19 @@ if G.io then
       error(message, 2)
     end
     return output(file, ...)
+  end
+  -- Standard input is not the dry run's to take: a load to list names (shell completion on
+  -- every Tab, `taskrun test` deciding whether `test` is a target) must neither wait for a
+  -- terminal nor consume what was piped to the real run. It reads as empty.
+  local empty = raw_open("/dev/null", "r")
+  if empty then
+    local read, input = io.read, io.input
+    input(empty)
+    io.stdin = empty
+    function io.read(...)
+      if input() == empty then note("io.read: standard input (read as empty)", true) end
+      return read(...)
+    end
   end
   if io.popen then
     function io.popen(cmd, mode)
