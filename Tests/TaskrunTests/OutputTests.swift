@@ -1,6 +1,7 @@
 // Command output: byte for byte into Lua, bounded in memory, and the whole of it kept in a file.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct OutputTests {
   func run(_ script: String, _ arguments: [String] = []) throws -> (Run, MarkedWorkflow) {
@@ -52,6 +53,24 @@ import Testing
     #expect(run.stderr.contains("(all of its output: /"), "\(run.stderr.prefix(2000))")
     let longest = (run.stdout + run.stderr).split(separator: "\n").map(\.count).max() ?? 0
     #expect(longest < 2000, "the report printed a line of \(longest) characters")
+  }
+
+  @Test func anExecutableScriptWithoutAShebangRunsInSh() throws {
+    // As execvp, sh and make do on ENOEXEC: /bin/sh runs it, with the command's arguments.
+    let w = try MarkedWorkflow { _ in """
+      operation { name = "table", sh = { "./noshebang.sh", "one two", "three" } }
+      operation { name = "plain", sh = "./noshebang.sh four" }
+      operation { name = "inlua", run = function()
+        local r = sh { "./noshebang.sh", "five" }
+        assert(r.stdout == "args 1: five\\n", r.stdout)
+      end }
+      """ }
+    try Scratch.writeProgram("echo \"args $#: $1\"\n", to: w.dir.appendingPathComponent("noshebang.sh"))
+    let run = Binary.finish(try w.start(["-k", "-v"]), timeout: 60)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("[table] args 2: one two"), "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("[plain] args 1: four"))
+    #expect(run.stdout.contains("ok        inlua"))
   }
 
   @Test func aCommandThatPrintsWithoutEndDoesNotFillMemory() throws {
