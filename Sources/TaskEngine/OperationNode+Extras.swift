@@ -22,7 +22,7 @@ extension OperationNode {
     @exclusivity(unchecked) var remoteState: RemoteState? = nil
     @exclusivity(unchecked) var remoteStartTime: Double? = nil
     @exclusivity(unchecked) var unresolvedNames: [(name: String, place: String?)] = []
-    @exclusivity(unchecked) var output = ""
+    @exclusivity(unchecked) var output = OutputTail()
     @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
     @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>? = nil
     @exclusivity(unchecked) weak var group: OperationNode? = nil
@@ -138,11 +138,12 @@ extension OperationNode {
     get { extrasStorage?.remoteStartTime }
     set { if extrasStorage != nil || newValue != nil { extras.remoteStartTime = newValue } }
   }
-  /// Combined output of its commands, kept for the failure report.
-  public internal(set) var output: String {
-    get { extrasStorage?.output ?? "" }
-    _modify { yield &extras.output }
-  }
+  /// Combined output of its commands, kept for the failure report: the last lines.
+  public var output: String { extrasStorage?.output.text ?? "" }
+  /// How many lines of its output came before `output` and were not kept.
+  public var earlierOutputLines: Int { extrasStorage?.output.droppedLines ?? 0 }
+  /// Adds command output to what is kept for the failure report.
+  func keepOutput(_ text: String) { extras.output.append(text) }
   var finishHandlers: [(OperationNode) -> Void] {
     get { extrasStorage?.finishHandlers ?? [] }
     _modify { yield &extras.finishHandlers }

@@ -61,9 +61,13 @@ public final class FinishDetails: Sendable {
   public let traceback: String?
   public let output: String
   public let errorKind: FailureKind?
+  /// Lines of output before `output` that were not kept.
+  public let earlierOutputLines: Int
 
-  public init(error: String?, traceback: String?, output: String, errorKind: FailureKind?) {
+  public init(error: String?, traceback: String?, output: String, errorKind: FailureKind?,
+              earlierOutputLines: Int = 0) {
     (self.error, self.traceback, self.output, self.errorKind) = (error, traceback, output, errorKind)
+    self.earlierOutputLines = earlierOutputLines
   }
 }
 

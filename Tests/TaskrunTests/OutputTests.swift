@@ -55,6 +55,25 @@ import TestSupport
     #expect(longest < 2000, "the report printed a line of \(longest) characters")
   }
 
+  @Test func aFailuresOutputSaysHowManyEarlierLinesItDoesNotShow() throws {
+    // 2,000,000 lines: most are gone from what taskrun keeps; 250: all kept, 50 not shown.
+    let (run, _) = try run("""
+      operation { name = "many", sh = "seq 1 2000000; exit 1" }
+      operation { name = "some", sh = "seq 1 250; exit 1" }
+      """, ["-k"])
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let lines = run.stderr.split(separator: "\n")
+    let many = lines.firstIndex { $0.hasPrefix("FAILED    many") }
+    let some = lines.firstIndex { $0.hasPrefix("FAILED    some") }
+    #expect(many != nil && some != nil, "\(run.stderr.prefix(3000))")
+    guard let many, let some else { return }
+    #expect(lines[many + 1] == "    | … 1999800 earlier lines (--events or -v shows them all)", "\(lines[many + 1])")
+    #expect(lines[many + 2] == "    | 1999801" && lines[many + 201] == "    | 2000000")
+    #expect(lines[some + 1] == "    | … 50 earlier lines (--events or -v shows them all)", "\(lines[some + 1])")
+    #expect(lines[some + 2] == "    | 51" && lines[some + 201] == "    | 250")
+    #expect(!run.stdout.contains("earlier lines"), "the note belongs with the output it explains, on stderr")
+  }
+
   @Test func anExecutableScriptWithoutAShebangRunsInSh() throws {
     // As execvp, sh and make do on ENOEXEC: /bin/sh runs it, with the command's arguments.
     let w = try MarkedWorkflow { _ in """
