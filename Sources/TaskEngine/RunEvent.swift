@@ -91,8 +91,13 @@ public struct RemoteState: Sendable, Equatable {
   public var queued: Bool
   public var reason: String?
   public var node: String?
-  public init(executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil) {
+  /// Of a job that runs: seconds it had run when this state was seen (from its own start
+  /// mark), so its duration counts from its start, not from the poll that saw it; nil: now.
+  public var runningFor: Double?
+  public init(executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil,
+              runningFor: Double? = nil) {
     (self.executor, self.job, self.queued, self.reason, self.node) = (executor, job, queued, reason, node)
+    self.runningFor = runningFor
   }
 
   /// "queued on slurm as job 77 (Resources)", "running on node c12 as slurm job 77".

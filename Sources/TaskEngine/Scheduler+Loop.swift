@@ -171,7 +171,7 @@ extension Scheduler {
         commandOwners[token]?.outputObserver?(text)
       case .commandState(let token, let state):
         guard let op = commandOwners[token], op.remoteState != state else { break }
-        if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = clock.now }
+        if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = remoteStart(of: op, state) }
         op.remoteState = state
         if op.startUnannounced { announceStart(of: op) }
         emit(.remoteState(time: elapsed, name: op.name, state: state))
