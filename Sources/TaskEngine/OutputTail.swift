@@ -12,16 +12,24 @@ struct OutputTail {
   /// the front is dropped up to a line's start, and its lines are counted.
   mutating func append(_ more: String) {
     text += more
-    let bytes = text.utf8
-    guard bytes.count > 2 * ProcessRunner.tailBytes else { return }
-    var cut = bytes.index(bytes.endIndex, offsetBy: -ProcessRunner.tailBytes)
-    // Keep whole lines: the cut moves to just after the next newline, if there is one.
-    if let newline = bytes[cut...].firstIndex(of: 10), bytes.index(after: newline) < bytes.endIndex {
-      cut = bytes.index(after: newline)
-    }
+    guard text.utf8.count > 2 * ProcessRunner.tailBytes else { return }
     var dropped = 0
-    for byte in bytes[..<cut] where byte == 10 { dropped += 1 }
+    var cut = 0
+    text.withUTF8 { bytes in
+      guard let base = bytes.baseAddress else { return }
+      cut = bytes.count - ProcessRunner.tailBytes
+      // Keep whole lines: the cut moves to just after the next newline, if there is one.
+      if let newline = OutputLines.firstIndex(of: 10, in: base, cut..<bytes.count), newline + 1 < bytes.count {
+        cut = newline + 1
+      }
+      var from = 0
+      while let newline = OutputLines.firstIndex(of: 10, in: base, from..<cut) {
+        dropped += 1
+        from = newline + 1
+      }
+    }
     droppedLines += dropped
-    text = String(decoding: bytes[cut...], as: UTF8.self)
+    // A slice of valid text: copied, not decoded again (a cut inside a character moves to its start).
+    text = String(text[text.utf8.index(text.utf8.startIndex, offsetBy: cut)...])
   }
 }
