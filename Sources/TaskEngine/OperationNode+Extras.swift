@@ -140,10 +140,14 @@ extension OperationNode {
   }
   /// Combined output of its commands, kept for the failure report: the last lines.
   public var output: String { extrasStorage?.output.text ?? "" }
+  /// Whether any output was kept (without decoding it).
+  var hasOutput: Bool { extrasStorage.map { !$0.output.isEmpty } ?? false }
   /// How many lines of its output came before `output` and were not kept.
   public var earlierOutputLines: Int { extrasStorage?.output.droppedLines ?? 0 }
   /// Adds command output to what is kept for the failure report.
   func keepOutput(_ text: String) { extras.output.append(text) }
+  /// Adds whole lines as a command wrote them (decoded when `output` is read).
+  func keepOutput(bytes: [UInt8]) { extras.output.append(bytes: bytes) }
   var finishHandlers: [(OperationNode) -> Void] {
     get { extrasStorage?.finishHandlers ?? [] }
     _modify { yield &extras.finishHandlers }

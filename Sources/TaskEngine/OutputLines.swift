@@ -19,6 +19,20 @@ struct OutputLines {
   /// finished stretch of a line being overwritten. A "\r" at the very end may be half of
   /// "\r\n": its stretch is passed on, but kept until the next byte says.
   mutating func add(_ data: Data, lines: (String) -> Void, stretch: (String) -> Void) {
+    cut(data, whole: { lines(Self.asShown($0)) }, stretches: true, stretch: { stretch(UTF8Repair.string($0)) },
+        long: { lines(UTF8Repair.string($0) + "\n") })
+  }
+
+  /// As `add`, for output nothing reads as it comes: the whole lines as the command wrote
+  /// them (`asShown` makes them what `add` passes on), and no stretches. Nothing is decoded.
+  mutating func addBytes(_ data: Data, lines: ([UInt8]) -> Void) {
+    cut(data, whole: { lines(Array($0)) }, stretches: false, stretch: { _ in }, long: { lines(Array($0) + [10]) })
+  }
+
+  /// The cut itself: `whole` gets the whole lines, `stretch` each finished stretch (with
+  /// `stretches`), `long` a line past `longest` with no end in sight.
+  private mutating func cut(_ data: Data, whole: (UnsafeBufferPointer<UInt8>) -> Void, stretches: Bool,
+                            stretch: (UnsafeBufferPointer<UInt8>) -> Void, long: (UnsafeBufferPointer<UInt8>) -> Void) {
     var pending = partial
     partial = []
     pending.append(contentsOf: data)
@@ -28,15 +42,15 @@ struct OutputLines {
       let count = buffer.count
       var start = 0
       if let lastNewline = Self.lastIndex(of: 10, in: base, 0..<count) {
-        lines(Self.asShown(UnsafeBufferPointer(start: base, count: lastNewline + 1)))
+        whole(UnsafeBufferPointer(start: base, count: lastNewline + 1))
         start = lastNewline + 1
       }
       if let lastReturn = Self.lastIndex(of: 13, in: base, start..<count) {
         // Each finished stretch, in order.
         var from = start
-        while from < lastReturn {
+        while stretches && from < lastReturn {
           let end = Self.firstIndex(of: 13, in: base, from..<lastReturn) ?? lastReturn
-          if end > from { stretch(UTF8Repair.string(UnsafeBufferPointer(start: base + from, count: end - from))) }
+          if end > from { stretch(UnsafeBufferPointer(start: base + from, count: end - from)) }
           from = end + 1
         }
         if lastReturn != count - 1 {
@@ -46,7 +60,7 @@ struct OutputLines {
         }
       }
       if count - start > Self.longest {
-        lines(UTF8Repair.string(UnsafeBufferPointer(start: base + start, count: count - start)) + "\n")
+        long(UnsafeBufferPointer(start: base + start, count: count - start))
         start = count
       }
       keepFrom = start

@@ -4,18 +4,37 @@
 /// of them (at most twice that), and the number of lines dropped before them, so a report can
 /// say how much it does not show.
 struct OutputTail {
-  private(set) var text = ""
+  /// Whole lines: text as shown, or (once `raw`) also lines as commands wrote them.
+  private var kept: [UInt8] = []
+  private var raw = false
   /// Whole lines dropped from the front (a line longer than the tail is kept as its end).
   private(set) var droppedLines = 0
+
+  /// The kept lines as shown (decoded here when some came as bytes).
+  var text: String {
+    raw ? OutputLines.asShown(kept) : kept.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+  }
+  var isEmpty: Bool { kept.isEmpty }
 
   /// Adds output (whole lines, as the process runner posts them); past twice the tail's size
   /// the front is dropped up to a line's start, and its lines are counted.
   mutating func append(_ more: String) {
-    text += more
-    guard text.utf8.count > 2 * ProcessRunner.tailBytes else { return }
+    kept.append(contentsOf: more.utf8)
+    trim()
+  }
+
+  /// Adds whole lines as a command wrote them.
+  mutating func append(bytes: [UInt8]) {
+    kept.append(contentsOf: bytes)
+    raw = true
+    trim()
+  }
+
+  private mutating func trim() {
+    guard kept.count > 2 * ProcessRunner.tailBytes else { return }
     var dropped = 0
     var cut = 0
-    text.withUTF8 { bytes in
+    kept.withUnsafeBufferPointer { bytes in
       guard let base = bytes.baseAddress else { return }
       cut = bytes.count - ProcessRunner.tailBytes
       // Keep whole lines: the cut moves to just after the next newline, if there is one.
@@ -29,7 +48,6 @@ struct OutputTail {
       }
     }
     droppedLines += dropped
-    // A slice of valid text: copied, not decoded again (a cut inside a character moves to its start).
-    text = String(text[text.utf8.index(text.utf8.startIndex, offsetBy: cut)...])
+    kept.removeFirst(cut)
   }
 }

@@ -25,6 +25,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private var suspended = false
   /// When `watch` next looks for commands the terminal stopped (scheduler's thread only).
   @exclusivity(unchecked) private var nextStopCheck = 0.0
+  /// Whether a command's output must be posted as text as it comes (the scheduler's answer,
+  /// asked on its thread at each read; nil: always).
+  @exclusivity(unchecked) var wantsText: ((Int) -> Bool)?
   /// Programs found in taskrun's PATH, by name (scheduler thread only).
   @exclusivity(unchecked) private var resolved: [String: String] = [:]
 
@@ -366,8 +369,12 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private func received(_ data: Data, channel: OutputChannel, child: RunningCommand) {
     let token = child.token
     (channel == .stdout ? child.stdout : child.stderr).append(data, name: "command-\(token).\(channel.rawValue)")
-    child.cut(data, from: channel, lines: { inbox.post(.processOutput(token: token, stream: channel, text: $0)) },
-              stretch: { inbox.post(.processOverwrite(token: token, text: $0)) })
+    if wantsText?(token) ?? true {
+      child.cut(data, from: channel, lines: { inbox.post(.processOutput(token: token, stream: channel, text: $0)) },
+                stretch: { inbox.post(.processOverwrite(token: token, text: $0)) })
+    } else {
+      child.cutBytes(data, from: channel) { inbox.post(.processBytes(token: token, stream: channel, bytes: $0)) }
+    }
   }
 
   private func flushPartial(_ channel: OutputChannel, child: RunningCommand) {

@@ -198,7 +198,11 @@ public struct EventInterests: OptionSet, Sendable {
   /// (`Scheduler.run(until:)`), so a view that writes a line for each writes a
   /// frame's lines together and no success makes an event of its own.
   public static let successesAtTick = EventInterests(rawValue: 1 << 4)
-  public static let all: EventInterests = [.starts, .successes, .startReasons]
+  /// `output`: without it (and without a `progress =` pattern or a remote executor that
+  /// filters it) a command's output is not decoded into text as it comes, only its kept
+  /// tail when a report needs it.
+  public static let output = EventInterests(rawValue: 1 << 5)
+  public static let all: EventInterests = [.starts, .successes, .startReasons, .output]
 }
 
 /// Counts and failures of a finished run.

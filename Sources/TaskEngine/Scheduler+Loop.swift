@@ -167,6 +167,8 @@ extension Scheduler {
         } else {
           record(output: text, stream: stream, for: op)
         }
+      case .processBytes(let token, _, let bytes):
+        commandOwners[token]?.keepOutput(bytes: bytes)
       case .processOverwrite(let token, let text):
         commandOwners[token]?.outputObserver?(text)
       case .commandState(let token, let state):

@@ -96,6 +96,7 @@ public final class Scheduler {
     self.processes = ProcessRunner(inbox: inbox)
     self.mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
     adopt(mainQueue)
+    processes.wantsText = { [unowned self] token in outputTextWanted(token) }
   }
 
   /// Lists a new queue and has its operations' progress changes reported here.
@@ -534,7 +535,7 @@ public final class Scheduler {
     if !told && interests.contains(.successesAtTick) && !op.isGroup {
       heldSuccesses.append(.init(name: op.name, duration: duration ?? 0))
     } else if told || interests.contains(.successesAtTick) {  // a group's at once, as its start
-      let details = op.error == nil && op.traceback == nil && op.output.isEmpty && op.errorKind == nil ? nil
+      let details = op.error == nil && op.traceback == nil && !op.hasOutput && op.errorKind == nil ? nil
         : FinishDetails(error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind,
                         earlierOutputLines: op.earlierOutputLines)
       emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,

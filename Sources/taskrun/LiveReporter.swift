@@ -58,7 +58,7 @@ final class LiveReporter: EventSink {
 
   /// Rows need the starts of what still runs at a frame, finished lines the successes since
   /// the last one; no row says why it started.
-  var interests: EventInterests { [.startsAtTick, .successesAtTick] }
+  var interests: EventInterests { lines.interests.intersection(.output).union([.startsAtTick, .successesAtTick]) }
 
   func receive(_ event: RunEvent) {
     switch event {

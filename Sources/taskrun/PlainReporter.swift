@@ -44,7 +44,10 @@ final class PlainReporter: EventSink {
   private let okLabel: UnsafeMutableBufferPointer<CChar>
 
   /// Quiet, it prints no start and no success.
-  var interests: EventInterests { verbosity == .quiet ? [] : showStarts ? [.starts, .successes] : .successes }
+  var interests: EventInterests {
+    let shown: EventInterests = verbosity == .quiet ? [] : showStarts ? [.starts, .successes] : .successes
+    return verbosity == .verbose ? shown.union(.output) : shown  // -v prints every line
+  }
 
   init(verbosity: Verbosity, color: ColorPolicy, showStarts: Bool = true) {
     self.verbosity = verbosity

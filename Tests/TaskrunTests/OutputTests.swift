@@ -74,6 +74,22 @@ import TestSupport
     #expect(!run.stdout.contains("earlier lines"), "the note belongs with the output it explains, on stderr")
   }
 
+  @Test func aFailuresLinesAreShownAlikeWhetherOrNotTheOutputWasReadAsItCame() throws {
+    // Without -v the output is kept as bytes and decoded for the report; with -v as text.
+    for arguments in [["-k"], ["-k", "-v"], ["-k", "--events", "events.ndjson"]] {
+      let (run, _) = try run(#"operation { name = "meter", sh = "printf 'one\\r\\ntwo\\rTWO\\nbad\\377\\n 10%%\\r 90%%\\rend'; exit 1" }"#,
+                             arguments)
+      #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+      let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+      guard let failed = lines.firstIndex(where: { $0.hasPrefix("FAILED    meter") }) else {
+        Issue.record("\(arguments): \(run.stderr)"); continue
+      }
+      if arguments.contains("-v") { continue }  // -v printed the lines as they came, not after FAILED
+      #expect(Array(lines[(failed + 1)...(failed + 4)]) == ["    | one", "    | TWO", "    | bad\u{FFFD}", "    | end"],
+              "\(arguments): \(run.stderr)")
+    }
+  }
+
   @Test func anExecutableScriptWithoutAShebangRunsInSh() throws {
     // As execvp, sh and make do on ENOEXEC: /bin/sh runs it, with the command's arguments.
     let w = try MarkedWorkflow { _ in """
