@@ -4,9 +4,13 @@ import Testing
 import TestSupport
 
 @Suite(.serialized) struct OutputTests {
+  /// Runs `script` with TMPDIR in its own folder: a spill file a result names stays after
+  /// the run, and goes with the test's scratch folder.
   func run(_ script: String, _ arguments: [String] = []) throws -> (Run, MarkedWorkflow) {
     let w = try MarkedWorkflow { _ in script }
-    return (Binary.finish(try w.start(arguments), timeout: 60), w)
+    let started = try Binary.start(["--progress", "plain", "--events", "events.jsonl"] + arguments + ["w.lua"], in: w.dir,
+                                   environment: ["TMPDIR": w.dir.path])
+    return (Binary.finish(started, timeout: 60), w)
   }
 
   @Test func crlfEndsLinesAndCarriageReturnsFeedProgressPatterns() throws {
