@@ -113,16 +113,9 @@ fail:
 /* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 on error. */
 static int pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
-int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
-             int out_fd, int err_fd, pid_t *pid, int *pidfd) {
-  return cs_spawn_input(path, argv, envp, cwd, -1, out_fd, err_fd, pid, pidfd);
-}
-
-int cs_spawn_input(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                   int in_fd, int out_fd, int err_fd, pid_t *pid, int *pidfd) {
-  static _Atomic pid_t self = 0;  /* a process's id does not change: one getpid a process */
-  if (self == 0) self = getpid();
-  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, 0 };
+/* One clone of child_main with `a`: 0 and the child (reaped if its exec failed, with the
+   reason in a->error), or the clone's errno. */
+static int spawn_once(struct spawn_args *a, pid_t *pid, int *pidfd) {
   /* The parent is suspended until the child has exec'd or exited (CLONE_VFORK); the child
      runs on a stack of its own. */
   static const size_t size = 64 * 1024;
@@ -143,23 +136,54 @@ int cs_spawn_input(const char *path, char *const argv[], char *const envp[], con
   static _Atomic int has_clone_pidfd = 1;
   int fd = -1;
   pid_t child = -1;
+  a->error = 0;
   if (has_clone_pidfd) {
-    child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, &fd);
+    child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, a, &fd);
     if (child < 0 && errno == EINVAL) { has_clone_pidfd = 0; fd = -1; }
   }
-  if (!has_clone_pidfd) child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+  if (!has_clone_pidfd) child = clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, a);
   int saved = errno;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (child < 0) return saved;
-  if (a.error != 0) {
+  if (a->error != 0) {
     int status;
     if (fd >= 0) close(fd);
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-    return a.error;
+    return 0;
   }
   *pid = child;
   *pidfd = fd >= 0 ? fd : pidfd_open(child);
   return 0;
+}
+
+int cs_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
+             int out_fd, int err_fd, pid_t *pid, int *pidfd) {
+  return cs_spawn_input(path, argv, envp, cwd, -1, out_fd, err_fd, pid, pidfd);
+}
+
+int cs_spawn_input(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                   int in_fd, int out_fd, int err_fd, pid_t *pid, int *pidfd) {
+  static _Atomic pid_t self = 0;  /* a process's id does not change: one getpid a process */
+  if (self == 0) self = getpid();
+  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, 0 };
+  int rc = spawn_once(&a, pid, pidfd);
+  if (rc != 0) return rc;
+  if (a.error != ENOEXEC) return a.error;
+  /* An executable file the kernel cannot run (a script without "#!"): as execvp, sh and
+     make do, /bin/sh runs it, with the command's arguments after its path. */
+  size_t count = 0;
+  while (argv[count] != NULL) count++;
+  char **shell = malloc((count + 2) * sizeof *shell);
+  if (shell == NULL) return ENOMEM;
+  shell[0] = "/bin/sh";
+  shell[1] = (char *)path;
+  for (size_t i = 1; i <= count; i++) shell[i + 1] = argv[i];  /* argv[count] is the NULL */
+  if (count == 0) shell[2] = NULL;
+  a.path = "/bin/sh";
+  a.argv = shell;
+  rc = spawn_once(&a, pid, pidfd);
+  free(shell);
+  return rc != 0 ? rc : a.error;
 }
 
 int cs_resolve(const char *name, const char *path, char *out, size_t size) {

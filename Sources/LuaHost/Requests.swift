@@ -115,6 +115,7 @@ extension ScriptHost {
       }
       s.rawSet(-2, key)
       if let file {
+        SpillFolder.shared.keep(file)  // the script may read it after the run
         s.push(file)
         s.rawSet(-2, key + "_file")
       }

@@ -94,6 +94,10 @@ public struct CommandResult: Sendable, Equatable {
   public var stderrBytes: [UInt8]
   public var stdoutFile: String?
   public var stderrFile: String?
+  /// Bytes of each stream kept neither in memory nor in its file (past `ProcessRunner.fileLimit`,
+  /// or past the memory limit when no file could be made).
+  public var stdoutDropped = 0
+  public var stderrDropped = 0
   /// Why taskrun ended it, when it did so on its own (a command stopped by the terminal).
   public var reason: String?
 
@@ -114,6 +118,21 @@ public struct CommandResult: Sendable, Equatable {
   /// The output as text, for messages (invalid UTF-8 shown as U+FFFD).
   public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
   public var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
+
+  /// " (all of its output: FILE)" when a stream went to a file, with what was dropped; "" else.
+  public var whereOutputIs: String {
+    var parts: [String] = []
+    for (name, file, dropped) in [("stdout", stdoutFile, stdoutDropped), ("stderr", stderrFile, stderrDropped)] {
+      if let file {
+        parts.append(dropped == 0 ? file : "\(file), where \(dropped) bytes of its middle were dropped")
+      } else if dropped > 0 {
+        parts.append("only the last \(ProcessRunner.tailBytes >> 10) KiB of its \(name): \(dropped) bytes were dropped")
+      }
+    }
+    guard !parts.isEmpty else { return "" }
+    let whole = stdoutDropped == 0 && stderrDropped == 0
+    return " (\(whole ? "all of its output" : "its output"): \(parts.joined(separator: "; ")))"
+  }
 
   /// "exited with status 2", "killed by signal 9", or why it could not start.
   public var failureDescription: String {
@@ -140,15 +159,19 @@ public final class CommandBody: OperationBody {
     token = scheduler.runCommand(spec, for: operation, remote: true) { [weak operation] result in
       guard let operation else { return }
       operation.commandResult = result
+      if operation.isCancelled || result.status == 0 {  // no message names its files
+        SpillFolder.shared.discard(result.stdoutFile)
+        SpillFolder.shared.discard(result.stderrFile)
+      }
       if operation.isCancelled {
         scheduler.finish(operation, .cancelled)  // keeps the reason: cancelled, interrupted, timed out
       } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
       } else {
-        let files = [result.stdoutFile, result.stderrFile].compactMap { $0 }
+        SpillFolder.shared.keep(result.stdoutFile)
+        SpillFolder.shared.keep(result.stderrFile)
         scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display
-                           + (files.isEmpty ? "" : " (all of its output: \(files.joined(separator: ", ")))"),
-                         kind: .command)
+                           + result.whereOutputIs, kind: .command)
       }
     }
   }

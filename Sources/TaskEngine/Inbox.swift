@@ -7,6 +7,9 @@ import Synchronization
 /// Something that happened off the scheduler's thread: a process exited, output arrived, a signal.
 public enum InboxItem: Sendable {
   case processOutput(token: Int, stream: OutputChannel, text: String)
+  /// Whole lines as the command wrote them, not decoded: what no reporter and no progress
+  /// pattern reads goes only to the operation's kept tail, decoded if a report needs it.
+  case processBytes(token: Int, stream: OutputChannel, bytes: [UInt8])
   /// A stretch of a line a command overwrote with a carriage return (a progress meter): it
   /// feeds `progress =` patterns but is not output of its own.
   case processOverwrite(token: Int, text: String)

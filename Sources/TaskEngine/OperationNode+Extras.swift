@@ -22,7 +22,7 @@ extension OperationNode {
     @exclusivity(unchecked) var remoteState: RemoteState? = nil
     @exclusivity(unchecked) var remoteStartTime: Double? = nil
     @exclusivity(unchecked) var unresolvedNames: [(name: String, place: String?)] = []
-    @exclusivity(unchecked) var output = ""
+    @exclusivity(unchecked) var output = OutputTail()
     @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
     @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>? = nil
     @exclusivity(unchecked) weak var group: OperationNode? = nil
@@ -139,11 +139,16 @@ extension OperationNode {
     get { extrasStorage?.remoteStartTime }
     set { if extrasStorage != nil || newValue != nil { extras.remoteStartTime = newValue } }
   }
-  /// Combined output of its commands, kept for the failure report.
-  public internal(set) var output: String {
-    get { extrasStorage?.output ?? "" }
-    _modify { yield &extras.output }
-  }
+  /// Combined output of its commands, kept for the failure report: the last lines.
+  public var output: String { extrasStorage?.output.text ?? "" }
+  /// Whether any output was kept (without decoding it).
+  var hasOutput: Bool { extrasStorage.map { !$0.output.isEmpty } ?? false }
+  /// How many lines of its output came before `output` and were not kept.
+  public var earlierOutputLines: Int { extrasStorage?.output.droppedLines ?? 0 }
+  /// Adds command output to what is kept for the failure report.
+  func keepOutput(_ text: String) { extras.output.append(text) }
+  /// Adds whole lines as a command wrote them (decoded when `output` is read).
+  func keepOutput(bytes: [UInt8]) { extras.output.append(bytes: bytes) }
   var finishHandlers: [(OperationNode) -> Void] {
     get { extrasStorage?.finishHandlers ?? [] }
     _modify { yield &extras.finishHandlers }

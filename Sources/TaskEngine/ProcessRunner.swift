@@ -25,6 +25,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private var suspended = false
   /// When `watch` next looks for commands the terminal stopped (scheduler's thread only).
   @exclusivity(unchecked) private var nextStopCheck = 0.0
+  /// Whether a command's output must be posted as text as it comes (the scheduler's answer,
+  /// asked on its thread at each read; nil: always).
+  @exclusivity(unchecked) var wantsText: ((Int) -> Bool)?
   /// Programs found in taskrun's PATH, by name (scheduler thread only).
   @exclusivity(unchecked) private var resolved: [String: String] = [:]
 
@@ -32,7 +35,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// pipes open for much longer: the operation ends anyway).
   public static let drainTime = 0.2
   /// Bytes of one stream of one command kept in memory (`--output-limit`); past it the whole
-  /// stream goes to a file in `spillDirectory` and memory keeps the last `tailBytes`.
+  /// stream goes to a file in the `SpillFolder` and memory keeps the last `tailBytes`.
   nonisolated(unsafe) public static var memoryLimit = 16 << 20
   public static let tailBytes = 64 << 10
   /// Seconds between two looks for commands the terminal stopped (SIGCHLD is not used: see
@@ -41,8 +44,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Bytes read from one pipe before the scheduler handles them: a command printing without
   /// end then waits on its writes while its output is reported, and cannot fill memory.
   public static let readLimit = 1 << 20
-  public static let spillDirectory = FileManager.default.temporaryDirectory
-    .appendingPathComponent("taskrun-\(getpid())").path
+  /// Bytes of one stream kept in its file past the memory limit (TASKRUN_OUTPUT_FILE_LIMIT,
+  /// in MB): past it the file keeps the beginning and the last `tailBytes`.
+  nonisolated(unsafe) public static var fileLimit = 1 << 30
 
   /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the
   /// index in `snapshot` of its command times 4, plus 0 for stdout, 1 for stderr, 2 for the pidfd.
@@ -365,8 +369,12 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private func received(_ data: Data, channel: OutputChannel, child: RunningCommand) {
     let token = child.token
     (channel == .stdout ? child.stdout : child.stderr).append(data, name: "command-\(token).\(channel.rawValue)")
-    child.cut(data, from: channel, lines: { inbox.post(.processOutput(token: token, stream: channel, text: $0)) },
-              stretch: { inbox.post(.processOverwrite(token: token, text: $0)) })
+    if wantsText?(token) ?? true {
+      child.cut(data, from: channel, lines: { inbox.post(.processOutput(token: token, stream: channel, text: $0)) },
+                stretch: { inbox.post(.processOverwrite(token: token, text: $0)) })
+    } else {
+      child.cutBytes(data, from: channel) { inbox.post(.processBytes(token: token, stream: channel, bytes: $0)) }
+    }
   }
 
   private func flushPartial(_ channel: OutputChannel, child: RunningCommand) {
@@ -384,9 +392,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     let reason = child.reason
     lock.unlock()
     let out = child.stdout.finish(), err = child.stderr.finish()
-    inbox.post(.processExited(token: token, result: CommandResult(
-      status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes, stdoutFile: out.path,
-      stderrFile: err.path, reason: reason)))
+    var result = CommandResult(status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes,
+                               stdoutFile: out.path, stderrFile: err.path, reason: reason)
+    (result.stdoutDropped, result.stderrDropped) = (out.dropped, err.dropped)
+    inbox.post(.processExited(token: token, result: result))
   }
 }
 

@@ -61,9 +61,13 @@ public final class FinishDetails: Sendable {
   public let traceback: String?
   public let output: String
   public let errorKind: FailureKind?
+  /// Lines of output before `output` that were not kept.
+  public let earlierOutputLines: Int
 
-  public init(error: String?, traceback: String?, output: String, errorKind: FailureKind?) {
+  public init(error: String?, traceback: String?, output: String, errorKind: FailureKind?,
+              earlierOutputLines: Int = 0) {
     (self.error, self.traceback, self.output, self.errorKind) = (error, traceback, output, errorKind)
+    self.earlierOutputLines = earlierOutputLines
   }
 }
 
@@ -87,8 +91,13 @@ public struct RemoteState: Sendable, Equatable {
   public var queued: Bool
   public var reason: String?
   public var node: String?
-  public init(executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil) {
+  /// Of a job that runs: seconds it had run when this state was seen (from its own start
+  /// mark), so its duration counts from its start, not from the poll that saw it; nil: now.
+  public var runningFor: Double?
+  public init(executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil,
+              runningFor: Double? = nil) {
     (self.executor, self.job, self.queued, self.reason, self.node) = (executor, job, queued, reason, node)
+    self.runningFor = runningFor
   }
 
   /// "queued on slurm as job 77 (Resources)", "running on node c12 as slurm job 77".
@@ -165,7 +174,11 @@ public struct EventInterests: OptionSet, Sendable {
   /// (`Scheduler.run(until:)`), so a view that writes a line for each writes a
   /// frame's lines together and no success makes an event of its own.
   public static let successesAtTick = EventInterests(rawValue: 1 << 4)
-  public static let all: EventInterests = [.starts, .successes, .startReasons]
+  /// `output`: without it (and without a `progress =` pattern or a remote executor that
+  /// filters it) a command's output is not decoded into text as it comes, only its kept
+  /// tail when a report needs it.
+  public static let output = EventInterests(rawValue: 1 << 5)
+  public static let all: EventInterests = [.starts, .successes, .startReasons, .output]
 }
 
 /// Counts and failures of a finished run.

@@ -48,6 +48,10 @@ final class RunningCommand {
     if channel == .stdout { outLines.add(data, lines: lines, stretch: stretch) }
     else { errLines.add(data, lines: lines, stretch: stretch) }
   }
+  /// As `cut`, for output nothing reads as it comes: whole lines as bytes, nothing decoded.
+  func cutBytes(_ data: Data, from channel: OutputChannel, lines: ([UInt8]) -> Void) {
+    if channel == .stdout { outLines.addBytes(data, lines: lines) } else { errLines.addBytes(data, lines: lines) }
+  }
   /// `channel` ended: its unfinished line, ended, if there is one.
   func finishLines(of channel: OutputChannel) -> String? {
     channel == .stdout ? outLines.finish() : errLines.finish()

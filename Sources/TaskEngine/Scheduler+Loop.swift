@@ -167,11 +167,13 @@ extension Scheduler {
         } else {
           record(output: text, stream: stream, for: op)
         }
+      case .processBytes(let token, _, let bytes):
+        commandOwners[token]?.keepOutput(bytes: bytes)
       case .processOverwrite(let token, let text):
         commandOwners[token]?.outputObserver?(text)
       case .commandState(let token, let state):
         guard let op = commandOwners[token], op.remoteState != state else { break }
-        if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = clock.now }
+        if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = remoteStart(of: op, state) }
         op.remoteState = state
         if op.startUnannounced { announceStart(of: op) }
         emit(.remoteState(time: elapsed, name: op.name, state: state))

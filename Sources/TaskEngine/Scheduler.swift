@@ -96,6 +96,7 @@ public final class Scheduler {
     self.processes = ProcessRunner(inbox: inbox)
     self.mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
     adopt(mainQueue)
+    processes.wantsText = { [unowned self] token in outputTextWanted(token) }
   }
 
   /// Lists a new queue and has its operations' progress changes reported here.
@@ -534,8 +535,9 @@ public final class Scheduler {
     if !told && interests.contains(.successesAtTick) && !op.isGroup {
       heldSuccesses.append(.init(name: op.name, duration: duration ?? 0))
     } else if told || interests.contains(.successesAtTick) {  // a group's at once, as its start
-      let details = op.error == nil && op.traceback == nil && op.output.isEmpty && op.errorKind == nil ? nil
-        : FinishDetails(error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind)
+      let details = op.error == nil && op.traceback == nil && !op.hasOutput && op.errorKind == nil ? nil
+        : FinishDetails(error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind,
+                        earlierOutputLines: op.earlierOutputLines)
       emit(.operationFinish(time: elapsed(at: now), name: op.name, outcome: outcome,
                             duration: duration ?? 0, details: details))
     }
@@ -735,11 +737,7 @@ public final class Scheduler {
 
   /// Adds output text to an operation's record and the event stream.
   public func record(output text: String, stream: OutputChannel, for op: OperationNode) {
-    op.output += text
-    // The report needs the tail: what is kept per operation is bounded.
-    if op.output.utf8.count > 2 * ProcessRunner.tailBytes {
-      op.output = String(decoding: op.output.utf8.suffix(ProcessRunner.tailBytes), as: UTF8.self)
-    }
+    op.keepOutput(text)  // the report needs the tail: what is kept per operation is bounded
     op.outputObserver?(text)
     emit(.output(time: elapsed, name: op.name, stream: stream, text: text))
   }

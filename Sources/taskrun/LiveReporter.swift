@@ -62,7 +62,10 @@ final class LiveReporter: EventSink {
 
   /// Rows need the starts of what still runs at a frame, finished lines the successes since
   /// the last one; no row says why it started. Events written above read what they read.
-  var interests: EventInterests { eventsAbove.map { $0.interests.union(.startsAtTick) } ?? [.startsAtTick, .successesAtTick] }
+  var interests: EventInterests {
+    let mine = lines.interests.intersection(.output)
+    return eventsAbove.map { $0.interests.union(.startsAtTick).union(mine) } ?? mine.union([.startsAtTick, .successesAtTick])
+  }
 
   func receive(_ event: RunEvent) {
     if let events = eventsAbove {

@@ -44,7 +44,10 @@ final class PlainReporter: EventSink {
   private let okLabel: UnsafeMutableBufferPointer<CChar>
 
   /// Quiet, it prints no start and no success.
-  var interests: EventInterests { verbosity == .quiet ? [] : showStarts ? [.starts, .successes] : .successes }
+  var interests: EventInterests {
+    let shown: EventInterests = verbosity == .quiet ? [] : showStarts ? [.starts, .successes] : .successes
+    return verbosity == .verbose ? shown.union(.output) : shown  // -v prints every line
+  }
 
   init(verbosity: Verbosity, color: ColorPolicy, showStarts: Bool = true) {
     self.verbosity = verbosity
@@ -108,7 +111,7 @@ final class PlainReporter: EventSink {
       for op in operations { addSuccess(op.name, op.duration) }
       ct_write_finished_lines()
     case .operationFinish(_, let name, let outcome, let duration, let details):
-      finished(name, outcome, duration, details?.error, details?.output ?? "")
+      finished(name, outcome, duration, details?.error, details?.output ?? "", earlier: details?.earlierOutputLines ?? 0)
       if outcome == .failed, let traceback = details?.traceback, !traceback.isEmpty {
         for line in traceback.split(separator: "\n") { failure("    \(line.trimmed(newlines: false))") }
       }
@@ -117,14 +120,15 @@ final class PlainReporter: EventSink {
     }
   }
 
-  private func finished(_ name: String, _ outcome: Outcome, _ duration: Double, _ error: String?, _ output: String) {
+  private func finished(_ name: String, _ outcome: Outcome, _ duration: Double, _ error: String?, _ output: String,
+                        earlier: Int = 0) {
     var time: String { formatFixed(duration, 2) + " s" }  // only for lines that are printed
     switch outcome {
     case .succeeded:
       succeeded(name, duration)
     case .failed:
       failure(label("FAILED", "1;31") + " \(name) (\(time)): \(error ?? "failed")")
-      if verbosity != .verbose { printOutput(output, limit: 200) }
+      if verbosity != .verbose { printOutput(output, earlier: earlier, limit: 200) }
     case .skipped:
       guard verbosity == .normal || verbosity == .verbose else { return }
       line(label("skipped", "33"), "\(name): \(error ?? "")")
@@ -148,11 +152,14 @@ final class PlainReporter: EventSink {
   /// A line of output as a report shows it: 400 characters at most.
   static func shown(_ line: Substring) -> String { line.count > 400 ? line.prefix(400) + "…" : String(line) }
 
-  private func printOutput(_ output: String, limit: Int) {
+  /// The last `limit` lines of a failure's output, after a line that says how many came
+  /// before them (`earlier`: those taskrun did not keep), on standard error with them.
+  private func printOutput(_ output: String, earlier: Int, limit: Int) {
     var lines = output.split(separator: "\n", omittingEmptySubsequences: false)
     if lines.last == "" { lines.removeLast() }
-    if lines.count > limit {
-      print("    | … \(lines.count - limit) earlier lines")
+    let hidden = earlier + max(0, lines.count - limit)
+    if hidden > 0 {
+      failure("    | … \(hidden) earlier line\(hidden == 1 ? "" : "s") (--events or -v shows them all)")
       lines = Array(lines.suffix(limit))
     }
     for output in lines { failure("    | " + Self.shown(output)) }

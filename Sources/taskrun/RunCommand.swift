@@ -123,6 +123,17 @@ struct RunCommand: ParsableCommand {
 }
 
 extension RunOptions {
+  /// TASKRUN_OUTPUT_FILE_LIMIT: MB of one stream kept in its file past `--output-limit`
+  /// (1 to 1048576, default 1024); why a value is refused, or nil.
+  static func applyFileLimit(_ value: String?) -> String? {
+    guard let value, !value.isEmpty else { return nil }
+    guard let mb = Int(value), (1...1_048_576).contains(mb) else {
+      return "TASKRUN_OUTPUT_FILE_LIMIT must be a whole number of MB from 1 to 1048576 (got '\(value)')"
+    }
+    ProcessRunner.fileLimit = mb << 20
+    return nil
+  }
+
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
   func run() throws {
     let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
@@ -158,6 +169,10 @@ extension RunOptions {
       if let trace { scheduler.sinks.append(try TraceReporter(path: trace)) }
     } catch {
       reporter.error("\(error)")
+      throw Taskrun.Exit(.usage)
+    }
+    if let problem = Self.applyFileLimit(Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT")) {
+      reporter.error(problem)
       throw Taskrun.Exit(.usage)
     }
     Taskrun.attachSignals(scheduler)

@@ -112,6 +112,7 @@ enum Taskrun {
   /// Flushes output and ends the process at once: no atexit teardown while dispatch threads
   /// may still be reporting on children that were just killed.
   static func leave(_ code: Int32) -> Never {
+    SpillFolder.shared.removeUnkept()
     RunCommand.liveView?.restore()
     fflush(nil)
     _exit(code)
@@ -139,6 +140,7 @@ enum Taskrun {
   /// Leaves from the signal watcher's thread (the third Ctrl-C): the cursor comes back, and
   /// running commands die with taskrun (PR_SET_PDEATHSIG).
   static func exitNow(_ code: Int32) -> Never {
+    SpillFolder.shared.removeUnkept()
     showCursor()
     _exit(code)
   }

@@ -1,6 +1,7 @@
 // OutputLines: a command's stream cut into whole lines as a terminal shows them.
 import Foundation
 import Testing
+import TestSupport
 @testable import TaskEngine
 
 @Suite struct OutputLinesTests {
@@ -72,5 +73,88 @@ import Testing
     var stream = Stream()
     stream.add(Data([0x6F, 0x6B, 0xFF, 0x0A]))
     #expect(stream.lines == ["ok\u{FFFD}\n"])
+  }
+
+  /// Random bytes, weighted toward what makes cutting and decoding hard: newlines, carriage
+  /// returns, lead bytes of every length, continuation bytes, ASCII.
+  static func bytes(_ count: Int, _ rng: inout SplitMix64) -> [UInt8] {
+    (0..<count).map { _ in
+      switch rng.int(0...9) {
+      case 0: 10
+      case 1: 13
+      case 2: UInt8(rng.int(0x80...0xBF))
+      case 3: rng.pick([0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC0, 0xFF])
+      case 4...6: UInt8(rng.int(0x20...0x7E))
+      default: UInt8(rng.int(0...255))
+      }
+    }
+  }
+
+  @Test func binaryOutputIsDecodedAsTheStandardLibraryDoes() {
+    var rng = SplitMix64.seeded(by: "TASKRUN_UTF8_SEED", for: "OutputLinesTests.utf8")
+    for _ in 0..<2000 {
+      var input = Self.bytes(rng.int(0...64), &rng)
+      if rng.chance(0.3) { input += Array("é€😀 ok".utf8).shuffled(using: &rng) }
+      let ours = input.withUnsafeBufferPointer { UTF8Repair.string($0) }
+      #expect(Array(ours.utf8) == Array(String(decoding: input, as: UTF8.self).utf8), "\(input)")
+    }
+  }
+
+  /// The cut as it was before it worked on raw bytes (through `Data`), for comparison.
+  struct Reference {
+    var partial = Data()
+    mutating func add(_ data: Data, lines: (String) -> Void, stretch: (String) -> Void) {
+      var pending = partial + data
+      if let lastNewline = pending.lastIndex(of: 10) {
+        lines(Self.asShown(pending[pending.startIndex...lastNewline]))
+        pending = Data(pending[pending.index(after: lastNewline)...])
+      }
+      if let lastReturn = pending.lastIndex(of: 13) {
+        for part in pending[pending.startIndex..<lastReturn].split(separator: 13) where !part.isEmpty {
+          stretch(String(decoding: part, as: UTF8.self))
+        }
+        if lastReturn != pending.index(before: pending.endIndex) {
+          pending = Data(pending[pending.index(after: lastReturn)...])
+        } else if let previous = pending[..<lastReturn].lastIndex(of: 13) {
+          pending = Data(pending[pending.index(after: previous)...])
+        }
+      }
+      if pending.count > OutputLines.longest {
+        lines(String(decoding: pending, as: UTF8.self) + "\n")
+        pending = Data()
+      }
+      partial = pending
+    }
+    mutating func finish() -> String? {
+      guard !partial.isEmpty else { return nil }
+      defer { partial = Data() }
+      return Self.asShown(partial + [10])
+    }
+    static func asShown(_ lines: Data) -> String {
+      var text = ""
+      for line in lines.split(separator: 10, omittingEmptySubsequences: false).dropLast() {
+        let stretches = line.split(separator: 13, omittingEmptySubsequences: true)
+        text += String(decoding: stretches.last ?? line[line.startIndex..<line.startIndex], as: UTF8.self) + "\n"
+      }
+      return text
+    }
+  }
+
+  @Test func randomStreamsInRandomReadsAreCutAsBefore() {
+    var rng = SplitMix64.seeded(by: "TASKRUN_LINES_SEED", for: "OutputLinesTests.lines")
+    for _ in 0..<200 {
+      var ours = Stream(), reference = Reference()
+      var expected: [String] = [], stretches: [String] = []
+      for _ in 0..<rng.int(1...20) {
+        // Now and then a read longer than a line may be, with no newline in it.
+        let read = rng.chance(0.05) ? [UInt8](repeating: 0x41, count: OutputLines.longest + rng.int(0...100))
+          : Self.bytes(rng.int(0...300), &rng)
+        ours.add(Data(read))
+        reference.add(Data(read), lines: { expected.append($0) }, stretch: { stretches.append($0) })
+      }
+      #expect(ours.lines == expected)
+      #expect(ours.stretches == stretches)
+      #expect(ours.cut.finish() == reference.finish())
+    }
   }
 }

@@ -1,11 +1,16 @@
 // Command output: byte for byte into Lua, bounded in memory, and the whole of it kept in a file.
 import Foundation
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct OutputTests {
+  /// Runs `script` with TMPDIR in its own folder: a spill file a result names stays after
+  /// the run, and goes with the test's scratch folder.
   func run(_ script: String, _ arguments: [String] = []) throws -> (Run, MarkedWorkflow) {
     let w = try MarkedWorkflow { _ in script }
-    return (Binary.finish(try w.start(arguments), timeout: 60), w)
+    let started = try Binary.start(["--progress", "plain", "--events", "events.jsonl"] + arguments + ["w.lua"], in: w.dir,
+                                   environment: ["TMPDIR": w.dir.path])
+    return (Binary.finish(started, timeout: 60), w)
   }
 
   @Test func crlfEndsLinesAndCarriageReturnsFeedProgressPatterns() throws {
@@ -52,6 +57,59 @@ import Testing
     #expect(run.stderr.contains("(all of its output: /"), "\(run.stderr.prefix(2000))")
     let longest = (run.stdout + run.stderr).split(separator: "\n").map(\.count).max() ?? 0
     #expect(longest < 2000, "the report printed a line of \(longest) characters")
+  }
+
+  @Test func aFailuresOutputSaysHowManyEarlierLinesItDoesNotShow() throws {
+    // 2,000,000 lines: most are gone from what taskrun keeps; 250: all kept, 50 not shown.
+    let (run, _) = try run("""
+      operation { name = "many", sh = "seq 1 2000000; exit 1" }
+      operation { name = "some", sh = "seq 1 250; exit 1" }
+      """, ["-k"])
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let lines = run.stderr.split(separator: "\n")
+    let many = lines.firstIndex { $0.hasPrefix("FAILED    many") }
+    let some = lines.firstIndex { $0.hasPrefix("FAILED    some") }
+    #expect(many != nil && some != nil, "\(run.stderr.prefix(3000))")
+    guard let many, let some else { return }
+    #expect(lines[many + 1] == "    | … 1999800 earlier lines (--events or -v shows them all)", "\(lines[many + 1])")
+    #expect(lines[many + 2] == "    | 1999801" && lines[many + 201] == "    | 2000000")
+    #expect(lines[some + 1] == "    | … 50 earlier lines (--events or -v shows them all)", "\(lines[some + 1])")
+    #expect(lines[some + 2] == "    | 51" && lines[some + 201] == "    | 250")
+    #expect(!run.stdout.contains("earlier lines"), "the note belongs with the output it explains, on stderr")
+  }
+
+  @Test func aFailuresLinesAreShownAlikeWhetherOrNotTheOutputWasReadAsItCame() throws {
+    // Without -v the output is kept as bytes and decoded for the report; with -v as text.
+    for arguments in [["-k"], ["-k", "-v"], ["-k", "--events", "events.ndjson"]] {
+      let (run, _) = try run(#"operation { name = "meter", sh = "printf 'one\\r\\ntwo\\rTWO\\nbad\\377\\n 10%%\\r 90%%\\rend'; exit 1" }"#,
+                             arguments)
+      #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+      let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+      guard let failed = lines.firstIndex(where: { $0.hasPrefix("FAILED    meter") }) else {
+        Issue.record("\(arguments): \(run.stderr)"); continue
+      }
+      if arguments.contains("-v") { continue }  // -v printed the lines as they came, not after FAILED
+      #expect(Array(lines[(failed + 1)...(failed + 4)]) == ["    | one", "    | TWO", "    | bad\u{FFFD}", "    | end"],
+              "\(arguments): \(run.stderr)")
+    }
+  }
+
+  @Test func anExecutableScriptWithoutAShebangRunsInSh() throws {
+    // As execvp, sh and make do on ENOEXEC: /bin/sh runs it, with the command's arguments.
+    let w = try MarkedWorkflow { _ in """
+      operation { name = "table", sh = { "./noshebang.sh", "one two", "three" } }
+      operation { name = "plain", sh = "./noshebang.sh four" }
+      operation { name = "inlua", run = function()
+        local r = sh { "./noshebang.sh", "five" }
+        assert(r.stdout == "args 1: five\\n", r.stdout)
+      end }
+      """ }
+    try Scratch.writeProgram("echo \"args $#: $1\"\n", to: w.dir.appendingPathComponent("noshebang.sh"))
+    let run = Binary.finish(try w.start(["-k", "-v"]), timeout: 60)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("[table] args 2: one two"), "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("[plain] args 1: four"))
+    #expect(run.stdout.contains("ok        inlua"))
   }
 
   @Test func aCommandThatPrintsWithoutEndDoesNotFillMemory() throws {

@@ -304,6 +304,30 @@ extension SlurmTests {
     #expect(events.contains { $0["event"] as? String == "job" && $0["state"] as? String == "running" && $0["node"] as? String == "fakenode" })
   }
 
+  @Test func aJobThatStartsAndEndsBetweenTwoPollsCountsItsDurationFromItsStart() throws {
+    // Pending for 1.5 s, then it runs 0.3 s; squeue never shows it running (it ran between
+    // two polls a second apart) and says COMPLETED once it is done.
+    let done = Scratch.root.appendingPathComponent("taskrun-done-\(UUID().uuidString)").path
+    let (dir, environment) = try fake([
+      "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sleep 1.5; sh \"$@\"; touch \(done) ) >/dev/null 2>&1 &\necho 67",
+      "squeue": "[ -f \(done) ] && echo '67|COMPLETED|None|fakenode' || echo '67|PENDING|Priority|'",
+      "scancel": "exit 0", "srun": "exit 1"])
+    try #"operation { name = "quick", queue = queue { name = "hpc", executor = "slurm" }, sh = "sleep 0.3" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+                                             environment: environment.merging(["TASKRUN_SLURM_POLL": "1"]) { $1 }),
+                            timeout: 60)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
+      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let finish = events.first { $0["event"] as? String == "op_finish" && $0["operation"] as? String == "quick" }
+    let duration = finish?["duration"] as? Double ?? -1
+    let end = finish?["time"] as? Double ?? 0
+    #expect(end > 1.7, "it waited in the queue: \(String(describing: finish))")
+    #expect(duration >= 0.25 && duration < 1.2, "counted from the job's start, not its submission: \(String(describing: finish))")
+    #expect(events.contains { $0["event"] as? String == "job" && $0["state"] as? String == "running" })
+  }
+
   @Test func aJobsOutputIsCutIntoLinesAsACommandsIsHere() throws {
     // The fake runs the wrapper at once, as a node would; its output files are read as it writes them.
     let (dir, environment) = try fake([

@@ -30,6 +30,9 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
     var reason = ""
     var stopping = false
     var endedAt: Date?
+    /// When sbatch was asked, and whether the job was reported running.
+    let submitted = Date()
+    var running = false
     var missing = 0
     var read: [OutputChannel: UInt64] = [.stdout: 0, .stderr: 0]
     var lines: [OutputChannel: OutputLines] = [:]
@@ -142,6 +145,9 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
     for job in Array(jobs.values) {
       readOutput(job)
       let known = job.id.flatMap { states[$0] }
+      // Started, by its own mark: even a job that started and ended between two polls, or
+      // that squeue has not shown running yet, counts its time from there.
+      if !job.running, let mark = startMark(job) { announceRunning(job, mark: mark, node: known?.node ?? "") }
       if let status = readStatus(job) {
         // Killed by a signal we did not send: Slurm's state says why (scancel from outside,
         // its time limit, memory), once squeue has it (a few seconds at most).
@@ -158,10 +164,11 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       }
       guard let id = job.id else { continue }
       if let (state, reason, node) = known {
-        if state != job.state || reason != job.reason, state == "PENDING" || state == "RUNNING" {
+        if state != job.state || reason != job.reason, state == "PENDING", !job.running {
           inbox.post(.commandState(token: job.token, state: RemoteState(
-            executor: "slurm", job: id, queued: state == "PENDING", reason: state == "PENDING" ? reason : nil,
-            node: state == "RUNNING" && !node.isEmpty ? node : nil)))
+            executor: "slurm", job: id, queued: true, reason: reason)))
+        } else if state == "RUNNING", !job.running {
+          announceRunning(job, mark: startMark(job), node: node)
         }
         job.state = state
         job.reason = reason
@@ -183,6 +190,39 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       }
     }
     tickSoon()
+  }
+
+  /// Reports the job running, once, with how long it has run by its start mark (the
+  /// `started` file's time; until its `status` file's time when it has ended), so its
+  /// operation's duration starts when the job did, not when a poll saw it.
+  private func announceRunning(_ job: Job, mark: (time: Double, node: String)?, node: String) {
+    guard !job.running, let id = job.id else { return }
+    job.running = true
+    var ran: Double?
+    if let mark {
+      let end = Self.modified(job.folder.appendingPathComponent("status").path) ?? Date().timeIntervalSince1970
+      // Both times are the shared filesystem's; against this host's clock, never more than
+      // the time since submission.
+      ran = min(max(0, end - mark.time), Date().timeIntervalSince(job.submitted))
+    }
+    let shown = node.isEmpty ? mark?.node ?? "" : node
+    inbox.post(.commandState(token: job.token, state: RemoteState(
+      executor: "slurm", job: id, queued: false, node: shown.isEmpty ? nil : shown, runningFor: ran)))
+  }
+
+  /// The wrapper's `started` file: when it was written, and the node's name it holds.
+  private func startMark(_ job: Job) -> (time: Double, node: String)? {
+    let path = job.folder.appendingPathComponent("started").path
+    guard let time = Self.modified(path) else { return nil }
+    let words = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace)
+    return (time, words.count > 1 ? String(words[1]) : "")
+  }
+
+  /// A file's modification time in seconds since 1970, or nil when it is not there.
+  static func modified(_ path: String) -> Double? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
   }
 
   private func readOutput(_ job: Job) {

@@ -103,6 +103,22 @@ commands.print()
 // 2b. The live view's cost.
 liveViewTable().print()
 
+// 2c. Output throughput: 200 MB of random bytes (binary output, no newlines to speak of,
+// as gzip or tar print) from a command, against the same bytes through a pipe to cat.
+var output = Table(title: "Output throughput (200 MB of random bytes from `cat FILE`)",
+                   header: ["reader", "s", "MB/s", "/ cat"])
+let randomFile = NSTemporaryDirectory() + "taskrun-bench-random-\(getpid())"
+if Measure.run(["sh", "-c", "head -c 200000000 /dev/urandom > \(randomFile)"]).status == 0 {
+  let runs = Measure.medians(repeats, [.init(argv: [taskrun, "-q", root + "/benchmarks/output.lua", "--", randomFile]),
+                                       .init(argv: ["sh", "-c", "cat \(randomFile) | cat > /dev/null"])])
+  let (t, c) = (runs[0].seconds - emptyTaskrun.seconds, runs[1].seconds)
+  output.rows.append(["taskrun (an operation's sh)", f(t, 3), f(200 / t, 0), f(t / c)])
+  output.rows.append(["cat FILE | cat", f(c, 3), f(200 / c, 0), "1.00"])
+  targets.check("output throughput: taskrun / cat", t / c, atMost: 2)
+}
+unlink(randomFile)
+output.print()
+
 // 3. Progress updates.
 let updates = quick ? 200_000 : 1_000_000
 var progress = Table(title: "Progress: one `completed` update", header: ["case", "ns/update"])

@@ -1,0 +1,193 @@
+// Spill files: output past --output-limit goes to a private folder, safely, bounded, and is removed when nothing names it.
+import Foundation
+import Testing
+import TestSupport
+
+/// A workflow run with its own TMPDIR, so what taskrun leaves there can be looked at.
+struct SpillWorkflow {
+  let dir: URL
+  let tmp: URL
+
+  init(_ script: String) throws {
+    dir = Scratch.root.appendingPathComponent("taskrun-spill-\(UUID().uuidString)")
+    tmp = dir.appendingPathComponent("tmp")
+    try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+    try script.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+  }
+
+  func start(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> Binary.Started {
+    try Binary.start(["--progress", "plain", "--output-limit", "1"] + arguments + ["w.lua"], in: dir,
+                     environment: ["TMPDIR": tmp.path].merging(environment) { $1 })
+  }
+
+  func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> Run {
+    Binary.finish(try start(arguments, environment: environment), timeout: 120)
+  }
+
+  /// What is in TMPDIR (every entry, folders' contents included), as paths under it.
+  func leftovers() -> [String] {
+    let found = FileManager.default.enumerator(atPath: tmp.path)?.allObjects as? [String] ?? []
+    return found.sorted()
+  }
+
+  /// Waits up to `seconds` for a spill file to appear under TMPDIR.
+  func waitForSpill(_ seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if leftovers().contains(where: { $0.hasSuffix(".stdout") }) { return true }
+      usleep(50_000)
+    }
+    return false
+  }
+}
+
+func mode(_ path: String) -> mode_t {
+  var info = stat()
+  return lstat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+}
+
+@Suite(.serialized) struct SpillTests {
+  @Test func plantedSymlinksAndFoldersAreNeverFollowedOrReused() throws {
+    let w = try SpillWorkflow("""
+      local r = sh("head -c 3000000 /dev/zero | tr '\\\\0' a; printf END")
+      assert(#r.stdout == 65536 and r.stdout:sub(-3) == "END", #r.stdout)
+      local f = assert(io.open(r.stdout_file, "rb"))
+      local all = f:read("a")
+      f:close()
+      assert(#all == 3000003, #all)
+      operation { name = "loud", sh = "head -c 3000000 /dev/zero | tr '\\\\0' b; head -c 3000000 /dev/zero >&2" }
+      """)
+    // The victim: a file of the user's, and a folder of the attacker's that links to it under
+    // every name a spill file could have.
+    let victim = w.dir.appendingPathComponent("precious.txt")
+    try "precious\n".write(to: victim, atomically: true, encoding: .utf8)
+    let trap = w.dir.appendingPathComponent("trap")
+    try FileManager.default.createDirectory(at: trap, withIntermediateDirectories: true)
+    for n in 1...20 {
+      for stream in ["stdout", "stderr"] {
+        try FileManager.default.createSymbolicLink(atPath: trap.appendingPathComponent("command-\(n).\(stream)").path,
+                                                   withDestinationPath: victim.path)
+      }
+    }
+    // Every folder name taskrun could predict: taskrun-PID for the next pids, alternately a
+    // symlink to the trap and a real folder holding the same links.
+    let last = Int((try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))?
+      .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    #expect(last > 0)
+    for pid in (last + 1)...(last + 2000) {
+      let name = w.tmp.appendingPathComponent("taskrun-\(pid)").path
+      if pid % 2 == 0 {
+        try FileManager.default.createSymbolicLink(atPath: name, withDestinationPath: trap.path)
+      } else {
+        try FileManager.default.createDirectory(atPath: name, withIntermediateDirectories: false)
+        for n in 1...5 {
+          for stream in ["stdout", "stderr"] {
+            try FileManager.default.createSymbolicLink(atPath: name + "/command-\(n).\(stream)", withDestinationPath: victim.path)
+          }
+        }
+      }
+    }
+    let run = try w.run()
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n", "a planted link was followed")
+    #expect(!run.stderr.contains("warning"), "\(run.stderr)")
+  }
+
+  @Test func theFolderIsPrivateAndAFileAResultNamesStays() throws {
+    let w = try SpillWorkflow("""
+      local r = sh("head -c 3000000 /dev/zero")
+      print("file " .. r.stdout_file)
+      """)
+    let run = try w.run()
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let file = run.stdout.split(separator: "\n").first { $0.hasPrefix("file ") }.map { String($0.dropFirst(5)) } ?? ""
+    let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+    #expect(folder.hasPrefix(w.tmp.path + "/taskrun-"), "\(file)")
+    #expect(mode(folder) == 0o700, "the folder's mode is \(String(mode(folder), radix: 8))")
+    #expect(mode(file) == 0o600, "the file's mode is \(String(mode(file), radix: 8))")
+    #expect((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 3_000_000)
+  }
+
+  @Test func afterASuccessNothingIsLeftAndAfterAFailureTheFileIsNamedAndKept() throws {
+    let ok = try SpillWorkflow(#"operation { name = "chatty", sh = "head -c 3000000 /dev/zero; head -c 2000000 /dev/zero >&2" }"#)
+    let run = try ok.run()
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(ok.leftovers() == [], "left after a successful run: \(ok.leftovers())")
+
+    let failing = try SpillWorkflow(#"operation { name = "chatty", sh = "head -c 3000000 /dev/zero; exit 3" }"#)
+    let failed = try failing.run()
+    #expect(failed.status == 1)
+    let named = failed.stderr.firstMatch(of: /\(all of its output: ([^)]+)\)/).map { String($0.1) } ?? ""
+    #expect(named.hasPrefix(failing.tmp.path + "/taskrun-"), "\(failed.stderr.prefix(2000))")
+    #expect((try? FileManager.default.attributesOfItem(atPath: named)[.size] as? Int) == 3_000_000)
+    #expect(failing.leftovers().filter { $0.contains(".std") }.count == 1, "\(failing.leftovers())")
+  }
+
+  @Test func theFileIsBoundedAndKeepsTheBeginningAndTheEnd() throws {
+    let w = try SpillWorkflow(#"operation { name = "long", sh = "seq 1 1000000; exit 1" }"#)
+    let run = try w.run(environment: ["TASKRUN_OUTPUT_FILE_LIMIT": "1"])
+    #expect(run.status == 1)
+    let message = run.stderr.firstMatch(of: /\(its output: ([^,]+), where (\d+) bytes of its middle were dropped\)/)
+    #expect(message != nil, "\(run.stderr.prefix(2000))")
+    guard let message else { return }
+    let file = String(message.1)
+    let data = try Data(contentsOf: URL(fileURLWithPath: file))
+    #expect(data.count > 1 << 20 && data.count < (1 << 20) + 300, "the file holds \(data.count) bytes")
+    let text = String(decoding: data, as: UTF8.self)
+    #expect(text.hasPrefix("1\n2\n3\n") && text.hasSuffix("\n999999\n1000000\n"))
+    let total = 6_888_896  // bytes of `seq 1 1000000`
+    #expect(Int(message.2) == total - (1 << 20), "dropped \(message.2)")
+    #expect(text.contains("[taskrun: \(message.2) bytes dropped here"))
+
+    let bad = try w.run(environment: ["TASKRUN_OUTPUT_FILE_LIMIT": "0"])
+    #expect(bad.status == 2 && bad.stderr.contains("TASKRUN_OUTPUT_FILE_LIMIT must be a whole number of MB from 1 to 1048576 (got '0')"),
+            "\(bad.stderr)")
+  }
+
+  @Test func withoutAUsableTmpdirItWarnsAndMemoryStaysBounded() throws {
+    let w = try SpillWorkflow("""
+      local r = sh("yes | head -c 100000000; printf END")
+      assert(#r.stdout == 65536 and r.stdout:sub(-3) == "END", #r.stdout)
+      assert(r.stdout_file == nil)
+      operation { name = "loud", sh = "yes | head -c 3000000; exit 1" }
+      """)
+    // TMPDIR names a file: no folder can be made there (and none is made for a missing one).
+    let notAFolder = w.dir.appendingPathComponent("file")
+    try "x".write(to: notAFolder, atomically: true, encoding: .utf8)
+    let missing = w.dir.appendingPathComponent("missing/tmp")
+    for tmpdir in [notAFolder, missing] {
+      let started = try w.start(environment: ["TMPDIR": tmpdir.path])
+      var status: Int32 = 0
+      var usage = rusage()
+      let deadline = Date().addingTimeInterval(120)
+      while wait4(started.child.pid, &status, WNOHANG, &usage) == 0 && Date() < deadline { usleep(50_000) }
+      let run = Binary.finish(started, timeout: 1)
+      #expect(status >> 8 == 1, "\(run.stdout)\(run.stderr)")
+      #expect(run.stderr.contains("taskrun: warning: cannot keep command output past --output-limit in a file"), "\(run.stderr)")
+      #expect(run.stderr.components(separatedBy: "taskrun: warning").count == 2, "warned once")
+      #expect(run.stderr.contains("only the last 64 KiB of its stdout: 2934464 bytes were dropped"), "\(run.stderr)")
+      #expect(usage.ru_maxrss > 0 && usage.ru_maxrss < 90_000, "peak memory \(usage.ru_maxrss) KB for 100 MB of output")
+    }
+    #expect(!FileManager.default.fileExists(atPath: missing.deletingLastPathComponent().path), "TMPDIR's parent was created")
+  }
+
+  @Test func failFastAndCtrlCLeaveNoSpillFiles() throws {
+    // Without -k a failure lets running operations finish: chatty ends after it.
+    let w = try SpillWorkflow("""
+      operation { name = "chatty", sh = "head -c 3000000 /dev/zero; sleep 3" }
+      operation { name = "breaks", sh = "sleep 1; exit 1" }
+      """)
+    let stopped = try w.run()
+    #expect(stopped.status == 1, "\(stopped.stdout)\(stopped.stderr)")
+    #expect(stopped.stderr.contains("FAILED    breaks"))
+    #expect(w.leftovers() == [], "left after a fail-fast stop: \(w.leftovers())")
+
+    let interrupted = try SpillWorkflow(#"operation { name = "chatty", sh = "head -c 3000000 /dev/zero; sleep 30" }"#)
+    let started = try interrupted.start()
+    #expect(interrupted.waitForSpill(60), "the output never reached a file")
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(interrupted.leftovers() == [], "left after Ctrl-C: \(interrupted.leftovers())")
+  }
+}
