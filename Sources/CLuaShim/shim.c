@@ -129,7 +129,7 @@ static tl_watchdog *g_watchdogs = NULL;
 static void tl_hook(lua_State *L, lua_Debug *ar);
 static void bound_hook(lua_State *L, lua_Debug *ar);
 #define TL_BOUND_STEP 1000
-static _Thread_local struct { int active; long left, steps; } g_bound;  /* see bounded calls below */
+static _Thread_local struct { int active; long left, steps; unsigned long exhausted; } g_bound;  /* see bounded calls below */
 
 /* With w->lock held: set the hook on the running coroutine and the user coroutines inside it.
    For a time slice every 1000 instructions; to stop (`urgent`) at the very next line too, so
@@ -375,6 +375,7 @@ static void bound_hook(lua_State *L, lua_Debug *ar) {
   if (!g_bound.active) { lua_sethook(L, NULL, 0, 0); return; }  /* hooked by an earlier call */
   int interrupted = atomic_load(&g_interrupt);
   if (!interrupted && --g_bound.left > 0) return;
+  if (!interrupted && g_bound.left == 0) g_bound.exhausted++;  /* once a budget: later lines find it below 0 */
   g_bound.left = 0;
   /* raised again at every line, so a pcall inside cannot swallow it */
   lua_sethook(L, bound_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
@@ -458,7 +459,14 @@ int tl_resetthread(lua_State *co, lua_State *from) {
 static int tl_gc_trampoline(lua_State *L) {
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
+  unsigned long exhausted = g_bound.exhausted;
   if (tl_bounded_call(L, lua_gettop(L) - 1, 0) != LUA_OK) {
+    /* Stopped by taskrun, not by the script's own error: always said (Lua's warnings are
+       off unless the script turns them on), so a finalizer is never cut short in silence. */
+    if (g_bound.exhausted != exhausted && lua_type(L, -1) == LUA_TSTRING) {
+      fprintf(stderr, "taskrun: a __gc finalizer was stopped: %s\n", lua_tostring(L, -1));
+      fflush(stderr);
+    }
     lua_warning(L, "error in __gc (", 1);  /* as Lua reports a finalizer's error: a warning */
     lua_warning(L, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "not a string", 1);
     lua_warning(L, ")", 0);

@@ -96,14 +96,34 @@ import Testing
 
   @Test func aFinalizerThatLoopsAtExit() throws {
     try expectInterrupted(wait: 0.8, runOver: true) { _ in """
-      gc = setmetatable({}, { __gc = function() while true do end end })
+      -- A __gc that was not a function when the metatable was set is not bounded (see
+      -- finalizersTaskrunBounds): only Ctrl-C's escape ends it.
+      local mt = { __gc = true }
+      gc = setmetatable({}, mt)
+      mt.__gc = function() while true do end end
       operation { name = "ok", sh = "true" }
       """ }
   }
 
+  /// A looping finalizer set with setmetatable is stopped by taskrun's bound, and says so:
+  /// the run ends by itself, at exit or during the run.
+  @Test func finalizersTaskrunBounds() throws {
+    for script in ["gc = setmetatable({}, { __gc = function() while true do end end })\noperation { name = \"ok\", sh = \"true\" }\n",
+                   "setmetatable({}, { __gc = function() while true do end end })\nfor i = 1, 1e5 do local t = {} end\nprint(\"went on\")\n"] {
+      let w = try MarkedWorkflow { _ in script }
+      let run = Binary.finish(try w.start(), timeout: 30)
+      #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+      #expect(run.stderr.contains("taskrun: a __gc finalizer was stopped: "), "\(run.stderr)")
+      #expect(run.stderr.contains("million instructions"), "\(run.stderr)")
+      if script.contains("went on") { #expect(run.stdout.contains("went on"), "\(run.stdout)") }
+    }
+  }
+
   @Test func aFinalizerThatLoopsDuringTheRun() throws {
     let w = try MarkedWorkflow { _ in """
-      setmetatable({}, { __gc = function() while true do end end })
+      local mt = { __gc = true }
+      setmetatable({}, mt)
+      mt.__gc = function() while true do end end
       for i = 1, 1e5 do local t = {} end
       """ }
     let started = try w.start()
