@@ -152,6 +152,34 @@ import TestSupport
     #expect(run.status == 1)
     #expect(run.stderr.contains("FAILED    victim") && run.stderr.contains("cancelled in Slurm (step \(step) on"), "\(run.stderr)")
   }
+
+  /// A second Ctrl-C kills srun itself: the steps then run on in Slurm until taskrun cancels
+  /// them, and taskrun does not exit before Slurm has let them go.
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func aSecondCtrlCLeavesNoStepInSlurmOnceTaskrunHasExited() throws {
+    let allocation = try Allocation()
+    let dir = try folder("""
+      local q = queue { name = "work", executor = "slurm" }
+      for i = 1, 2 do
+        operation { name = "stubborn " .. i, queue = q, env = { TASKRUN_TEST_MARK = "\(Self.mark)" },
+          sh = "trap '' TERM; echo started; while :; do sleep 0.1; done" }
+      end
+      """)
+    let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: allocation.environment)
+    let deadline = Date().addingTimeInterval(30)
+    func output() -> String { (try? String(contentsOf: started.out, encoding: .utf8)) ?? "" }
+    while Date() < deadline, !(output().contains("[stubborn 1] started") && output().contains("[stubborn 2] started")) {
+      usleep(50_000)
+    }
+    kill(started.child.pid, SIGINT)
+    usleep(300_000)
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 60)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    let steps = try Child.output(["squeue", "-s", "-h", "-j", allocation.id, "-o", "%i %j"]).stdout
+    #expect(!steps.contains("taskrun."), "no step of the run is left once taskrun has exited: \(steps)")
+    #expect(Self.survivors(after: 10).isEmpty, "no process of the run is left on the node")
+  }
 }
 
 /// Outside an allocation: each command a batch job, its output and status through files.

@@ -102,9 +102,13 @@ public final class SlurmStepExecutor: CommandExecutor {
   }
 
   /// Every step of the run, found by its name and cancelled (the local srun processes end
-  /// with taskrun; a step whose srun is gone would run on).
+  /// with taskrun; a step whose srun is gone would run on), and waited for until it has left
+  /// Slurm's table (at most 10 s): once taskrun has exited, `squeue` shows none of its steps
+  /// and their CPUs are free for the next run in the allocation.
   public func endAll() {
     processes.endDescendants()
-    if let job = getenv("SLURM_JOB_ID") { Slurm.cancelSteps(named: tag, inJob: String(cString: job)) }
+    guard let job = getenv("SLURM_JOB_ID").map({ String(cString: $0) }) else { return }
+    Slurm.cancelSteps(named: tag, inJob: job)
+    Slurm.awaitSteps(named: tag, inJob: job, within: 10)
   }
 }
