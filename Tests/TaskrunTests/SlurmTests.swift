@@ -180,6 +180,32 @@ import TestSupport
     #expect(!steps.contains("taskrun."), "no step of the run is left once taskrun has exited: \(steps)")
     #expect(Self.survivors(after: 10).isEmpty, "no process of the run is left on the node")
   }
+
+  /// Steps cancelled the moment they exist, before srun has heard from their tasks: srun then
+  /// often drops slurmstepd's CANCELLED line, or even exits 0; each still fails with Slurm's
+  /// reason. A fresh allocation numbers its steps from 0, so step i is known before it exists.
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func stepsCancelledAsTheyStartFailWithThatReason() throws {
+    let allocation = try Allocation()
+    let count = 6
+    let dir = try folder("""
+      local q = queue { name = "work", executor = "slurm", max_concurrent = 1 }
+      for i = 0, \(count - 1) do operation { name = "victim " .. i, queue = q, sh = "echo running; sleep 30" } end
+      """)
+    let started = try Binary.start(["-k", "--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+                                   environment: allocation.environment)
+    let deadline = Date().addingTimeInterval(120)
+    for i in 0..<count {
+      while Date() < deadline, try Child.output(["sh", "-c", "exec scancel \(allocation.id).\(i) 2>/dev/null"]).status != 0 {}
+    }
+    let run = Binary.finish(started, timeout: 120)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let outcomes = try outcomes(dir.appendingPathComponent("events.ndjson"))
+    for i in 0..<count {
+      let outcome = outcomes["victim \(i)"] ?? "-"
+      #expect(outcome.hasPrefix("failed | cancelled in Slurm (step \(allocation.id).\(i) on "), "victim \(i): \(outcome)")
+    }
+  }
 }
 
 /// Outside an allocation: each command a batch job, its output and status through files.

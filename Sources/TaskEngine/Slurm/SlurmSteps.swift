@@ -1,5 +1,6 @@
-// SlurmSteps: the steps of a run in the allocation taskrun runs in, as squeue lists them:
-// what ending a run's steps asks of the cluster.
+// SlurmSteps: the steps of a run in the allocation taskrun runs in, as squeue lists them,
+// and the state of that allocation: what ending a run's steps, and explaining one Slurm
+// ended, ask of the cluster.
 import FoundationEssentials
 import Glibc
 
@@ -29,5 +30,14 @@ extension Slurm {
       usleep(UInt32(pause * 1_000_000))
       pause = min(pause * 2, 0.5)
     }
+  }
+
+  /// The state of the job `job` as squeue shows it (`RUNNING`, `TIMEOUT`, …); nil when
+  /// squeue does not answer within 5 s or no longer knows the job.
+  static func jobState(_ job: String) -> String? {
+    let (status, output) = capture(["squeue", "-h", "-t", "all", "-j", job, "-o", "%T"], within: 5)
+    guard status == 0 else { return nil }
+    let state = output.split(separator: "\n").first.map(String.init) ?? ""
+    return state.isEmpty ? nil : state
   }
 }
