@@ -17,7 +17,7 @@ import TestSupport
     placement.time = "10"
     placement.extra = ["--constraint=avx512"]
     let argv = executor(placement).stepArguments(CommandSpec(.shell("make -j4")))
-    #expect(Array(argv.prefix(12)) == ["srun", "--quiet", "--exact", "--ntasks=1", "--nodes=1", "--job-name=taskrun.test",
+    #expect(Array(argv.prefix(12)) == ["srun", "-v", "--exact", "--ntasks=1", "--nodes=1", "--job-name=taskrun.test",
                                        "--partition=long", "--cpus-per-task=4", "--mem=2G", "--time=10",
                                        "--constraint=avx512", "/bin/sh"])
     #expect(Array(argv.suffix(3)) == ["taskrun-job", "make", "-j4"], "the wrapper, then the command's own argv")
@@ -66,6 +66,28 @@ import TestSupport
     #expect(late.failureDescription == "killed by Slurm's time limit (step 7.2 on c12)")
     let plain = executor().finished(CommandResult(status: 3, stdout: "", stderr: "bad\nsrun: error: vm: task 0: Exited with exit code 3\n"))
     #expect(plain.failureDescription == "exited with status 3" && plain.stderr == "bad\n", "the command's own status and output")
+  }
+
+  /// srun drops slurmstepd's CANCELLED line once it hears its task was killed: srun's own
+  /// lines (it runs with -v) still say which step Slurm ended, and the job's state says why.
+  @Test func srunsOwnAccountGivesTheReasonWhenSlurmstepdsLineIsLost() {
+    let launched = "srun: launching StepId=4.2 on host vm, 1 tasks: 0\n"
+    let killed = SrunAccount(launched + "srun: error: vm: task 0: Killed\n")
+    #expect(killed.step == "4.2" && killed.node == "vm" && killed.taskKilled && !killed.endedBySlurm)
+    #expect(killed.reason { _ in "RUNNING" } == "cancelled in Slurm (step 4.2 on vm)")
+    #expect(killed.reason { _ in nil } == "cancelled in Slurm (step 4.2 on vm)", "squeue did not answer")
+    #expect(killed.reason { $0 == "4" ? "TIMEOUT" : nil } == "killed by Slurm's time limit (job 4)", "the allocation ended")
+    let aborted = SrunAccount(launched + "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n")
+    #expect(aborted.endedBySlurm && aborted.reason { _ in "RUNNING" } == "cancelled in Slurm (step 4.2 on vm)")
+    let exited = SrunAccount(launched + "srun: error: vm: task 0: Exited with exit code 137\n")
+    #expect(exited.reason { _ in "RUNNING" } == nil, "the command's own KILL is its own status")
+    // Aborted before srun heard from its task, srun exits 0: still a failure. (It asks squeue
+    // about the job: one no cluster has.)
+    let zero = executor().finished(CommandResult(status: 0, stdout: "running\n", stderr:
+      "srun: launching StepId=66999999.2 on host vm, 1 tasks: 0\n"
+      + "srun: launch/slurm: launch_p_step_launch: StepId=66999999.2 aborted before step completely launched.\n"))
+    #expect(zero.status != 0 && zero.failureDescription == "cancelled in Slurm (step 66999999.2 on vm)")
+    #expect(zero.stderr.isEmpty, "srun's lines are not the command's output")
   }
 }
 

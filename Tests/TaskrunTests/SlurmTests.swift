@@ -152,6 +152,60 @@ import TestSupport
     #expect(run.status == 1)
     #expect(run.stderr.contains("FAILED    victim") && run.stderr.contains("cancelled in Slurm (step \(step) on"), "\(run.stderr)")
   }
+
+  /// A second Ctrl-C kills srun itself: the steps then run on in Slurm until taskrun cancels
+  /// them, and taskrun does not exit before Slurm has let them go.
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func aSecondCtrlCLeavesNoStepInSlurmOnceTaskrunHasExited() throws {
+    let allocation = try Allocation()
+    let dir = try folder("""
+      local q = queue { name = "work", executor = "slurm" }
+      for i = 1, 2 do
+        operation { name = "stubborn " .. i, queue = q, env = { TASKRUN_TEST_MARK = "\(Self.mark)" },
+          sh = "trap '' TERM; echo started; while :; do sleep 0.1; done" }
+      end
+      """)
+    let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: allocation.environment)
+    let deadline = Date().addingTimeInterval(30)
+    func output() -> String { (try? String(contentsOf: started.out, encoding: .utf8)) ?? "" }
+    while Date() < deadline, !(output().contains("[stubborn 1] started") && output().contains("[stubborn 2] started")) {
+      usleep(50_000)
+    }
+    kill(started.child.pid, SIGINT)
+    usleep(300_000)
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 60)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    let steps = try Child.output(["squeue", "-s", "-h", "-j", allocation.id, "-o", "%i %j"]).stdout
+    #expect(!steps.contains("taskrun."), "no step of the run is left once taskrun has exited: \(steps)")
+    #expect(Self.survivors(after: 10).isEmpty, "no process of the run is left on the node")
+  }
+
+  /// Steps cancelled the moment they exist, before srun has heard from their tasks: srun then
+  /// often drops slurmstepd's CANCELLED line, or even exits 0; each still fails with Slurm's
+  /// reason. A fresh allocation numbers its steps from 0, so step i is known before it exists.
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func stepsCancelledAsTheyStartFailWithThatReason() throws {
+    let allocation = try Allocation()
+    let count = 6
+    let dir = try folder("""
+      local q = queue { name = "work", executor = "slurm", max_concurrent = 1 }
+      for i = 0, \(count - 1) do operation { name = "victim " .. i, queue = q, sh = "echo running; sleep 30" } end
+      """)
+    let started = try Binary.start(["-k", "--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+                                   environment: allocation.environment)
+    let deadline = Date().addingTimeInterval(120)
+    for i in 0..<count {
+      while Date() < deadline, try Child.output(["sh", "-c", "exec scancel \(allocation.id).\(i) 2>/dev/null"]).status != 0 {}
+    }
+    let run = Binary.finish(started, timeout: 120)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let outcomes = try outcomes(dir.appendingPathComponent("events.ndjson"))
+    for i in 0..<count {
+      let outcome = outcomes["victim \(i)"] ?? "-"
+      #expect(outcome.hasPrefix("failed | cancelled in Slurm (step \(allocation.id).\(i) on "), "victim \(i): \(outcome)")
+    }
+  }
 }
 
 /// Outside an allocation: each command a batch job, its output and status through files.

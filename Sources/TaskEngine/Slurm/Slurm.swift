@@ -29,13 +29,8 @@ public enum Slurm {
   /// no other. `scancel --name` matches job names only: the steps are found with squeue and
   /// cancelled by id.
   public static func cancelSteps(named name: String, inJob job: String) {
-    let (status, output) = capture(["squeue", "-s", "-h", "-j", job, "-o", "%i|%j"], within: 10)
-    guard status == 0 else { return }
-    let steps = output.split(separator: "\n").compactMap { line -> String? in
-      let parts = line.split(separator: "|", maxSplits: 1)
-      return parts.count == 2 && parts[1] == name ? String(parts[0]) : nil
-    }
-    if !steps.isEmpty { _ = run(["scancel", "--quiet"] + steps, within: 10) }
+    guard let steps = steps(named: name, inJob: job), !steps.isEmpty else { return }
+    _ = run(["scancel", "--quiet"] + steps, within: 10)
   }
 
   /// Runs a Slurm tool (found on PATH), output to `output` (stdout and stderr); its exit

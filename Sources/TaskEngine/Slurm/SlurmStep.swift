@@ -43,7 +43,7 @@ public final class SlurmStepExecutor: CommandExecutor {
 
   /// srun's argv for `spec`: the step, then the wrapper, then the command's own argv.
   public func stepArguments(_ spec: CommandSpec) -> [String] {
-    ["srun", "--quiet", "--exact", "--ntasks=1", "--nodes=1", "--job-name=\(tag)"] + placement.options
+    ["srun", "-v", "--exact", "--ntasks=1", "--nodes=1", "--job-name=\(tag)"] + placement.options
       + ["/bin/sh", "-c", Self.wrapper, "taskrun-job"] + spec.argv
   }
 
@@ -72,13 +72,19 @@ public final class SlurmStepExecutor: CommandExecutor {
   }
 
   /// Without Slurm's lines; a step Slurm ended (cancelled from outside, a time limit, out
-  /// of memory) fails with Slurm's reason, not with the signal that ended it.
+  /// of memory) fails with Slurm's reason, not with the signal that ended it, even when
+  /// slurmstepd's line was lost (srun's own account says it), and even when srun exits 0
+  /// because Slurm ended the step before srun heard from its task.
   public func finished(_ result: CommandResult) -> CommandResult {
     var result = result
     let original = result.stderr
     let stderr = shown(original, stream: .stderr)
     if stderr.utf8.count != result.stderrBytes.count { result.stderrBytes = Array(stderr.utf8) }
-    if result.status != 0, result.reason == nil { result.reason = Self.slurmReason(original) }
+    guard result.reason == nil else { return result }
+    let account = SrunAccount(original)
+    guard result.status != 0 || account.endedBySlurm else { return result }
+    result.reason = Self.slurmReason(original) ?? account.reason(jobState: Slurm.jobState)
+    if result.reason != nil && result.status == 0 { result.status = 1 }
     return result
   }
 
@@ -102,9 +108,13 @@ public final class SlurmStepExecutor: CommandExecutor {
   }
 
   /// Every step of the run, found by its name and cancelled (the local srun processes end
-  /// with taskrun; a step whose srun is gone would run on).
+  /// with taskrun; a step whose srun is gone would run on), and waited for until it has left
+  /// Slurm's table (at most 10 s): once taskrun has exited, `squeue` shows none of its steps
+  /// and their CPUs are free for the next run in the allocation.
   public func endAll() {
     processes.endDescendants()
-    if let job = getenv("SLURM_JOB_ID") { Slurm.cancelSteps(named: tag, inJob: String(cString: job)) }
+    guard let job = getenv("SLURM_JOB_ID").map({ String(cString: $0) }) else { return }
+    Slurm.cancelSteps(named: tag, inJob: job)
+    Slurm.awaitSteps(named: tag, inJob: job, within: 10)
   }
 }
