@@ -1,0 +1,75 @@
+// Text from outside (the command line, a command's output, the cluster) reaches the terminal escaped: it cannot wipe or rewrite taskrun's lines.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct TerminalTextTests {
+  /// `text` without its SGR sequences (colours, the one kind a failure report keeps) holds no ESC.
+  static func holdsNoEscapeButColours(_ text: String) -> Bool {
+    !text.replacing(/\x{1B}\[[0-9;:]*m/, with: "").contains("\u{1B}")
+  }
+
+  func project(_ script: String, name: String = "taskrun.lua") throws -> URL {
+    let dir = Scratch.root.appendingPathComponent("taskrun-text-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try script.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    return dir
+  }
+
+  @Test func wordsOfTheCommandLineAreShownEscaped() throws {
+    let dir = try project(#"operation { name = "a", sh = "true" }"#)
+    for (arguments, shown) in [
+      (["x\u{1B}[2J"], "unknown target 'x\\27[2J'"),
+      (["a\nb\u{202E}c"], "unknown target 'a\\nb\\u{202E}c'"),
+      (["help", "\u{1B}]0;title\u{07}"], "help: no subcommand '\\27]0;title\\7'"),
+      (["--x\u{1B}[2J"], "'--x\\27[2J'"),
+      (["-C", "\u{1B}[2J"], "-C \\27[2J: cannot change to that folder"),
+    ] {
+      let run = try Binary.run(arguments, in: dir)
+      #expect(run.status == 2, "\(arguments): \(run.stderr)")
+      #expect(run.stderr.contains(shown), "\(arguments): \(run.stderr.debugDescription)")
+      #expect(!run.stderr.contains("\u{1B}") && !run.stderr.contains("\u{202E}"), "\(arguments): \(run.stderr.debugDescription)")
+    }
+    // An error the script raises at its top level, with what a command printed in it.
+    let script = try project(#"error("read: " .. sh("printf 'x\\033[2J\\r'").stdout, 0)"#, name: "w.lua")
+    let run = try Binary.run(["w.lua"], in: script)
+    #expect(run.status == 2 && run.stderr.contains("taskrun: read: x\\27[2J\\r"), "\(run.stderr.debugDescription)")
+  }
+
+  /// A failing command's lines keep their colours, but a cursor move, an erase, a carriage
+  /// return or a title is shown escaped: it cannot erase the report or the summary.
+  @Test func aFailureReportShowsOutputWithoutItsCursorMovesAndErasures() throws {
+    let dir = try project(#"""
+      operation { name = "loud", sh = [[printf 'keep\n\033[31mred\033[0m\n\033[8mhidden\nx\033[1A\033[2K\033[1A\033[2Ky\n\033]0;title\007\n'; exit 1]] }
+      operation { name = "quoted", run = function() sh([[printf 'bad\033[2J\342\200\256\n' >&2; exit 3]]) end }
+      """#)
+    for verbose in [false, true] {
+      let run = try Binary.run(["--progress", "plain", "-k"] + (verbose ? ["-v"] : []), in: dir)
+      #expect(run.status == 1)
+      let all = run.stdout + run.stderr
+      #expect(Self.holdsNoEscapeButColours(all) && !all.contains("\u{202E}"), "\(all.debugDescription)")
+      let prefix = verbose ? "[loud] " : "    | "
+      for line in ["keep", "\u{1B}[31mred\u{1B}[0m", "\u{1B}[8mhidden\u{1B}[0m", "x\\27[1A\\27[2K\\27[1A\\27[2Ky", "\\27]0;title\\7"] {
+        #expect(all.contains(prefix + line + "\n"), "\(line.debugDescription) in \(all.debugDescription)")
+      }
+      #expect(run.stderr.contains("exited with status 3 (bad\\27[2J\\u{202E})"), "\(run.stderr.debugDescription)")
+      #expect(run.stdout.contains("0 succeeded, 2 failed"))
+    }
+  }
+
+  /// Slurm's reason for a pending job, from squeue's output, in the live row.
+  @Test(.enabled(if: TerminalTests.hasTmux)) func theClustersQueueReasonIsShownEscaped() throws {
+    let marker = Scratch.root.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
+    let (dir, environment) = try FakeSlurmTests().fake([
+      "sbatch": "echo 55",
+      "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || printf '55|PENDING|Res\\033[2J\\033[1;1Hources|\\n'",
+      "scancel": "touch \(marker)", "srun": "exit 1"])
+    try #"operation { name = "big", queue = queue { name = "hpc", executor = "slurm" }, timeout = 3, sh = "true" }"#
+      .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let session = try TerminalSession("PATH=\(environment["PATH"]!) TASKRUN_SLURM_POLL=0.1 \(Binary.url.path) w.lua", in: dir)
+    let queued = session.wait { $0.contains("queued on slurm (Res") }
+    #expect(queued.contains("⧗ big  queued on slurm (Res\\27[2J\\27[1;1Hources)"), "\(queued)")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("timed out after 3 s") && done.contains("EXIT=1"), "\(done)")
+  }
+}
