@@ -11,23 +11,25 @@ public enum TerminalText {
   /// are allowed). Reads UTF-8 bytes: the usual printable ASCII costs one comparison a byte.
   public static func isClean(_ text: String, keepingLines: Bool = false) -> Bool {
     var text = text
-    return text.withUTF8 { bytes in
-      var i = 0
-      while i < bytes.count {
-        let b = bytes[i]
-        if b >= 0x20 && b < 0x7F { i += 1; continue }
-        if keepingLines && (b == 0x0A || b == 0x09) { i += 1; continue }
-        if b < 0x20 || b == 0x7F { return false }
-        if b == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) { return false }
-        if b == 0xE2, i + 2 < bytes.count {
-          let (b1, b2) = (bytes[i + 1], bytes[i + 2])
-          if b1 == 0x80 && (0xA8...0xAE).contains(b2) { return false }
-          if b1 == 0x81 && (0xA6...0xA9).contains(b2) { return false }
-        }
-        i += 1
+    return text.withUTF8 { isClean($0, keepingLines: keepingLines) }
+  }
+
+  static func isClean(_ bytes: UnsafeBufferPointer<UInt8>, keepingLines: Bool) -> Bool {
+    var i = 0
+    while i < bytes.count {
+      let b = bytes[i]
+      if b >= 0x20 && b < 0x7F { i += 1; continue }
+      if keepingLines && (b == 0x0A || b == 0x09) { i += 1; continue }
+      if b < 0x20 || b == 0x7F { return false }
+      if b == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) { return false }
+      if b == 0xE2, i + 2 < bytes.count {
+        let (b1, b2) = (bytes[i + 1], bytes[i + 2])
+        if b1 == 0x80 && (0xA8...0xAE).contains(b2) { return false }
+        if b1 == 0x81 && (0xA6...0xA9).contains(b2) { return false }
       }
-      return true
+      i += 1
     }
+    return true
   }
 
   public static func refused(_ scalar: Unicode.Scalar) -> Bool {
@@ -63,14 +65,21 @@ public enum TerminalText {
     return out
   }
 
+  /// Whether `outputLine` would return `line` as it is (read in place where it can be: a
+  /// line of output is a Substring of contiguous UTF-8, and most lines are plain).
+  public static func isCleanLine<Line: StringProtocol>(_ line: Line) -> Bool {
+    line.utf8.withContiguousStorageIfAvailable({ isClean($0, keepingLines: true) })
+      ?? isClean(String(line), keepingLines: true)
+  }
+
   /// One line of a command's output as a report shows it: its colours and styles (SGR
   /// sequences, `ESC [ … m`, as compilers and test runners print them) and tabs are kept,
   /// with a reset at the line's end when a style is still on; every other refused character (cursor
   /// movement, erasing, a carriage return, a title) is escaped, so the line cannot erase or
   /// rewrite the lines taskrun writes around it.
   public static func outputLine<Line: StringProtocol>(_ line: Line) -> String {
+    if isCleanLine(line) { return String(line) }
     let text = String(line)
-    if isClean(text, keepingLines: true) && !text.contains("\n") { return text }
     var out = ""
     var styled = false
     let scalars = Array(text.unicodeScalars)

@@ -104,7 +104,7 @@ final class PlainReporter: EventSink {
     case .output(_, let name, _, let text):
       guard verbosity == .verbose else { return }
       for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-        print("[\(name)] \(TerminalText.outputLine(part))")
+        if TerminalText.isCleanLine(part) { print("[\(name)] \(part)") } else { print("[\(name)] \(TerminalText.outputLine(part))") }
       }
     case .successes(_, let operations):  // a live view's, at its frame: one write
       guard verbosity == .normal || verbosity == .verbose else { return }
