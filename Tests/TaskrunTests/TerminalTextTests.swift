@@ -57,6 +57,22 @@ import TestSupport
     }
   }
 
+  /// `--events` keeps a command's text exactly, but no control reaches the file raw: JSON's
+  /// own escapes, and `\u` for DEL, C1 and bidirectional controls, which JSON allows raw.
+  @Test func eventsCarryTheTextEscapedAndDecodeToIt() throws {
+    let dir = try project(#"operation { name = "odd", sh = [[printf 'a\033[2J\177\302\233\342\200\256z\n']] }"#)
+    let run = try Binary.run(["--progress", "none", "--events", "e.ndjson"], in: dir)
+    #expect(run.status == 0, "\(run.stderr)")
+    let data = try Data(contentsOf: dir.appendingPathComponent("e.ndjson"))
+    let text = String(decoding: data, as: UTF8.self)
+    #expect(!text.unicodeScalars.contains { $0.value < 0x0A || (0x0B..<0x20).contains($0.value) || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" },
+            "\(text.debugDescription)")
+    #expect(text.contains(#""a\u001b[2J\u007f\u009b\u202ez\n""#), "\(text)")
+    let lines = try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(lines.contains { $0?["event"] as? String == "output" && $0?["text"] as? String == "a\u{1B}[2J\u{7F}\u{9B}\u{202E}z\n" },
+            "\(text)")
+  }
+
   /// Slurm's reason for a pending job, from squeue's output, in the live row.
   @Test(.enabled(if: TerminalTests.hasTmux)) func theClustersQueueReasonIsShownEscaped() throws {
     let marker = Scratch.root.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
