@@ -152,7 +152,7 @@ struct Repl {
         print(words.count == 2 ? "no operation named '\(TerminalText.escaped(words[1]))'" + (hint.isEmpty ? "" : "; \(hint)") : "usage: :why NAME")
         return true
       }
-      print(scheduler.explain(op))
+      print(TerminalText.escaped(scheduler.explain(op), keepingLines: true))  // may quote stderr, Slurm
     case "load":
       guard words.count == 2 else { print("usage: :load FILE"); return true }
       ReplCommand().load(words[1], into: host)

@@ -57,6 +57,21 @@ import TestSupport
     }
   }
 
+  /// The REPL's `:why` quotes an operation's error (here a command's stderr line) and the
+  /// name typed; neither reaches the terminal raw.
+  @Test func theReplsWhyShowsErrorsAndNamesEscaped() throws {
+    let run = Binary.finish(try Binary.start(["repl"], input: """
+      x = operation { name = "bad", run = function() sh([[printf 'e\\033[2J\\n' >&2; exit 1]]) end }
+      local ok = pcall(run, x)
+      :why bad
+      :why b\u{1B}[2J
+      """))
+    let all = run.stdout + run.stderr
+    #expect(!all.contains("\u{1B}"), "\(all.debugDescription)")
+    #expect(run.stdout.contains("'bad' finished failed: stdin:1: command failed: ") && run.stdout.contains("exited with status 1 (e\\27[2J)"), "\(all)")
+    #expect(run.stdout.contains("no operation named 'b\\27[2J'"), "\(all)")
+  }
+
   /// `--events` keeps a command's text exactly, but no control reaches the file raw: JSON's
   /// own escapes, and `\u` for DEL, C1 and bidirectional controls, which JSON allows raw.
   @Test func eventsCarryTheTextEscapedAndDecodeToIt() throws {
