@@ -72,6 +72,24 @@ import TestSupport
     #expect(run.stdout.contains("no operation named 'b\\27[2J'"), "\(all)")
   }
 
+  /// `taskrun test`'s report: a failure's message that quotes a command's output, and a
+  /// test's name built from it, are shown escaped.
+  @Test func aTestFailureQuotingOutputIsShownEscaped() throws {
+    let dir = try project("""
+      describe("suite", function()
+        local out = sh([[printf 'x\\033[2J']]).stdout
+        it("reads " .. out, function() assert.are.equal("y", out) end)
+      end)
+      """, name: "odd_spec.lua")
+    for verbose in [false, true] {
+      let run = try Binary.run(["test"] + (verbose ? ["-v"] : []) + ["odd_spec.lua"], in: dir)
+      #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+      #expect(!(run.stdout + run.stderr).contains("\u{1B}"), "\((run.stdout + run.stderr).debugDescription)")
+      #expect(run.stdout.contains("suite reads x\\27[2J"), "\(run.stdout)")
+      #expect(verbose || run.stdout.contains("(string) 'x\\27[2J'"), "\(run.stdout)")
+    }
+  }
+
   /// `--events` keeps a command's text exactly, but no control reaches the file raw: JSON's
   /// own escapes, and `\u` for DEL, C1 and bidirectional controls, which JSON allows raw.
   @Test func eventsCarryTheTextEscapedAndDecodeToIt() throws {
