@@ -88,6 +88,11 @@ import TestSupport
       #expect(run.stdout.contains("suite reads x\\27[2J"), "\(run.stdout)")
       #expect(verbose || run.stdout.contains("(string) 'x\\27[2J'"), "\(run.stdout)")
     }
+    // TAP: a line format (a newline in a name would end the line), YAML messages: escaped too.
+    let tap = try Binary.run(["test", "--tap", "odd_spec.lua"], in: dir)
+    #expect(tap.status == 1 && !tap.stdout.contains("\u{1B}"), "\(tap.stdout.debugDescription)")
+    #expect(tap.stdout.contains("not ok 1 - suite reads x\\\\27[2J\n"), "\(tap.stdout)")
+    #expect(tap.stdout.contains("    (string) 'x\\27[2J'\n"), "\(tap.stdout)")
   }
 
   /// `--events` keeps a command's text exactly, but no control reaches the file raw: JSON's
