@@ -74,15 +74,14 @@ public enum TerminalText {
 
   /// One line of a command's output as a report shows it: its colours and styles (SGR
   /// sequences, `ESC [ … m`, as compilers and test runners print them) and tabs are kept,
-  /// with a reset at the line's end when a style is still on; every other refused character (cursor
-  /// movement, erasing, a carriage return, a title) is escaped, so the line cannot erase or
-  /// rewrite the lines taskrun writes around it.
+  /// with a reset at the line's end when a style is still on; every other refused character
+  /// (cursor movement, erasing, a carriage return, a title) is escaped, so the line cannot
+  /// erase or rewrite the lines taskrun writes around it.
   public static func outputLine<Line: StringProtocol>(_ line: Line) -> String {
     if isCleanLine(line) { return String(line) }
-    let text = String(line)
     var out = ""
     var styled = false
-    let scalars = Array(text.unicodeScalars)
+    let scalars = Array(line.unicodeScalars)
     var i = 0
     while i < scalars.count {
       let scalar = scalars[i]
