@@ -8,34 +8,10 @@ import TaskEngine
 /// DEL, C1 controls (U+0080–U+009F), the line and paragraph separators (U+2028, U+2029) and the
 /// bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
 enum DisplayText {
-  /// Whether `text` holds none of the refused characters. Reads UTF-8 bytes: names are checked
-  /// for every operation, and the usual printable ASCII costs one comparison a byte.
-  static func isClean(_ text: String) -> Bool {
-    var text = text
-    return text.withUTF8 { bytes in
-      var i = 0
-      while i < bytes.count {
-        let b = bytes[i]
-        if b >= 0x20 && b < 0x7F { i += 1; continue }
-        if b < 0x20 || b == 0x7F { return false }
-        if b == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) { return false }
-        if b == 0xE2, i + 2 < bytes.count {
-          let (b1, b2) = (bytes[i + 1], bytes[i + 2])
-          if b1 == 0x80 && (0xA8...0xAE).contains(b2) { return false }
-          if b1 == 0x81 && (0xA6...0xA9).contains(b2) { return false }
-        }
-        i += 1
-      }
-      return true
-    }
-  }
+  /// Whether `text` holds none of the refused characters (`TerminalText` decides which).
+  static func isClean(_ text: String) -> Bool { TerminalText.isClean(text) }
 
-  static func refused(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0..<0x20, 0x7F...0x9F, 0x2028...0x202E, 0x2066...0x2069: true
-    default: false
-    }
-  }
+  static func refused(_ scalar: Unicode.Scalar) -> Bool { TerminalText.refused(scalar) }
 
   /// `text` as a Lua string literal, the refused characters escaped (`"x\27[2J"`,
   /// `"a\u{202E}b"`), cut after 60 characters: for the message that refuses it.
@@ -46,13 +22,8 @@ enum DisplayText {
       switch scalar {
       case "\"": out += "\\\""
       case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
       default:
-        if scalar.value < 0x80 && refused(scalar) { out += "\\\(scalar.value)" }
-        else if refused(scalar) { out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" }
-        else { out.unicodeScalars.append(scalar) }
+        if refused(scalar) { out += TerminalText.escape(scalar) } else { out.unicodeScalars.append(scalar) }
       }
     }
     return out + "\""

@@ -290,6 +290,6 @@ extension ScriptHost {
   }
 
   func reportWarning(_ message: String) {
-    writeStandardError("taskrun: \(message)\n")
+    TerminalText.writeMessage("taskrun: \(message)")
   }
 }

@@ -17,7 +17,7 @@ extension ScriptHost {
       guard let op = scheduler.operation(named: target) else {
         let names = scheduler.operations.map(\.name)
         let hint = suggestion(for: target, among: names)
-        throw HostError("\(scriptPath): unknown target '\(target)'"
+        throw HostError("\(scriptPath): unknown target '\(TerminalText.escaped(target))'"
           + (hint.isEmpty ? "" : "; \(hint)")
           + (names.isEmpty ? " (the script declares no operations)"
             : hint.isEmpty && names.count <= 12 ? " (targets: \(names.joined(separator: ", ")))" : ""))

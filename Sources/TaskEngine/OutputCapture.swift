@@ -74,7 +74,7 @@ final class OutputCapture {
     }
     let dropped = unwritten - tail.count
     let note = "\n[taskrun: \(dropped) bytes dropped here: the file keeps the first \(written) "
-      + "and the last \(tail.count) bytes of \(total) (TASKRUN_OUTPUT_FILE_LIMIT)]\n"
+      + "and the last \(tail.count) bytes of \(total) (--output-file-limit)]\n"
     _ = writeAll(file, note.utf8)
     _ = writeAll(file, tail)
     return (tail, path, dropped)

@@ -44,8 +44,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Bytes read from one pipe before the scheduler handles them: a command printing without
   /// end then waits on its writes while its output is reported, and cannot fill memory.
   public static let readLimit = 1 << 20
-  /// Bytes of one stream kept in its file past the memory limit (TASKRUN_OUTPUT_FILE_LIMIT,
-  /// in MB): past it the file keeps the beginning and the last `tailBytes`.
+  /// Bytes of one stream kept in its file past the memory limit (`--output-file-limit` or
+  /// TASKRUN_OUTPUT_FILE_LIMIT, in MB): past it the file keeps the beginning and the last `tailBytes`.
   nonisolated(unsafe) public static var fileLimit = 1 << 30
 
   /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the

@@ -32,7 +32,7 @@ enum Completer {
     words: [(["--progress"], ProgressMode.allCases.map(\.rawValue)),
             (["--executor"], ExecutorChoice.allCases.map(\.rawValue)),
             (["--generate-completion-script"], ["bash", "zsh", "fish"])],
-    other: ["-j", "--jobs", "--memory", "--output-limit"])
+    other: ["-j", "--jobs", "--memory", "--output-limit", "--output-file-limit"])
 
   static let test = Options(
     flags: ["-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "-c", "--coverage",

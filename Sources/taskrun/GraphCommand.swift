@@ -36,7 +36,7 @@ struct GraphCommand: ParsableCommand {
       ops = scheduler.plan(for: try host.select(targets: targets))
     } catch let error as HostError {
       if scheduler.halted { throw Taskrun.Exit(.interrupted) }
-      writeStandardError("taskrun: \(error.description)\n")
+      TerminalText.writeMessage("taskrun: \(error.description)")
       throw Taskrun.Exit(.usage)
     }
     print(render(ops, scheduler: scheduler), terminator: "")

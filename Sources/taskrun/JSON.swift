@@ -1,5 +1,7 @@
 // JSON: a small writer for the NDJSON event stream and trace files (no reflection, no allocation-heavy encoders).
 
+import TaskEngine
+
 /// A JSON value built in code.
 enum JSON {
   case string(String)
@@ -51,7 +53,7 @@ enum JSON {
       case "\n": out += "\\n"
       case "\r": out += "\\r"
       case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
+      case _ where TerminalText.refused(scalar):  // C0 as JSON needs; DEL, C1 and bidi too, for a terminal
         let hex = String(scalar.value, radix: 16)
         out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: out.unicodeScalars.append(scalar)

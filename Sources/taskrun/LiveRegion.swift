@@ -47,14 +47,14 @@ struct LiveRegion {
   func row(_ op: LiveReporter.Row, width: Int) -> String {
     var tail = ""
     if let remote = op.remote, remote.queued {  // waiting in the cluster's queue: no spinner
-      let reason = remote.reason.map { " (\($0))" } ?? ""
+      let reason = remote.reason.map { " (\(TerminalText.escaped($0)))" } ?? ""  // squeue's words
       return "  ⧗ " + op.name.fitted(to: max(8, width / 2), ellipsis: true)
         + "  " + color.paint("queued on \(remote.executor)\(reason)", "33")
     }
     if let p = op.progress {
       if !p.indeterminate { tail += " " + bar(p.fraction, width: 12) + " \(Int(p.fraction * 100))%" }
       let words = [p.description, p.additionalDescription].filter { !$0.isEmpty && !$0.hasSuffix("% completed") }
-      if !words.isEmpty { tail += "  " + words.joined(separator: " — ") }
+      if !words.isEmpty { tail += "  " + TerminalText.escaped(words.joined(separator: " — ")) }
       if p.paused && !p.wordsSayPaused { tail += "  " + color.paint("paused", "33") }
     }
     let elapsed = now - op.start

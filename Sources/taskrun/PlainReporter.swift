@@ -96,7 +96,7 @@ final class PlainReporter: EventSink {
     case .message(_, _, let text):
       print(text)
     case .operationRetry(_, let name, let attempt, let error, let delay):
-      line(label("retry", "33"), "\(name): attempt \(attempt) failed: \(error); "
+      line(label("retry", "33"), "\(name): attempt \(attempt) failed: \(Self.text(error)); "
         + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
     case .operationStart(_, let name, let attempt, _, _, _):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
@@ -104,7 +104,7 @@ final class PlainReporter: EventSink {
     case .output(_, let name, _, let text):
       guard verbosity == .verbose else { return }
       for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-        print("[\(name)] \(part)")
+        if TerminalText.isCleanLine(part) { print("[\(name)] \(part)") } else { print("[\(name)] \(TerminalText.outputLine(part))") }
       }
     case .successes(_, let operations):  // a live view's, at its frame: one write
       guard verbosity == .normal || verbosity == .verbose else { return }
@@ -113,7 +113,7 @@ final class PlainReporter: EventSink {
     case .operationFinish(_, let name, let outcome, let duration, let details):
       finished(name, outcome, duration, details?.error, details?.output ?? "", earlier: details?.earlierOutputLines ?? 0)
       if outcome == .failed, let traceback = details?.traceback, !traceback.isEmpty {
-        for line in traceback.split(separator: "\n") { failure("    \(line.trimmed(newlines: false))") }
+        for line in traceback.split(separator: "\n") { failure("    \(Self.text(line.trimmed(newlines: false)))") }
       }
     case .runFinish(_, let summary):
       printSummary(summary)
@@ -127,14 +127,14 @@ final class PlainReporter: EventSink {
     case .succeeded:
       succeeded(name, duration)
     case .failed:
-      failure(label("FAILED", "1;31") + " \(name) (\(time)): \(error ?? "failed")")
+      failure(label("FAILED", "1;31") + " \(name) (\(time)): \(Self.text(error ?? "failed"))")
       if verbosity != .verbose { printOutput(output, earlier: earlier, limit: 200) }
     case .skipped:
       guard verbosity == .normal || verbosity == .verbose else { return }
-      line(label("skipped", "33"), "\(name): \(error ?? "")")
+      line(label("skipped", "33"), "\(name): \(Self.text(error ?? ""))")
     case .cancelled:
       guard verbosity == .normal || verbosity == .verbose else { return }
-      line(label("cancelled", "33"), "\(name): \(error ?? "cancelled")")
+      line(label("cancelled", "33"), "\(name): \(Self.text(error ?? "cancelled"))")
     }
   }
 
@@ -149,8 +149,15 @@ final class PlainReporter: EventSink {
     name.withUTF8 { ct_add_finished_line(okLabel.baseAddress, okLabel.count, $0.baseAddress, $0.count, duration) }
   }
 
-  /// A line of output as a report shows it: 400 characters at most.
-  static func shown(_ line: Substring) -> String { line.count > 400 ? line.prefix(400) + "…" : String(line) }
+  /// A line of output as a report shows it: 400 characters at most, its colours kept and
+  /// any other control character escaped (`TerminalText.outputLine`).
+  static func shown(_ line: Substring) -> String {
+    TerminalText.outputLine(line.count > 400 ? line.prefix(400) + "…" : String(line))
+  }
+
+  /// Taskrun's words with text from outside in them (an error, which may quote a command's
+  /// stderr, Slurm's reason or the command line): control characters escaped, lines kept.
+  static func text<S: StringProtocol>(_ text: S) -> String { TerminalText.escaped(String(text), keepingLines: true) }
 
   /// The last `limit` lines of a failure's output, after a line that says how many came
   /// before them (`earlier`: those taskrun did not keep), on standard error with them.
@@ -176,7 +183,7 @@ final class PlainReporter: EventSink {
     if !failed.isEmpty {
       self.failure(color.paint("Failures:", "1;31"))
       for failure in failed {
-        self.failure("  \(failure.name): \(failure.error)")
+        self.failure("  \(failure.name): \(Self.text(failure.error))")
         let tail = failure.output.split(separator: "\n").suffix(5)
         for output in tail { self.failure("    | " + Self.shown(output)) }
       }
@@ -223,7 +230,7 @@ final class PlainReporter: EventSink {
     print("Plan (\(ops.count) operation\(ops.count == 1 ? "" : "s"), in execution order):")
     for (i, op) in ops.enumerated() {
       var text = "\(i + 1). \(op.name)"
-      if let body = op.body { text += " — \(body.summary)" }
+      if let body = op.body { text += " — \(Self.text(body.summary))" }
       var notes: [String] = []
       if !op.dependencies.isEmpty { notes.append("after " + op.dependencies.map(\.name).joined(separator: ", ")) }
       if op.queue.name != "main" { notes.append("queue \(op.queue.name)") }
@@ -236,10 +243,10 @@ final class PlainReporter: EventSink {
 
   func error(_ message: String) {
     fflush(nil)
-    writeStandardError("taskrun: " + message + "\n")
+    TerminalText.writeMessage("taskrun: " + message)
   }
 
-  func note(_ message: String) { print("taskrun: " + message) }
+  func note(_ message: String) { print("taskrun: " + Self.text(message)) }
 
   private func label(_ text: String, _ code: String) -> String { Self.label(text, code, color) }
 

@@ -77,7 +77,7 @@ struct ReplCommand: ParsableCommand {
       print("loaded \(path): \(count) operation\(count == 1 ? "" : "s") declared (run() runs them)")
       return true
     } catch {
-      writeStandardError("\(prefix)\(error)\n")
+      TerminalText.writeMessage("\(prefix)\(error)")
       host.endInterrupt()
       return false
     }
@@ -116,7 +116,7 @@ struct Repl {
       } catch {
         host.settleInterrupted()
         view?.restore()
-        writeStandardError("\(error)\n")
+        TerminalText.writeMessage("\(error)")
       }
       if host.exitCode != nil { return }  // os.exit: leave
       reader.remember(buffer)
@@ -149,10 +149,10 @@ struct Repl {
     case "why":
       guard words.count == 2, let op = scheduler.operation(named: words[1]) else {
         let hint = words.count == 2 ? suggestion(for: words[1], among: scheduler.operations.map(\.name)) : ""
-        print(words.count == 2 ? "no operation named '\(words[1])'" + (hint.isEmpty ? "" : "; \(hint)") : "usage: :why NAME")
+        print(words.count == 2 ? "no operation named '\(TerminalText.escaped(words[1]))'" + (hint.isEmpty ? "" : "; \(hint)") : "usage: :why NAME")
         return true
       }
-      print(scheduler.explain(op))
+      print(TerminalText.escaped(scheduler.explain(op), keepingLines: true))  // may quote stderr, Slurm
     case "load":
       guard words.count == 2 else { print("usage: :load FILE"); return true }
       ReplCommand().load(words[1], into: host)

@@ -59,7 +59,7 @@ final class ReportFile {
   private func fail(_ code: Int32) {
     failed = true
     Self.failures.add(1, ordering: .sequentiallyConsistent)
-    writeStandardError("taskrun: cannot write \(what) to '\(path)': \(Self.reason(code)); the file is incomplete\n")
+    TerminalText.writeMessage("taskrun: cannot write \(what) to '\(path)': \(Self.reason(code)); the file is incomplete")
   }
 
   private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }

@@ -82,6 +82,10 @@ struct RunCommand: ParsableCommand {
     "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB"))
   var outputLimit: Int?
 
+  @Option(name: .customLong("output-file-limit"), help: ArgumentHelp(
+    "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).", valueName: "MB"))
+  var outputFileLimit: Int?
+
   @Option(name: .customShort("f"), help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
   var file: String?
 
@@ -111,7 +115,8 @@ struct RunCommand: ParsableCommand {
   var options: RunOptions {
     RunOptions(jobs: jobs, keepGoing: keepGoing, dryRun: dryRun, quiet: quiet, verbose: verbose,
                progress: progress, yes: yes, noColor: noColor, events: events, trace: trace,
-               memory: memory, sandbox: sandbox, outputLimit: outputLimit, file: file,
+               memory: memory, sandbox: sandbox, outputLimit: outputLimit,
+               outputFileLimit: outputFileLimit, file: file,
                directory: directory, executor: executor, list: list, listNames: listNames, words: words)
   }
 
@@ -123,9 +128,14 @@ struct RunCommand: ParsableCommand {
 }
 
 extension RunOptions {
-  /// TASKRUN_OUTPUT_FILE_LIMIT: MB of one stream kept in its file past `--output-limit`
-  /// (1 to 1048576, default 1024); why a value is refused, or nil.
-  static func applyFileLimit(_ value: String?) -> String? {
+  /// `--output-file-limit`, else TASKRUN_OUTPUT_FILE_LIMIT: MB of one stream kept in its file
+  /// past `--output-limit` (1 to 1048576, default 1024; the option is checked by `problem`);
+  /// why the variable's value is refused, or nil. The option wins: the variable is not read.
+  static func applyFileLimit(option: Int?, variable value: String?) -> String? {
+    if let option {
+      ProcessRunner.fileLimit = option << 20
+      return nil
+    }
     guard let value, !value.isEmpty else { return nil }
     guard let mb = Int(value), (1...1_048_576).contains(mb) else {
       return "TASKRUN_OUTPUT_FILE_LIMIT must be a whole number of MB from 1 to 1048576 (got '\(value)')"
@@ -171,7 +181,8 @@ extension RunOptions {
       reporter.error("\(error)")
       throw Taskrun.Exit(.usage)
     }
-    if let problem = Self.applyFileLimit(Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT")) {
+    if let problem = Self.applyFileLimit(option: outputFileLimit,
+                                          variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT")) {
       reporter.error(problem)
       throw Taskrun.Exit(.usage)
     }

@@ -18,6 +18,7 @@ struct RunOptions: Equatable {
   var memory: Int?
   var sandbox = false
   var outputLimit: Int?
+  var outputFileLimit: Int?
   var file: String?
   var directory: String?
   var executor: ExecutorChoice?
@@ -34,6 +35,9 @@ struct RunOptions: Equatable {
     }
     if let outputLimit, !(1...65536).contains(outputLimit) {
       return "--output-limit must be from 1 to 65536 MB (got \(outputLimit))"
+    }
+    if let outputFileLimit, !(1...1_048_576).contains(outputFileLimit) {
+      return "--output-file-limit must be from 1 to 1048576 MB (got \(outputFileLimit))"
     }
     if let events, let trace, Self.sameFile(events, trace) {
       return "--events and --trace name the same file ('\(trace)'): each needs its own"
@@ -103,9 +107,9 @@ struct RunOptions: Equatable {
   /// An option, whatever its spelling (`RunOptionsTests` checks the spellings against the help).
   enum Key: Int {
     case jobs, keepGoing, dryRun, quiet, verbose, list, progress, executor, yes, noColor
-    case sandbox, listNames, events, trace, file, directory, memory, outputLimit
+    case sandbox, listNames, events, trace, file, directory, memory, outputLimit, outputFileLimit
 
-    /// Every spelling with its option, searched in order (24 short strings).
+    /// Every spelling with its option, searched in order (25 short strings).
     static let spellings: [(spelling: String, key: Key)] = [
       ("-j", .jobs), ("--jobs", .jobs), ("-k", .keepGoing), ("--keep-going", .keepGoing),
       ("-n", .dryRun), ("--dry-run", .dryRun), ("-q", .quiet), ("--quiet", .quiet),
@@ -113,6 +117,7 @@ struct RunOptions: Equatable {
       ("--progress", .progress), ("--executor", .executor), ("--yes", .yes), ("--no-color", .noColor),
       ("--sandbox", .sandbox), ("--list-names", .listNames), ("--events", .events), ("--trace", .trace),
       ("-f", .file), ("-C", .directory), ("--memory", .memory), ("--output-limit", .outputLimit),
+      ("--output-file-limit", .outputFileLimit),
     ]
 
     init?(spelling: String) {
@@ -124,7 +129,7 @@ struct RunOptions: Equatable {
 
     var takesValue: Bool {
       switch self {
-      case .jobs, .progress, .executor, .events, .trace, .file, .directory, .memory, .outputLimit: true
+      case .jobs, .progress, .executor, .events, .trace, .file, .directory, .memory, .outputLimit, .outputFileLimit: true
       default: false
       }
     }
@@ -149,6 +154,7 @@ struct RunOptions: Equatable {
     case .jobs: guard let n = Int(value) else { return false }; jobs = n
     case .memory: guard let n = Int(value) else { return false }; memory = n
     case .outputLimit: guard let n = Int(value) else { return false }; outputLimit = n
+    case .outputFileLimit: guard let n = Int(value) else { return false }; outputFileLimit = n
     case .progress: guard let mode = ProgressMode(rawValue: value) else { return false }; progress = mode
     case .executor: guard let choice = ExecutorChoice(rawValue: value) else { return false }; executor = choice
     }

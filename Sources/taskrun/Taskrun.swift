@@ -72,7 +72,7 @@ enum Taskrun {
         let name = arguments.dropFirst().first
         guard let command = RunCommand.configuration.subcommands.first(where: { $0.configuration.commandName == name })
                 ?? (name == nil ? RunCommand.self : nil) else {
-          writeStandardError("taskrun: help: no subcommand '\(name!)' (repl, test, graph)\n")
+          TerminalText.writeMessage("taskrun: help: no subcommand '\(TerminalText.escaped(name!))' (repl, test, graph)")
           leave(ExitCode.usage.rawValue)
         }
         print(RunCommand.helpMessage(for: command))
@@ -91,7 +91,7 @@ enum Taskrun {
     } catch let exit as Exit {
       leave(exit.code)
     } catch let error as HostError {  // the script, loaded to choose between a target and a subcommand
-      writeStandardError("taskrun: \(error.description)\n")
+      TerminalText.writeMessage("taskrun: \(error.description)")
       leave(ExitCode.usage.rawValue)
     } catch {
       let command = Self.command(for: CommandLine.arguments.dropFirst().first)
@@ -99,7 +99,7 @@ enum Taskrun {
         print(command.fullMessage(for: error))
         leave(0)
       }
-      writeStandardError(command.fullMessage(for: error) + "\n")
+      TerminalText.writeMessage(command.fullMessage(for: error))  // an unknown option is shown as typed
       leave(ExitCode.usage.rawValue)
     }
   }

@@ -81,6 +81,7 @@ import TestSupport
     #expect(try Self.complete(shell, "taskrun --progress ") == ["auto", "tty", "plain", "none"])
     let options = try Self.complete(shell, "taskrun --")
     #expect(options.isSuperset(of: ["--keep-going", "--events", "--trace", "--executor", "--list"]), "\(options)")
+    #expect(try Self.complete(shell, "taskrun --output-") == ["--output-limit", "--output-file-limit"])
     let test = try Self.complete(shell, "taskrun test ")
     #expect(test.contains(files) && !test.contains("build") && !test.contains("compile main"), "test takes spec roots: \(test)")
     #expect(try Self.complete(shell, "taskrun test --ex").isSuperset(of: ["--exclude-pattern", "--exclude-tags"]))

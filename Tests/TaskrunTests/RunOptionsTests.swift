@@ -13,7 +13,8 @@ import TestSupport
     "--quiet", "-v", "--verbose", "--progress", "--progress=none", "--progress=tty",
     "--progress=bogus", "--yes", "--no-color", "--events", "--events=-", "--events=", "--trace",
     "--trace=t.json", "--memory", "--memory=0", "--memory=64", "--output-limit",
-    "--output-limit=70000", "-f", "-C", "--executor", "--executor=slurm", "-l", "--list",
+    "--output-limit=70000", "--output-file-limit", "--output-file-limit=0",
+    "--output-file-limit=2048", "-f", "-C", "--executor", "--executor=slurm", "-l", "--list",
     "--list-names", "-kq", "-nk", "-h", "--help", "--version", "-x", "--bogus", "--yes=1",
     "-j=2", "--list-names=",
   ]
@@ -67,6 +68,7 @@ import TestSupport
     (["build.lua", "test", "-j", "4", "-k"], RunOptions(jobs: 4, keepGoing: true, words: ["build.lua", "test"])),
     (["--progress=none", "-f", "w.lua", "-C", "dir"], RunOptions(progress: .none, file: "w.lua", directory: "dir")),
     (["--events", "-", "-", "--executor", "local"], RunOptions(events: "-", executor: .local, words: ["-"])),
+    (["--output-file-limit", "2048", "--output-limit=8"], RunOptions(outputLimit: 8, outputFileLimit: 2048)),
     ([], RunOptions()),
   ])
   func plainCommandLines(_ arguments: [String], _ expected: RunOptions) {
@@ -74,7 +76,8 @@ import TestSupport
   }
 
   @Test(arguments: [["-h"], ["--version"], ["-kq"], ["-j", "0"], ["-q", "-v"], ["-j"], ["-f", "-k"],
-                    ["--progress", "bogus"], ["-k", "-k"], ["--yes=1"], ["--memory", "0"]])
+                    ["--progress", "bogus"], ["-k", "-k"], ["--yes=1"], ["--memory", "0"],
+                    ["--output-file-limit", "0"], ["--output-file-limit", "1048577"]])
   func everythingElseGoesToSwiftArgumentParser(_ arguments: [String]) {
     #expect(RunOptions.parse(arguments) == nil)
   }

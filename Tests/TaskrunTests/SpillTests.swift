@@ -144,6 +144,28 @@ func mode(_ path: String) -> mode_t {
             "\(bad.stderr)")
   }
 
+  /// `--output-file-limit MB` bounds the file as the variable does, and wins over it (even
+  /// over a variable that would be refused); a value out of range is a usage error.
+  @Test func theFileLimitIsAnOptionThatWinsOverTheVariable() throws {
+    let w = try SpillWorkflow(#"operation { name = "long", sh = "seq 1 1000000; exit 1" }"#)
+    for variable in ["1000", "0"] {
+      let run = try w.run(["--output-file-limit", "1"], environment: ["TASKRUN_OUTPUT_FILE_LIMIT": variable])
+      #expect(run.status == 1, "\(run.stderr.prefix(2000))")
+      let message = run.stderr.firstMatch(of: /\(its output: ([^,]+), where (\d+) bytes of its middle were dropped\)/)
+      #expect(message != nil, "TASKRUN_OUTPUT_FILE_LIMIT=\(variable): \(run.stderr.prefix(2000))")
+      guard let message else { continue }
+      let data = try Data(contentsOf: URL(fileURLWithPath: String(message.1)))
+      #expect(data.count > 1 << 20 && data.count < (1 << 20) + 300, "the file holds \(data.count) bytes")
+      #expect(Int(message.2) == 6_888_896 - (1 << 20), "dropped \(message.2)")
+      #expect(String(decoding: data, as: UTF8.self).contains("bytes of 6888896 (--output-file-limit)]"))
+    }
+    for bad in ["0", "1048577", "x"] {
+      let run = try w.run(["--output-file-limit", bad])
+      #expect(run.status == 2, "\(bad): \(run.stderr)")
+      #expect(bad == "x" || run.stderr.contains("--output-file-limit must be from 1 to 1048576 MB (got \(bad))"), "\(run.stderr)")
+    }
+  }
+
   @Test func withoutAUsableTmpdirItWarnsAndMemoryStaysBounded() throws {
     let w = try SpillWorkflow("""
       local r = sh("yes | head -c 100000000; printf END")

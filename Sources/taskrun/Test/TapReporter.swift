@@ -15,20 +15,21 @@ final class TapReporter: TestReport {
   func finished(_ result: TestResult) {
     number += 1
     let test = result.test
-    // '#' starts a directive in TAP, so it is escaped in descriptions (tags use it).
-    let description = test.name.replacing("\\", with: "\\\\")
+    // '#' starts a directive in TAP, so it is escaped in descriptions (tags use it); a
+    // control character (a newline would end the line) is shown as `\27`, then escaped too.
+    let description = TerminalText.escaped(test.name).replacing("\\", with: "\\\\")
       .replacing("#", with: "\\#")
     switch result.status {
     case .passed:
       print("ok \(number) - \(description)")
     case .pending:
-      print("ok \(number) - \(description) # SKIP \(firstLine(test.message ?? "pending"))")
+      print("ok \(number) - \(description) # SKIP \(TerminalText.escaped(firstLine(test.message ?? "pending")))")
     case .failure, .error:
       print("not ok \(number) - \(description)")
       print("  ---")
       print("  message: |")
       for line in (test.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false) {
-        print("    \(line)")
+        print("    \(TerminalText.escaped(String(line)))")  // YAML allows no control characters
       }
       print("  severity: \(result.status == .failure ? "fail" : "error")")
       print("  at:")

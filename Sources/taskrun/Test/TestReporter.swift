@@ -38,7 +38,7 @@ final class TestReporter: TestReport {
   func finished(_ result: TestResult) {
     let style = Self.style(result.status, self.style)
     if verbose {
-      print("\(color.paint(style.word, style.color)) \(result.test.name) (\(formatSeconds(result.duration)))")
+      print("\(color.paint(style.word, style.color)) \(TerminalText.escaped(result.test.name)) (\(formatSeconds(result.duration)))")
       return
     }
     print(color.paint(style.mark, style.color), terminator: "")
@@ -58,10 +58,13 @@ final class TestReporter: TestReport {
         let test = result.test
         print("")
         print(color.paint("\(title) \(style == .plain ? "->" : "→") \(test.file):\(test.line)", status == .pending ? "33" : "31"))
-        print(test.name)
-        if let message = test.message, status != .pending || message != "pending" { print(message) }
+        print(TerminalText.escaped(test.name))
+        // A message may quote a command's output (an assertion on sh's stdout): escaped.
+        if let message = test.message, status != .pending || message != "pending" {
+          print(TerminalText.escaped(message, keepingLines: true))
+        }
         if verbose, status == .error, let traceback = test.traceback, !traceback.isEmpty {
-          print(traceback.trimmingNewlines)
+          print(TerminalText.escaped(traceback.trimmingNewlines, keepingLines: true))
         }
       }
     }
