@@ -111,6 +111,8 @@ public struct ProgressSnapshot: Sendable, Equatable {
 
   /// Whether the values are those of the node's only child (see `init`).
   var ofChild = false
+  /// How many wrapping nodes `init` looks through at most.
+  static let maxWrapping = 16
 
   /// An operation's progress as one consistent set of values: when its node only wraps the
   /// progress its body made (no description of its own, one child), that child's units,
@@ -119,9 +121,11 @@ public struct ProgressSnapshot: Sendable, Equatable {
   /// (`previous`: the operation's snapshot before this one).
   public init(_ node: ProgressNode, previous: ProgressSnapshot? = nil) {
     var shown = node
-    while shown.description == nil, shown.additionalDescription == nil, shown.childCount == 1,
-          let child = shown.children.first {
+    var depth = 0  // bounded: 100,000 nested groups each walked the whole chain (quadratic)
+    while depth < Self.maxWrapping, shown.description == nil, shown.additionalDescription == nil,
+          shown.childCount == 1, let child = shown.children.first {
       shown = child
+      depth += 1
     }
     if shown === node, let previous, previous.ofChild, node.description == nil, node.additionalDescription == nil,
        node.childCount == 0, node.fraction >= 1 {

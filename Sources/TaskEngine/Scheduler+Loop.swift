@@ -203,7 +203,7 @@ extension Scheduler {
         : op.state == .ready && parked.contains(op) ? "never started: " + waitingForResources(op)
         : op.state == .ready ? "never started: queue '\(op.queue.name)' has no room"
         : "never started: its dependencies never finished"
-      cancel(op, reason: reason)
+      completely { cancel(op, reason: reason) }
       changed = true
     }
     return changed
@@ -214,6 +214,6 @@ extension Scheduler {
   public func suspend(_ queue: WorkQueue) { queue.isSuspended = true }
   public func resume(_ queue: WorkQueue) { queue.isSuspended = false }
   public func cancelAll(_ queue: WorkQueue, reason: String = "cancelled") {
-    for op in queue.operations where !op.isFinished { cancel(op, reason: reason) }
+    for op in queue.operations where !op.isFinished { completely { cancel(op, reason: reason) } }
   }
 }

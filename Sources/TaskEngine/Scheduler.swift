@@ -54,7 +54,7 @@ public final class Scheduler {
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
   @exclusivity(unchecked) var executing: [OperationNode] = []
   /// Scheduled operations that have not finished: the run is over when it is 0.
-  @exclusivity(unchecked) public private(set) var unfinishedScheduled = 0
+  @exclusivity(unchecked) public internal(set) var unfinishedScheduled = 0
   /// Units of each resource category (mutex: 1), and who holds them now.
   public private(set) var resourceCapacity: [String: Int] = [:]
   @exclusivity(unchecked) var resourceHolders: [String: [OperationNode]] = [:]
@@ -89,6 +89,9 @@ public final class Scheduler {
   @exclusivity(unchecked) var exclusiveWaiters: [() -> Void] = []
   /// Executing operations by the operations they wait on (for deadlock detection).
   @exclusivity(unchecked) var waits: [OperationNode: Set<OperationNode>] = [:]
+  /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
+  @exclusivity(unchecked) var cascade: [CascadeFrame] = []
+  @exclusivity(unchecked) var cascading = false
 
   public init(clock: any SchedulerClock = MonotonicClock(), jobs: Int = 1) {
     self.clock = clock
@@ -228,7 +231,8 @@ public final class Scheduler {
       runStartTime = clock.now
       emit(.runStart(time: 0))
     }
-    var stack = asChild ? ops : ops.map(entryPoint)
+    var entries = EntryPoints()
+    var stack = asChild ? ops : ops.map { entries.entry(for: $0) }
     // Ids, not nodes: sorting integers reads no node (a million nodes sorted by their ids
     // missed the cache on most comparisons), and the nodes are then visited in memory order.
     var newlyScheduled: [Int] = []
@@ -241,7 +245,7 @@ public final class Scheduler {
         counts.pending += 1
         scheduledWeight += op.weight
       }
-      for dependency in op.dependencies { stack.append(entryPoint(for: dependency)) }
+      for dependency in op.dependencies { stack.append(entries.entry(for: dependency)) }
     }
     newlyScheduled.sort()
     for id in newlyScheduled {
@@ -540,29 +544,7 @@ public final class Scheduler {
                             duration: duration ?? 0, details: details))
     }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
-    if op.isGroup && outcome != .succeeded {
-      // Children that never got to run end as their group did.
-      for child in op.children where !child.isFinished && !child.hasStarted && child.state != .executing {
-        child.isScheduled = true
-        unfinishedScheduled += 1
-        counts.pending += 1
-        scheduledWeight += child.weight
-        finish(child, outcome == .skipped ? .skipped : .cancelled, error: "group '\(op.name)' \(outcome.rawValue)")
-      }
-    }
-    if !op.finishHandlers.isEmpty {
-      let handlers = op.finishHandlers
-      op.finishHandlers = []
-      for handler in handlers { handler(op) }
-    }
-    if outcome == .failed && !keepGoing && stopReason == nil {
-      stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
-    }
-    for dependent in op.dependents {
-      dependent.lastDependency = op
-      dependent.unfinishedDependencies -= 1
-      if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
-    }
+    carryOut(finishOf: op)  // children, handlers, the fail-fast stop, dependents: Scheduler+Cascade
   }
 
   /// A body waits for other operations: its queue slot goes back meanwhile (as a group's or
@@ -626,13 +608,18 @@ public final class Scheduler {
   /// to stop and finishes when its body has stopped. Finished operations are left alone.
   public func cancel(_ op: OperationNode, reason: String = "cancelled") {
     guard !op.isFinished, !op.isCancelled else { return }
-    op.isCancelled = true
-    op.error = reason
+    markCancelled(op, reason: reason)
     if op.state == .executing, let body = op.body {
       body.interrupt(op, scheduler: self, reason: reason)
     } else {
       finish(op, .cancelled, error: reason)
     }
+  }
+
+  /// What `cancel` records before it stops the body (a group's interrupt marks nested groups).
+  func markCancelled(_ op: OperationNode, reason: String) {
+    op.isCancelled = true
+    op.error = reason
   }
 
   /// Its timeout passed: cancel it, and it finishes `failed` with a timeout error.
@@ -659,7 +646,7 @@ public final class Scheduler {
     // An interrupt also ends operations waiting for their next attempt.
     for op in operations where op.isScheduled && !op.isFinished && op.state != .executing
       && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream.contains(op))) {
-      cancel(op, reason: reason)
+      completely { cancel(op, reason: reason) }  // its dependents skipped before they are reached
     }
   }
 
@@ -697,7 +684,7 @@ public final class Scheduler {
     endedBy = reason
     stopReason = reason
     stop(because: reason)
-    for op in operations where op.state == .executing { cancel(op, reason: reason) }
+    for op in operations where op.state == .executing { completely { cancel(op, reason: reason) } }
     onHalt()
   }
 
@@ -711,7 +698,7 @@ public final class Scheduler {
       emit(.runProgress(time: elapsed, progress: progressNow()))  // "stopping…" shows at once
       for op in operations where op.state == .executing {
         guard let grace = op.backgroundGrace else {
-          cancel(op, reason: "interrupted")
+          completely { cancel(op, reason: "interrupted") }
           continue
         }
         message("taskrun: waiting up to \(formatSeconds(grace)) for '\(op.name)' to finish (Ctrl-C again to stop it)", from: nil)
@@ -722,7 +709,7 @@ public final class Scheduler {
       onHalt()
     } else {
       if interrupts == 2, !executing.isEmpty { message("taskrun: killing…; Ctrl-C again to exit at once", from: nil) }
-      for op in operations where op.state == .executing { cancel(op, reason: "interrupted") }
+      for op in operations where op.state == .executing { completely { cancel(op, reason: "interrupted") } }
       processes.signalAll(SIGKILL)
       if killsStrays { processes.killStrays() }
     }
