@@ -263,8 +263,13 @@ public final class Scheduler {
     switch op.policy {
     case .succeeded:
       if let bad = dependencies.first(where: { $0.outcome == .failed })
+          ?? dependencies.first(where: { $0.outcome == .cancelled })
+          ?? dependencies.first(where: { $0.outcome != .succeeded && $0.upstreamFailed })
           ?? dependencies.first(where: { $0.outcome != .succeeded }) {
-        op.upstreamFailed = bad.outcome == .failed || bad.outcome == .cancelled || bad.upstreamFailed
+        // Any dependency that failed or was cancelled, not only the one the message names (a
+        // skip that says "no dependency failed" may sit beside a cancelled one): `when =
+        // "failed"` further down sees the failure through every skip.
+        op.upstreamFailed = dependencies.contains { $0.outcome == .failed || $0.outcome == .cancelled || $0.upstreamFailed }
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
       }
       if failConditionDependency(op) { return }
