@@ -29,4 +29,30 @@ import TestSupport
     #expect(run.stdout.contains("skipped   y: dependency 'c' cancelled"), "\(run.stdout)")
     #expect(run.stdout.contains("notified") && run.stdout.contains("ok        notify"), "\(run.stdout)")
   }
+
+  @Test func namesInAfterResolveWhenTheNextRunNeedsThemAfterAnEarlierRun() throws {
+    let run = try run("""
+      assert(run(operation { name = "x", sh = "true" }) == true)
+      operation { name = "a", after = { "b" }, run = function() print("a ran") end }
+      operation { name = "b", run = function() print("b ran") end }
+      local c = operation { name = "c", after = { "d" }, run = function() print("c ran") end }
+      operation { name = "d", run = function() print("d ran") end }
+      assert(run(c) == true)
+      """)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n")
+    for (first, then) in [("b ran", "a ran"), ("d ran", "c ran")] {
+      let i = lines.firstIndex(of: Substring(first)), j = lines.firstIndex(of: Substring(then))
+      #expect(i != nil && j != nil && i! < j!, "\(first) before \(then): \(run.stdout)")
+    }
+  }
+
+  @Test func anUnknownNameAfterAnEarlierRunIsStillAnErrorAtItsLine() throws {
+    let run = try run("""
+      assert(run(operation { name = "x", sh = "true" }) == true)
+      operation { name = "a", after = { "nope" }, sh = "true" }
+      """)
+    #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("w.lua:2: 'a' depends on 'nope', but no operation has that name"), "\(run.stderr)")
+  }
 }
