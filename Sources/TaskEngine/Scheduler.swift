@@ -767,6 +767,7 @@ public final class Scheduler {
   public var summary: RunSummary {
     var summary = RunSummary()
     summary.interrupted = interrupts > 0
+    summary.ended = endedBy
     summary.elapsed = elapsed
     // The five longest, in one pass (longest first, then declaration order).
     var slowest: [OperationNode] = []
