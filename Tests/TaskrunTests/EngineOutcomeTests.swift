@@ -55,4 +55,27 @@ import TestSupport
     #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
     #expect(run.stderr.contains("w.lua:2: 'a' depends on 'nope', but no operation has that name"), "\(run.stderr)")
   }
+
+  @Test func theCriticalPathGoesThroughASkipToTheFailureBehindIt() throws {
+    let run = try run("""
+      local build = operation { name = "build", sh = "sleep 1; false" }
+      local test = operation { name = "test", after = { build }, sh = "true" }
+      operation { name = "notify", after = { test }, when = "failed", sh = "true" }
+      """)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("Critical path: ") } ?? ""
+    #expect(line.hasPrefix("Critical path: build (1.") && line.hasSuffix(" → notify (0.00 s)") && !line.contains("test"),
+            "\(run.stdout)")
+  }
+
+  @Test func theCriticalPathListsAnOperationThatFailedAtItsCondition() throws {
+    let run = try run("""
+      local build = operation { name = "build", sh = "sleep 1" }
+      local deploy = operation { name = "deploy", after = { build }, conditions = { exists "/no/such/path" }, sh = "true" }
+      operation { name = "notify", after = { deploy }, when = "failed", sh = "true" }
+      """)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("Critical path: ") } ?? ""
+    #expect(line.hasPrefix("Critical path: build (1.") && line.contains(" → deploy (0.00 s) → notify ("), "\(run.stdout)")
+  }
 }
