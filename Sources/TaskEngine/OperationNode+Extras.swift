@@ -158,7 +158,8 @@ extension OperationNode {
     get { extrasStorage?.unfinishedChildren ?? 0 }
     _modify { yield &extras.unfinishedChildren }
   }
-  /// A failed group's innermost failed operation (what its error names after its child).
+  /// A failed or cancelled group's innermost operation behind it (its error names it after
+  /// its child).
   var failedLeaf: OperationNode? {
     get { extrasStorage?.failedLeaf }
     set { if extrasStorage != nil || newValue != nil { extras.failedLeaf = newValue } }

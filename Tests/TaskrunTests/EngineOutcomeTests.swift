@@ -78,4 +78,19 @@ import TestSupport
     let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("Critical path: ") } ?? ""
     #expect(line.hasPrefix("Critical path: build (1.") && line.contains(" → deploy (0.00 s) → notify ("), "\(run.stdout)")
   }
+
+  @Test func aDeadlockThroughAGroupsMutexNamesTheMutexItsHolderAndTheCycle() throws {
+    // g holds mutex m while its child c waits for x, which waits for m.
+    let run = try run("""
+      local g = group { name = "g", conditions = { mutex "m" },
+        operation { name = "c", after = { "x" }, sh = "true" } }
+      local x = operation { name = "x", conditions = { mutex "m" }, sh = "true" }
+      """)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let cycle = "'c' waits for 'x', which waits for mutex 'm' (held by 'g'), which waits for 'c'"
+    #expect(run.stdout.contains("cancelled x: never started: deadlock: 'x' waits for mutex 'm' (held by 'g'), which waits for 'c', which waits for 'x'\n"),
+            "\(run.stdout)")
+    #expect(run.stdout.contains("cancelled c: never started: deadlock: \(cycle)\n"), "\(run.stdout)")
+    #expect(run.stdout.contains("cancelled g: 'c' cancelled: never started: deadlock: \(cycle)\n"), "\(run.stdout)")
+  }
 }
