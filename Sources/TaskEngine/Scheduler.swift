@@ -640,17 +640,20 @@ public final class Scheduler {
   public func stop(because reason: String) {
     stopReason = stopReason ?? reason
     // Operations downstream of a failure are left to be skipped when it reaches them.
-    var downstream = Set<OperationNode>()
+    // By id, not in a Set: after a failure at the head of a chain of 1,000,000 that set hashed
+    // every operation of it.
+    var downstream = [Bool](repeating: false, count: halted ? 0 : operations.count + 1)
     if !halted {
       var stack = operations.filter { $0.outcome == .failed }.flatMap(\.dependents)
       while let op = stack.popLast() {
-        guard downstream.insert(op).inserted else { continue }
+        guard !downstream[op.id] else { continue }
+        downstream[op.id] = true
         stack.append(contentsOf: op.dependents)
       }
     }
     // An interrupt also ends operations waiting for their next attempt.
     for op in operations where op.isScheduled && !op.isFinished && op.state != .executing
-      && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream.contains(op))) {
+      && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream[op.id])) {
       completely { cancel(op, reason: reason) }  // its dependents skipped before they are reached
     }
   }
