@@ -9,7 +9,8 @@
 /// events are unchanged.
 struct CascadeFrame {
   enum Phase { case children, handlers, stop, dependents }
-  let op: OperationNode
+  /// Unretained: the scheduler's `operations` holds every operation while it runs.
+  unowned(unsafe) let op: OperationNode
   var phase: Phase
   var index = 0
   var handlers: [(OperationNode) -> Void] = []
@@ -20,10 +21,12 @@ extension Scheduler {
   /// else when the finish that is (or the `completely` that is) comes back to it.
   func carryOut(finishOf op: OperationNode) {
     let group = op.isGroup && op.outcome != .succeeded && !op.children.isEmpty
-    // Most finishes set off nothing (a leaf, no one waiting): no frame.
-    if !group && op.dependents.isEmpty && op.extrasStorage?.finishHandlers.isEmpty != false
-        && (op.outcome != .failed || keepGoing || stopReason != nil) { return }
-    let frame = CascadeFrame(op: op, phase: group ? .children : .handlers)
+    let handlers = op.extrasStorage?.finishHandlers.isEmpty == false
+    let stops = op.outcome == .failed && !keepGoing && stopReason == nil
+    // Most finishes set off nothing (a leaf, no one waiting): no frame. Most others only
+    // evaluate dependents: the frame starts there.
+    if !group && !handlers && !stops && op.dependents.isEmpty { return }
+    let frame = CascadeFrame(op: op, phase: group ? .children : handlers ? .handlers : stops ? .stop : .dependents)
     guard cascading else {
       cascading = true
       cascade.append(frame)
@@ -91,12 +94,11 @@ extension Scheduler {
         stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
       }
     case .dependents:
-      let dependents = op.dependents
-      let index = cascade[top].index
-      guard index < dependents.count else { cascade.removeLast(); return }
+      let index = cascade[top].index, count = op.dependents.count
+      guard index < count else { cascade.removeLast(); return }
       // The last one is a tail call: its frame goes first, so a chain keeps one frame.
-      if index == dependents.count - 1 { cascade.removeLast() } else { cascade[top].index += 1 }
-      let dependent = dependents[index]
+      if index == count - 1 { cascade.removeLast() } else { cascade[top].index += 1 }
+      let dependent = op.dependents[index]
       dependent.lastDependency = op
       dependent.unfinishedDependencies -= 1
       if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
