@@ -232,7 +232,9 @@ extension ScriptHost {
         } else if let name = s.string(item) {
           try displayText(name, "\(what()): \(field)")  // no operation has such a name: say why
           try scheduler.addDependency(op, named: name, place: s.place())
-          if scheduler.runStartTime != nil || current?.op != nil { try scheduler.resolveNames([op]) }
+          // A running body's operation joins the graph now; one the top level declares
+          // (also after an earlier run) waits for the run that needs it to resolve its names.
+          if current?.op != nil { try scheduler.resolveNames([op]) }
         } else {
           throw ScriptError("\(what()): \(field) must hold operations or names (got \(s.typeName(item)))")
         }

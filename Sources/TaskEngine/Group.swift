@@ -18,9 +18,24 @@ public final class GroupBody: OperationBody {
     settle(group, scheduler: scheduler)
   }
 
+  /// Cancels every descendant: nested running groups are walked with a list, not by calling
+  /// their own `interrupt` (100,000 nested groups would be as many stack frames), and then
+  /// settled innermost first once their children have finished.
   public func interrupt(_ group: OperationNode, scheduler: Scheduler, reason: String) {
-    for child in group.children where !child.isFinished { scheduler.cancel(child, reason: reason) }
-    settle(group, scheduler: scheduler)
+    var groups = [group], next = 0
+    while next < groups.count {
+      let g = groups[next]
+      next += 1
+      for child in g.children where !child.isFinished && !child.isCancelled {
+        if child.state == .executing, child.body is GroupBody {
+          scheduler.markCancelled(child, reason: reason)
+          groups.append(child)
+        } else {
+          scheduler.completely { scheduler.cancel(child, reason: reason) }
+        }
+      }
+    }
+    for g in groups.reversed() { settle(g, scheduler: scheduler) }
   }
 
   /// Follows a child (also one added while the group runs) until it finishes.
@@ -37,10 +52,23 @@ public final class GroupBody: OperationBody {
   func settle(_ group: OperationNode, scheduler: Scheduler) {
     guard group.state == .executing, group.unfinishedChildren == 0 else { return }
     if let bad = group.children.first(where: { $0.outcome == .failed }) {
-      scheduler.finish(group, .failed, error: "'\(bad.name)' failed" + (bad.error.map { ": \($0)" } ?? ""),
+      // The child, then the operation inside it that failed: nested groups repeating each
+      // other's whole errors grew quadratically (10,000 levels: gigabytes of text).
+      let leaf = bad.isGroup ? bad.failedLeaf ?? bad : bad
+      group.failedLeaf = leaf
+      let cause = leaf === bad ? bad.error
+        : "'\(leaf.name)' \(leaf.outcome?.rawValue ?? "failed")" + (leaf.error.map { ": \($0)" } ?? "")
+      scheduler.finish(group, .failed, error: "'\(bad.name)' failed" + (cause.map { ": \($0)" } ?? ""),
                        kind: .child)
-    } else if group.isCancelled || group.children.contains(where: { $0.outcome == .cancelled }) {
+    } else if group.isCancelled {
       scheduler.finish(group, .cancelled)
+    } else if let cancelled = group.children.first(where: { $0.outcome == .cancelled }) {
+      // Why, as for a failure: the child, then the operation inside it (a deadlock, say).
+      let leaf = cancelled.isGroup ? cancelled.failedLeaf ?? cancelled : cancelled
+      group.failedLeaf = leaf
+      let cause = leaf === cancelled ? cancelled.error
+        : "'\(leaf.name)' \(leaf.outcome?.rawValue ?? "cancelled")" + (leaf.error.map { ": \($0)" } ?? "")
+      scheduler.finish(group, .cancelled, error: "'\(cancelled.name)' cancelled" + (cause.map { ": \($0)" } ?? ""))
     } else {
       scheduler.finish(group, .succeeded)
     }
@@ -94,8 +122,26 @@ extension Scheduler {
   /// The outermost group that has not started yet, if `op` sits in one: scheduling `op`
   /// means scheduling that group.
   func entryPoint(for op: OperationNode) -> OperationNode {
+    var entries = EntryPoints()
+    return entries.entry(for: op)
+  }
+}
+
+/// `entryPoint(for:)` over many operations: each group's answer is kept, so the operations
+/// of 100,000 nested groups walk the chain of groups once, not once each (that was quadratic).
+struct EntryPoints {
+  private var known: [ObjectIdentifier: OperationNode] = [:]
+
+  mutating func entry(for op: OperationNode) -> OperationNode {
+    guard let first = op.group, !first.hasStarted else { return op }  // most operations
+    var walked: [OperationNode] = []
     var entry = op
-    while let group = entry.group, !group.hasStarted { entry = group }
+    while let group = entry.group, !group.hasStarted {
+      if let answer = known[ObjectIdentifier(group)] { entry = answer; break }
+      walked.append(group)
+      entry = group
+    }
+    for group in walked { known[ObjectIdentifier(group)] = entry }
     return entry
   }
 }

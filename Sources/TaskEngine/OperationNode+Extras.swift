@@ -27,6 +27,7 @@ extension OperationNode {
     @exclusivity(unchecked) var dependencyIndex: Set<ObjectIdentifier>? = nil
     @exclusivity(unchecked) weak var group: OperationNode? = nil
     @exclusivity(unchecked) var unfinishedChildren = 0
+    @exclusivity(unchecked) var failedLeaf: OperationNode? = nil
     @exclusivity(unchecked) var origin: (cause: StartCause, time: Double)? = nil
     @exclusivity(unchecked) var causeDetail: String? = nil
     @exclusivity(unchecked) var progress: ProgressNode? = nil
@@ -162,6 +163,12 @@ extension OperationNode {
   var unfinishedChildren: Int {
     get { extrasStorage?.unfinishedChildren ?? 0 }
     _modify { yield &extras.unfinishedChildren }
+  }
+  /// A failed or cancelled group's innermost operation behind it (its error names it after
+  /// its child).
+  var failedLeaf: OperationNode? {
+    get { extrasStorage?.failedLeaf }
+    set { if extrasStorage != nil || newValue != nil { extras.failedLeaf = newValue } }
   }
   /// Who produced it (or started its group) and when: a start cause that may come after
   /// its last dependency's finish.

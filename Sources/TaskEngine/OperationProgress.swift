@@ -1,6 +1,9 @@
 // OperationProgress: what an operation's progress events say: its composed progress, in the
 // units and words of the progress that stands for it.
 extension ProgressSnapshot {
+  /// How many wrapping nodes `ofOperation` looks through at most.
+  static let maxWrapping = 16
+
   /// An operation's progress (`node`, `op.progress`) as one consistent set of values.
   ///
   /// The fraction is always the operation's own: it composes every node below it, so it only
@@ -17,7 +20,11 @@ extension ProgressSnapshot {
   /// Returns the node to remember as shown.
   public static func ofOperation(_ node: ProgressNode, lastShown: ProgressNode?) -> (ProgressSnapshot, ProgressNode) {
     var shown = node
-    while let child = shown.onlyWrappedChild { shown = child }
+    var depth = 0  // bounded: 100,000 nested groups each walked the whole chain (quadratic)
+    while depth < maxWrapping, let child = shown.onlyWrappedChild {
+      shown = child
+      depth += 1
+    }
     let paused = shown.isPaused || node.isPaused
     if node.isFinished {
       let source = shown !== node ? shown : lastShown ?? node

@@ -8,7 +8,8 @@
 // - a child that finishes leaves `children` and its pending units move into the parent's
 //   `completed`; it is settled for good (later changes to it no longer reach the parent).
 //
-// Cost: a change of `completed` or `total` is O(depth): each ancestor keeps the sum of its
+// Cost: a change of `completed` or `total` is O(depth) at most (it stops where an ancestor's
+// numbers no longer change): each ancestor keeps the sum of its
 // children's contributions in its own units (`childUnits`) and is told only the difference.
 // Nothing is allocated per update; `onChange` is a plain closure call per node on the path.
 //
@@ -56,6 +57,8 @@ public final class ProgressNode {
   /// so removing a finished child is O(1) amortized.
   @exclusivity(unchecked) private var slots: [ProgressNode?] = []
   @exclusivity(unchecked) private var holes = 0
+  /// Set by the first `addChild` (settled children leave `slots` but may still link here).
+  @exclusivity(unchecked) private var hadChildren = false
   @exclusivity(unchecked) private var slotIndex = -1
   /// The parent; see the reference rules at the top of the file.
   @exclusivity(unchecked) private unowned(unsafe) var link: ProgressNode?
@@ -159,12 +162,15 @@ public final class ProgressNode {
   /// `completed` at once. A child added to a cancelled or paused node is cancelled or paused.
   @discardableResult
   public func addChild(_ child: ProgressNode, pending: Int64) -> Bool {
-    guard child.link == nil else { return false }
-    var ancestor: ProgressNode? = self
+    guard child.link == nil, child !== self else { return false }
+    // Only a node that ever had children can be an ancestor: most are added before they get
+    // any (a group's node when its parent group starts), so most adds walk nothing.
+    var ancestor: ProgressNode? = child.hadChildren ? link : nil
     while let node = ancestor {
       if node === child { return false }
       ancestor = node.link
     }
+    hadChildren = true
     child.link = self
     child.pending = pending
     child.isLinked = true
@@ -175,7 +181,7 @@ public final class ProgressNode {
       if hasClock { sample() }
       bubble(countsChanged: true, sampled: true)
     } else {
-      bubble(countsChanged: false)
+      bubble(countsChanged: true, sampled: true)  // told here; above, no count changed
     }
     if isCancelled { child.cancel() }
     if isPaused { child.pause() }
@@ -234,8 +240,8 @@ public final class ProgressNode {
 
   /// Called after any change of this node or (bubbling) of a descendant, with the node that
   /// changed first; the host coalesces these. It is called once on every node of the path,
-  /// bottom up, after all of their counts are up to date. Setting a property to the value it
-  /// already has is no change.
+  /// bottom up, after all of their counts are up to date; for a change of counts, only as far
+  /// up as the counts changed. Setting a property to the value it already has is no change.
   public var onChange: ((ProgressNode) -> Void)? {
     didSet { hasOnChange = onChange != nil }
   }
@@ -427,6 +433,10 @@ public final class ProgressNode {
       if changed {
         changed = node.push(into: parent)
         if changed && parent.hasClock { parent.sample() }
+        // A count change is told as far as it changed numbers: above, nothing did. (Walking
+        // on to the root made every update of a deep tree O(depth): 100,000 nested groups,
+        // each starting and finishing, were quadratic.)
+        if !changed { break }
       }
       node = parent
     }

@@ -186,6 +186,8 @@ public struct RunSummary: Sendable, Equatable {
   public var succeeded = 0, failed = 0, cancelled = 0, skipped = 0
   public var failures: [Failure] = []
   public var interrupted = false
+  /// Why the run was ended from inside (`os.exit(3) ended the run`), if it was.
+  public var ended: String? = nil
   public var elapsed: Double = 0
   /// The operations that took longest, longest first (at most five).
   public var slowest: [Timing] = []

@@ -195,27 +195,11 @@ extension Scheduler {
     return !items.isEmpty
   }
 
-  /// When nothing can happen any more, scheduled operations that have not started never will
-  /// (a suspended or zero-sized queue): cancel them with the reason. Returns whether it did.
-  func cancelUnstartable() -> Bool {
-    var changed = false
-    for op in operations where op.isScheduled && !op.isFinished && op.state != .executing {
-      let reason = op.state == .ready && op.queue.isSuspended
-        ? "never started: queue '\(op.queue.name)' is suspended"
-        : op.state == .ready && parked.contains(op) ? "never started: " + waitingForResources(op)
-        : op.state == .ready ? "never started: queue '\(op.queue.name)' has no room"
-        : "never started: its dependencies never finished"
-      cancel(op, reason: reason)
-      changed = true
-    }
-    return changed
-  }
-
   // MARK: Queue control
 
   public func suspend(_ queue: WorkQueue) { queue.isSuspended = true }
   public func resume(_ queue: WorkQueue) { queue.isSuspended = false }
   public func cancelAll(_ queue: WorkQueue, reason: String = "cancelled") {
-    for op in queue.operations where !op.isFinished { cancel(op, reason: reason) }
+    for op in queue.operations where !op.isFinished { completely { cancel(op, reason: reason) } }
   }
 }

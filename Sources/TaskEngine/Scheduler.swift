@@ -54,7 +54,7 @@ public final class Scheduler {
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
   @exclusivity(unchecked) var executing: [OperationNode] = []
   /// Scheduled operations that have not finished: the run is over when it is 0.
-  @exclusivity(unchecked) public private(set) var unfinishedScheduled = 0
+  @exclusivity(unchecked) public internal(set) var unfinishedScheduled = 0
   /// Units of each resource category (mutex: 1), and who holds them now.
   public private(set) var resourceCapacity: [String: Int] = [:]
   @exclusivity(unchecked) var resourceHolders: [String: [OperationNode]] = [:]
@@ -89,6 +89,9 @@ public final class Scheduler {
   @exclusivity(unchecked) var exclusiveWaiters: [() -> Void] = []
   /// Executing operations by the operations they wait on (for deadlock detection).
   @exclusivity(unchecked) var waits: [OperationNode: Set<OperationNode>] = [:]
+  /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
+  @exclusivity(unchecked) var cascade: [CascadeFrame] = []
+  @exclusivity(unchecked) var cascading = false
 
   public init(clock: any SchedulerClock = MonotonicClock(), jobs: Int = 1) {
     self.clock = clock
@@ -229,7 +232,8 @@ public final class Scheduler {
       runStartTime = clock.now
       emit(.runStart(time: 0))
     }
-    var stack = asChild ? ops : ops.map(entryPoint)
+    var entries = EntryPoints()
+    var stack = asChild ? ops : ops.map { entries.entry(for: $0) }
     // Ids, not nodes: sorting integers reads no node (a million nodes sorted by their ids
     // missed the cache on most comparisons), and the nodes are then visited in memory order.
     var newlyScheduled: [Int] = []
@@ -242,7 +246,7 @@ public final class Scheduler {
         counts.pending += 1
         scheduledWeight += op.weight
       }
-      for dependency in op.dependencies { stack.append(entryPoint(for: dependency)) }
+      for dependency in op.dependencies { stack.append(entries.entry(for: dependency)) }
     }
     newlyScheduled.sort()
     for id in newlyScheduled {
@@ -259,9 +263,18 @@ public final class Scheduler {
     let dependencies = op.producedBy.isEmpty ? op.dependencies : op.dependencies.filter { op.producedBy[$0] == nil }
     switch op.policy {
     case .succeeded:
-      if let bad = dependencies.first(where: { $0.outcome == .failed })
-          ?? dependencies.first(where: { $0.outcome != .succeeded }) {
-        op.upstreamFailed = bad.outcome == .failed || bad.outcome == .cancelled || bad.upstreamFailed
+      // One pass: the most telling dependency that did not succeed (failed, then cancelled,
+      // then a skip carrying a failure, then any), and whether any failed or was cancelled
+      // (not only the one the message names: `when = "failed"` further down sees the failure
+      // through every skip).
+      var bad: OperationNode?, rank = 0, upstream = false
+      for dependency in dependencies where dependency.outcome != .succeeded {
+        let r = dependency.outcome == .failed ? 4 : dependency.outcome == .cancelled ? 3 : dependency.upstreamFailed ? 2 : 1
+        if r > rank { (bad, rank) = (dependency, r) }
+        if r >= 2 { upstream = true }
+      }
+      if let bad {
+        op.upstreamFailed = upstream
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
       }
       if failConditionDependency(op) { return }
@@ -542,29 +555,7 @@ public final class Scheduler {
                             duration: duration ?? 0, details: details))
     }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
-    if op.isGroup && outcome != .succeeded {
-      // Children that never got to run end as their group did.
-      for child in op.children where !child.isFinished && !child.hasStarted && child.state != .executing {
-        child.isScheduled = true
-        unfinishedScheduled += 1
-        counts.pending += 1
-        scheduledWeight += child.weight
-        finish(child, outcome == .skipped ? .skipped : .cancelled, error: "group '\(op.name)' \(outcome.rawValue)")
-      }
-    }
-    if !op.finishHandlers.isEmpty {
-      let handlers = op.finishHandlers
-      op.finishHandlers = []
-      for handler in handlers { handler(op) }
-    }
-    if outcome == .failed && !keepGoing && stopReason == nil {
-      stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
-    }
-    for dependent in op.dependents {
-      dependent.lastDependency = op
-      dependent.unfinishedDependencies -= 1
-      if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
-    }
+    carryOut(finishOf: op)  // children, handlers, the fail-fast stop, dependents: Scheduler+Cascade
   }
 
   /// A body waits for other operations: its queue slot goes back meanwhile (as a group's or
@@ -628,13 +619,18 @@ public final class Scheduler {
   /// to stop and finishes when its body has stopped. Finished operations are left alone.
   public func cancel(_ op: OperationNode, reason: String = "cancelled") {
     guard !op.isFinished, !op.isCancelled else { return }
-    op.isCancelled = true
-    op.error = reason
+    markCancelled(op, reason: reason)
     if op.state == .executing, let body = op.body {
       body.interrupt(op, scheduler: self, reason: reason)
     } else {
       finish(op, .cancelled, error: reason)
     }
+  }
+
+  /// What `cancel` records before it stops the body (a group's interrupt marks nested groups).
+  func markCancelled(_ op: OperationNode, reason: String) {
+    op.isCancelled = true
+    op.error = reason
   }
 
   /// Its timeout passed: cancel it, and it finishes `failed` with a timeout error.
@@ -650,18 +646,21 @@ public final class Scheduler {
   public func stop(because reason: String) {
     stopReason = stopReason ?? reason
     // Operations downstream of a failure are left to be skipped when it reaches them.
-    var downstream = Set<OperationNode>()
+    // By id, not in a Set: after a failure at the head of a chain of 1,000,000 that set hashed
+    // every operation of it.
+    var downstream = [Bool](repeating: false, count: halted ? 0 : operations.count + 1)
     if !halted {
       var stack = operations.filter { $0.outcome == .failed }.flatMap(\.dependents)
       while let op = stack.popLast() {
-        guard downstream.insert(op).inserted else { continue }
+        guard !downstream[op.id] else { continue }
+        downstream[op.id] = true
         stack.append(contentsOf: op.dependents)
       }
     }
     // An interrupt also ends operations waiting for their next attempt.
     for op in operations where op.isScheduled && !op.isFinished && op.state != .executing
-      && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream.contains(op))) {
-      cancel(op, reason: reason)
+      && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream[op.id])) {
+      completely { cancel(op, reason: reason) }  // its dependents skipped before they are reached
     }
   }
 
@@ -699,7 +698,7 @@ public final class Scheduler {
     endedBy = reason
     stopReason = reason
     stop(because: reason)
-    for op in operations where op.state == .executing { cancel(op, reason: reason) }
+    for op in operations where op.state == .executing { completely { cancel(op, reason: reason) } }
     onHalt()
   }
 
@@ -713,7 +712,7 @@ public final class Scheduler {
       emit(.runProgress(time: elapsed, progress: progressNow()))  // "stopping…" shows at once
       for op in operations where op.state == .executing {
         guard let grace = op.backgroundGrace else {
-          cancel(op, reason: "interrupted")
+          completely { cancel(op, reason: "interrupted") }
           continue
         }
         message("taskrun: waiting up to \(formatSeconds(grace)) for '\(op.name)' to finish (Ctrl-C again to stop it)", from: nil)
@@ -724,7 +723,7 @@ public final class Scheduler {
       onHalt()
     } else {
       if interrupts == 2, !executing.isEmpty { message("taskrun: killing…; Ctrl-C again to exit at once", from: nil) }
-      for op in operations where op.state == .executing { cancel(op, reason: "interrupted") }
+      for op in operations where op.state == .executing { completely { cancel(op, reason: "interrupted") } }
       processes.signalAll(SIGKILL)
       if killsStrays { processes.killStrays() }
     }
@@ -773,6 +772,7 @@ public final class Scheduler {
   public var summary: RunSummary {
     var summary = RunSummary()
     summary.interrupted = interrupts > 0
+    summary.ended = endedBy
     summary.elapsed = elapsed
     // The five longest, in one pass (longest first, then declaration order).
     var slowest: [OperationNode] = []

@@ -65,21 +65,26 @@ extension Scheduler {
 
   /// The chain that set the run's length: from the (non-group) operation that finished last,
   /// back through what each one started after. Groups are walked through, not listed: what
-  /// waited for a group waited for its child that finished last.
+  /// waited for a group waited for its child that finished last. So are operations that
+  /// finished without starting (skipped, cancelled): the path goes on through the dependency
+  /// whose finish decided them, to the failure that caused a skip. One that failed at its
+  /// condition is listed (it is where the run failed), with no time of its own.
   public func criticalPath() -> [RunSummary.Timing] {
     var last: OperationNode?  // finished last; on a tie, declared first
-    for op in operations where !op.isGroup && op.startTime != nil {
+    for op in operations where !op.isGroup && (op.startTime != nil || failedUnstarted(op)) {
       guard let finish = op.finishTime else { continue }
       if let last, finish <= last.finishTime! { continue }
       last = op
     }
     guard var node = last else { return [] }
     var path: [OperationNode] = []
-    // Each step goes to something that happened before the step's start (a finish, a
-    // group's start, a producer's run), so the walk cannot loop; the bound only makes sure.
+    // Each step goes to something that happened before the step's start or finish (a finish,
+    // a group's start, a producer's run), so the walk cannot loop; the bound only makes sure.
     for _ in 0...operations.count {
-      let cause = node.startCause
-      if !node.isGroup { path.append(node) }
+      let started = node.startTime != nil
+      let cause = started ? node.startCause
+        : node.lastDependency.map { StartCause(after: $0, kind: .dependency, detail: nil) } ?? node.origin?.cause
+      if !node.isGroup && (started || failedUnstarted(node)) { path.append(node) }
       guard var next = cause?.after else { break }
       // A group ended when its last child did: the path goes on through that child.
       while cause?.kind != .group, next.isGroup,
@@ -93,4 +98,7 @@ extension Scheduler {
       .init(name: $0.name, duration: $0.duration ?? 0, reason: $0.startCause.map(StartReason.init))
     }
   }
+
+  /// Failed without starting: at a condition (or its produced dependency).
+  private func failedUnstarted(_ op: OperationNode) -> Bool { op.outcome == .failed && op.startTime == nil }
 }

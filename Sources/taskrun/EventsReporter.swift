@@ -71,7 +71,7 @@ final class EventsReporter: EventSink {
       fields = [("time", seconds(time)), ("event", .string("run_finish")),
                 ("succeeded", .int(summary.succeeded)), ("failed", .int(summary.failed)),
                 ("cancelled", .int(summary.cancelled)), ("skipped", .int(summary.skipped)),
-                ("interrupted", .bool(summary.interrupted)),
+                ("interrupted", .bool(summary.interrupted)), ("ended", summary.ended.map(JSON.string) ?? .null),
                 ("critical_path", .array(summary.criticalPath.map { .string($0.name) })),
                 ("critical_path_because", .array(summary.criticalPath.map { $0.reason.map(Self.because) ?? .null }))]
     }

@@ -202,7 +202,7 @@ final class PlainReporter: EventSink {
       }
     }
     var text = summary.counts + " in " + formatFixed(summary.elapsed, 2) + " s"
-    if summary.interrupted { text += " (interrupted)" }
+    if summary.interrupted { text += " (interrupted)" } else if let ended = summary.ended { text += " (\(ended))" }
     print(summary.allSucceeded ? color.paint(text, "1;32") : color.paint(text, "1"))
   }
 

@@ -54,6 +54,16 @@ import TestSupport
     while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("start") { usleep(20_000) }
     kill(started.child.pid, SIGINT)
     #expect(Binary.finish(started, timeout: 20).status == 130)
+    // A run os.exit ended says so in run_finish (and in the summary line); others say null.
+    try #"operation { name = "s", sh = "sleep 5" } operation { name = "quit", run = function() os.exit(3) end }"#
+      .write(to: dir.appendingPathComponent("exit.lua"), atomically: true, encoding: .utf8)
+    let exited = try events("exit.ndjson", ["-j2", "--progress", "plain", "exit.lua"])
+    #expect(exited.status == 3 && exited.stdout.contains("cancelled in ") && exited.stdout.contains(" (os.exit(3) ended the run)\n"),
+            "\(exited.stdout)")
+    let finishes = try files.map { try String(contentsOfFile: $0, encoding: .utf8) }.joined()
+      .split(separator: "\n").filter { $0.contains(#""event":"run_finish""#) }
+    #expect(finishes.filter { $0.contains(#""ended":"os.exit(3) ended the run""#) }.count == 1, "\(finishes)")
+    #expect(finishes.filter { $0.contains(#""ended":null"#) }.count == finishes.count - 1, "\(finishes)")
 
     let check = Binary.finish(try Binary.start([Binary.packageRoot.appendingPathComponent("scripts/check-events").path] + files,
                                                in: dir, program: Self.python!), timeout: 60)

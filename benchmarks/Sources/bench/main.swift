@@ -1,5 +1,6 @@
 // bench: taskrun against the tools users would pick instead, measured side by side.
 //   benchmarks/run [--quick]        (builds taskrun and this harness in release, then runs)
+//   benchmarks/run --cascades       (only the cascade rows: benchmarks/cascades.lua)
 //   bench oq SHAPE N JOBS           (internal: one OperationQueue graph, timed from outside)
 import Foundation
 
@@ -37,6 +38,13 @@ let empties = Measure.medians(repeats * 3, [.init(argv: [taskrun, "-q", root + "
                                              .init(argv: ["lua5.4", "-e", ""]),
                                              .init(argv: [bench, "oq", "independent", "0", "\(jobs)"])])
 let (emptyTaskrun, emptyLua, emptyQueue) = (empties[0], empties[1], empties[2])
+
+// `--cascades`: only the cascade rows (and their targets).
+if arguments.contains("--cascades") {
+  cascadeTable().print()
+  targets.print()
+  exit(0)
+}
 
 // 1. In-process work: no-op Lua operations against no-op BlockOperations.
 var scheduling = Table(title: "No-op operations: taskrun (empty Lua bodies) vs OperationQueue (BlockOperation {})",
@@ -99,6 +107,9 @@ for shape in Shape.allCases {
 }
 try? FileManager.default.removeItem(atPath: scratch)
 commands.print()
+
+// 1c. Failures, skips, stops and Ctrl-C spreading through 1,000,000 operations and 100,000 nested groups.
+cascadeTable().print()
 
 // 2b. The live view's cost.
 liveViewTable().print()

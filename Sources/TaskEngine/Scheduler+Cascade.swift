@@ -1,0 +1,107 @@
+// Cascades: what a finish sets off (children, handlers, the fail-fast stop, dependents) as a worklist.
+
+/// One finished operation whose consequences are being carried out, and how far they got.
+/// A finish used to call them directly (finish → evaluate → finish …, a group's settle →
+/// finish → settle …), one stack frame per link: a failure, skip or cancel spreading through
+/// a chain of ~8,000 operations or 10,000 nested groups overflowed the thread's stack. The
+/// frames now live in `Scheduler.cascade`, an array, and are carried out in the same order the
+/// recursion had (depth first, each consequence complete before the next), so outcomes and
+/// events are unchanged.
+struct CascadeFrame {
+  enum Phase { case children, handlers, stop, dependents }
+  /// Unretained: the scheduler's `operations` holds every operation while it runs.
+  unowned(unsafe) let op: OperationNode
+  var phase: Phase
+  var index = 0
+  var handlers: [(OperationNode) -> Void] = []
+}
+
+extension Scheduler {
+  /// Carries out what `op`'s finish sets off: at once when nothing else is being carried out,
+  /// else when the finish that is (or the `completely` that is) comes back to it.
+  func carryOut(finishOf op: OperationNode) {
+    let group = op.isGroup && op.outcome != .succeeded && !op.children.isEmpty
+    let handlers = op.extrasStorage?.finishHandlers.isEmpty == false
+    let stops = op.outcome == .failed && !keepGoing && stopReason == nil
+    // Most finishes set off nothing (a leaf, no one waiting): no frame. Most others only
+    // evaluate dependents: the frame starts there.
+    if !group && !handlers && !stops && op.dependents.isEmpty { return }
+    let frame = CascadeFrame(op: op, phase: group ? .children : handlers ? .handlers : stops ? .stop : .dependents)
+    guard cascading else {
+      cascading = true
+      cascade.append(frame)
+      drainCascade(downTo: cascade.count - 1)
+      cascading = false
+      return
+    }
+    cascade.append(frame)
+  }
+
+  /// Runs `body` (a cancel, say) and everything it sets off before returning, even from inside
+  /// a cascade: a loop that cancels operations one by one sees the first's consequences (its
+  /// dependents skipped) before it reaches the next. Nests only as deep as such loops do.
+  func completely(_ body: () -> Void) {
+    let base = cascade.count
+    let outer = cascading
+    cascading = true
+    body()
+    drainCascade(downTo: base)
+    cascading = outer
+  }
+
+  private func drainCascade(downTo base: Int) {
+    while cascade.count > base { stepCascade() }
+  }
+
+  /// One consequence of the top frame; what it finishes goes on top and is carried out first.
+  private func stepCascade() {
+    let top = cascade.count - 1
+    let op = cascade[top].op
+    switch cascade[top].phase {
+    case .children:
+      // Children that never got to run end as their group did.
+      let children = op.children
+      let outcome: Outcome = op.outcome == .skipped ? .skipped : .cancelled
+      while cascade[top].index < children.count {
+        let child = children[cascade[top].index]
+        cascade[top].index += 1
+        guard !child.isFinished && !child.hasStarted && child.state != .executing else { continue }
+        child.isScheduled = true
+        unfinishedScheduled += 1
+        counts.pending += 1
+        scheduledWeight += child.weight
+        finish(child, outcome, error: "group '\(op.name)' \(op.outcome!.rawValue)")
+        return
+      }
+      cascade[top].phase = .handlers
+      cascade[top].index = 0
+    case .handlers:
+      if cascade[top].index == 0 && cascade[top].handlers.isEmpty && !op.finishHandlers.isEmpty {
+        cascade[top].handlers = op.finishHandlers
+        op.finishHandlers = []
+      }
+      if cascade[top].index < cascade[top].handlers.count {
+        let handler = cascade[top].handlers[cascade[top].index]
+        cascade[top].index += 1
+        return handler(op)
+      }
+      cascade[top].handlers = []
+      cascade[top].phase = .stop
+    case .stop:
+      cascade[top].phase = .dependents
+      cascade[top].index = 0
+      if op.outcome == .failed && !keepGoing && stopReason == nil {
+        stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
+      }
+    case .dependents:
+      let index = cascade[top].index, count = op.dependents.count
+      guard index < count else { cascade.removeLast(); return }
+      // The last one is a tail call: its frame goes first, so a chain keeps one frame.
+      if index == count - 1 { cascade.removeLast() } else { cascade[top].index += 1 }
+      let dependent = op.dependents[index]
+      dependent.lastDependency = op
+      dependent.unfinishedDependencies -= 1
+      if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
+    }
+  }
+}
