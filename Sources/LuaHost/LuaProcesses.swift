@@ -72,7 +72,11 @@ final class SideOutput: @unchecked Sendable {
   let stream: Int
   private let lock = Lock()
   private var bytes: [UInt8] = []
+  /// Bytes past `limit` since the last `take`, dropped (a chatty command, or a background
+  /// job holding the pipe after its handle closed, must not grow taskrun's memory).
+  private var dropped = 0
   private var ended = false
+  static let limit = 1 << 16
 
   init(fd: Int32, stream: Int) {
     self.fd = fd
@@ -87,7 +91,9 @@ final class SideOutput: @unchecked Sendable {
       if n < 0 && errno == EINTR { continue }
       if n <= 0 { break }
       lock.lock()
-      bytes += buffer[0..<n]
+      let room = max(0, Self.limit - bytes.count)
+      bytes += buffer[0..<min(n, room)]
+      dropped += n - min(n, room)
       lock.unlock()
     }
     close(fd)
@@ -103,12 +109,18 @@ final class SideOutput: @unchecked Sendable {
     return ended
   }
 
-  /// What was read and not yet taken, and whether the output has ended.
+  /// What was read and not yet taken (at most `limit` bytes, then a line saying how many
+  /// were dropped), and whether the output has ended.
   func take() -> (bytes: [UInt8], ended: Bool) {
     lock.lock()
     defer { lock.unlock() }
-    let taken = bytes
+    var taken = bytes
+    if dropped > 0 {
+      if taken.last != 10 && !taken.isEmpty { taken.append(10) }
+      taken += Array("taskrun: \(dropped) more bytes of this io.popen command's \(stream == 0 ? "output" : "standard error") not shown\n".utf8)
+    }
     bytes = []
+    dropped = 0
     return (taken, ended)
   }
 }

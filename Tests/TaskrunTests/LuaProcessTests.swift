@@ -201,4 +201,22 @@ import TestSupport
     }
     #expect(done.contains("read: popen read") && done.contains("popen err\n") && done.contains("through cat\n"), "\(done)")
   }
+
+  /// An io.popen command's standard error under the live view is held until its handle
+  /// closes, at most 64 KiB of it: past that, one line says how much was not shown.
+  @Test(.enabled(if: hasTmux)) func aChattyIoPopenCommandsStandardErrorIsBounded() throws {
+    let dir = try workflow("""
+      operation { name = "chatty", run = function()
+        local f = io.popen("head -c 300000 /dev/zero | tr '\\\\0' x >&2; echo first; echo last >&2")
+        local out = f:read("a")
+        f:close()
+        print("read: " .. out:gsub("\\n", ""))
+      end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir, width: 100, height: 50)
+    let done = session.wait(timeout: 30) { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=0"), "\(done)")
+    #expect(done.contains("read: first"), "\(done)")
+    #expect(done.contains("more bytes of this io.popen command's standard error not shown"), "\(done)")
+  }
 }
