@@ -26,6 +26,15 @@ import TestSupport
     }
   }
 
+  /// Runs w.lua in `dir` and sends SIGINT once its output holds `text` (and a moment more).
+  func interrupted(_ dir: URL, once text: String) throws -> Run {
+    let started = try Binary.start(["w.lua"], in: dir)
+    waitFor(text, in: started.out)
+    usleep(300_000)
+    kill(started.child.pid, SIGINT)
+    return Binary.finish(started, timeout: 15)
+  }
+
   @Test func osExecuteAndIoPopenKeepLuasResults() throws {
     let dir = try workflow("""
       print(os.execute("exit 3"))
@@ -70,11 +79,7 @@ import TestSupport
       print("after")
       operation { name = "later", run = function() print("later ran") end }
       """)
-    let started = try Binary.start(["w.lua"], in: dir)
-    waitFor("before", in: started.out)
-    usleep(300_000)
-    kill(started.child.pid, SIGINT)
-    let run = Binary.finish(started, timeout: 15)
+    let run = try interrupted(dir, once: "before")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(!run.stdout.contains("returned") && !run.stdout.contains("after") && !run.stdout.contains("later ran"), "\(run.stdout)")
     #expect(run.stdout.contains("taskrun: interrupted"), "\(run.stdout)")
@@ -90,11 +95,7 @@ import TestSupport
       end }
       operation { name = "b", after = { "a" }, run = function() print("b ran") end }
       """)
-    let started = try Binary.start(["w.lua"], in: dir)
-    waitFor("a started", in: started.out)
-    usleep(300_000)
-    kill(started.child.pid, SIGINT)
-    let run = Binary.finish(started, timeout: 15)
+    let run = try interrupted(dir, once: "a started")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("cancelled a: interrupted") && run.stdout.contains("cancelled b: interrupted"), "\(run.stdout)")
     #expect(!run.stdout.contains("returned") && !run.stdout.contains("b ran") && !run.stdout.contains("ok "), "\(run.stdout)")
@@ -125,11 +126,7 @@ import TestSupport
       print("second", f:read("l"))
       operation { name = "later", run = function() print("later ran") end }
       """)
-    let started = try Binary.start(["w.lua"], in: dir)
-    waitFor("first", in: started.out)
-    usleep(300_000)
-    kill(started.child.pid, SIGINT)
-    let run = Binary.finish(started, timeout: 15)
+    let run = try interrupted(dir, once: "first")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(!run.stderr.contains("cannot be interrupted"), "no guess at a finalizer: \(run.stderr)")
     #expect(run.stdout.contains("taskrun: interrupted") && !run.stdout.contains("second") && !run.stdout.contains("later ran"), "\(run.stdout)")
