@@ -38,7 +38,7 @@ extension ScriptHost {
           if let reason = co.interruptReason { return fail(co, reason) }
           if let op = co.op, op.isCancelled { return fail(co, op.error ?? "cancelled") }
           if check && result.status != 0 {
-            return fail(co, "command failed: \(spec.display): \(exitDescription(result))")
+            return fail(co, "command failed: \(spec.display): \(exitDescription(result))" + result.whereOutputIs)
           }
           succeed(co) { s in self.pushCommandResult(result, on: s); return 1 }
         }
@@ -114,8 +114,7 @@ extension ScriptHost {
         _ = buffer.withMemoryRebound(to: CChar.self) { lua_pushlstring(s.L, $0.baseAddress, $0.count) }
       }
       s.rawSet(-2, key)
-      if let file {
-        SpillFolder.shared.keep(file)  // the script may read it after the run
+      if let file {  // removed at exit unless a failure message names it
         s.push(file)
         s.rawSet(-2, key + "_file")
       }

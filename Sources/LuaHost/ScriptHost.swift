@@ -15,6 +15,7 @@ public struct HostError: Error, CustomStringConvertible {
   public init(_ description: String, operationFailed: Bool = false) {
     self.description = description
     self.operationFailed = operationFailed
+    SpillFolder.shared.keepNamed(in: description)  // shown to the user: the output files it names stay
   }
 }
 

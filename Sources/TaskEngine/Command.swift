@@ -98,6 +98,10 @@ public struct CommandResult: Sendable, Equatable {
   /// or past the memory limit when no file could be made).
   public var stdoutDropped = 0
   public var stderrDropped = 0
+  /// Why a stream's file holds less than it should, when writing it failed (a full disk,
+  /// `ulimit -f`): "writing it failed (…): it holds only the first N bytes of M".
+  public var stdoutIncomplete: String?
+  public var stderrIncomplete: String?
   /// Why taskrun ended it, when it did so on its own (a command stopped by the terminal).
   public var reason: String?
 
@@ -122,15 +126,18 @@ public struct CommandResult: Sendable, Equatable {
   /// " (all of its output: FILE)" when a stream went to a file, with what was dropped; "" else.
   public var whereOutputIs: String {
     var parts: [String] = []
-    for (name, file, dropped) in [("stdout", stdoutFile, stdoutDropped), ("stderr", stderrFile, stderrDropped)] {
-      if let file {
+    for (name, file, dropped, incomplete) in [("stdout", stdoutFile, stdoutDropped, stdoutIncomplete),
+                                              ("stderr", stderrFile, stderrDropped, stderrIncomplete)] {
+      if let file, let incomplete {
+        parts.append("\(file), incomplete: \(incomplete)")
+      } else if let file {
         parts.append(dropped == 0 ? file : "\(file), where \(dropped) bytes of its middle were dropped")
       } else if dropped > 0 {
         parts.append("only the last \(ProcessRunner.tailBytes >> 10) KiB of its \(name): \(dropped) bytes were dropped")
       }
     }
     guard !parts.isEmpty else { return "" }
-    let whole = stdoutDropped == 0 && stderrDropped == 0
+    let whole = stdoutDropped == 0 && stderrDropped == 0 && stdoutIncomplete == nil && stderrIncomplete == nil
     return " (\(whole ? "all of its output" : "its output"): \(parts.joined(separator: "; ")))"
   }
 
@@ -159,7 +166,7 @@ public final class CommandBody: OperationBody {
     token = scheduler.runCommand(spec, for: operation, remote: true) { [weak operation] result in
       guard let operation else { return }
       operation.commandResult = result
-      if operation.isCancelled || result.status == 0 {  // no message names its files
+      if operation.isCancelled || result.status == 0 {  // no failure message names its files
         SpillFolder.shared.discard(result.stdoutFile)
         SpillFolder.shared.discard(result.stderrFile)
       }
@@ -167,9 +174,7 @@ public final class CommandBody: OperationBody {
         scheduler.finish(operation, .cancelled)  // keeps the reason: cancelled, interrupted, timed out
       } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
-      } else {
-        SpillFolder.shared.keep(result.stdoutFile)
-        SpillFolder.shared.keep(result.stderrFile)
+      } else {  // the message names its files: they stay (Scheduler.finish)
         scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display
                            + result.whereOutputIs, kind: .command)
       }

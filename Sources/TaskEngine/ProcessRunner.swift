@@ -395,6 +395,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     var result = CommandResult(status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes,
                                stdoutFile: out.path, stderrFile: err.path, reason: reason)
     (result.stdoutDropped, result.stderrDropped) = (out.dropped, err.dropped)
+    (result.stdoutIncomplete, result.stderrIncomplete) = (out.incomplete, err.incomplete)
     inbox.post(.processExited(token: token, result: result))
   }
 }

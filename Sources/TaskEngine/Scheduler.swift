@@ -522,6 +522,7 @@ public final class Scheduler {
     op.state = .finished
     op.outcome = outcome
     op.error = error ?? op.error
+    if outcome == .failed, let error = op.error { SpillFolder.shared.keepNamed(in: error) }  // shown to the user
     switch outcome {
     case .succeeded: op.errorKind = nil
     case .failed: op.errorKind = op.timedOut ? .timeout : kind ?? .script

@@ -35,6 +35,10 @@ public final class SignalWatcher: @unchecked Sendable {
     defer { lock.unlock() }
     guard !started else { return }
     started = true
+    // A file past `ulimit -f` (an output file of --output-limit, --events, io.open) must not
+    // kill taskrun with SIGXFSZ: the write fails with EFBIG and is reported. Commands get the
+    // default back (CSpawn's spawn.c resets every signal below 32).
+    signal(SIGXFSZ, SIG_IGN)
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { return }
     for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

@@ -93,19 +93,21 @@ func mode(_ path: String) -> mode_t {
     #expect(!run.stderr.contains("warning"), "\(run.stderr)")
   }
 
-  @Test func theFolderIsPrivateAndAFileAResultNamesStays() throws {
+  @Test func theFolderIsPrivateAndAResultsFileLastsAsLongAsTheRun() throws {
     let w = try SpillWorkflow("""
       local r = sh("head -c 3000000 /dev/zero")
+      local folder = r.stdout_file:match("^(.*)/[^/]*$")
       print("file " .. r.stdout_file)
+      print("modes " .. sh("stat -c '%a %s' '" .. folder .. "' '" .. r.stdout_file .. "'").stdout:gsub("\\n", " "))
       """)
     let run = try w.run()
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     let file = run.stdout.split(separator: "\n").first { $0.hasPrefix("file ") }.map { String($0.dropFirst(5)) } ?? ""
-    let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-    #expect(folder.hasPrefix(w.tmp.path + "/taskrun-"), "\(file)")
-    #expect(mode(folder) == 0o700, "the folder's mode is \(String(mode(folder), radix: 8))")
-    #expect(mode(file) == 0o600, "the file's mode is \(String(mode(file), radix: 8))")
-    #expect((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 3_000_000)
+    #expect(file.hasPrefix(w.tmp.path + "/taskrun-"), "\(file)")
+    // While the run lasted: the folder 0700, the file 0600 with all of the output.
+    #expect(run.stdout.contains("modes 700 ") && run.stdout.contains(" 600 3000000 "), "\(run.stdout)")
+    // After it: nothing names it in a failure, so it is gone, with its folder.
+    #expect(w.leftovers() == [], "left after a successful run: \(w.leftovers())")
   }
 
   @Test func afterASuccessNothingIsLeftAndAfterAFailureTheFileIsNamedAndKept() throws {
@@ -211,5 +213,141 @@ func mode(_ path: String) -> mode_t {
     let run = Binary.finish(started, timeout: 30)
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(interrupted.leftovers() == [], "left after Ctrl-C: \(interrupted.leftovers())")
+  }
+}
+
+/// A spill file on every way out of a run, the run's bound on all of them together, and a
+/// file whose writing fails midway (`ulimit -f` stands for a full disk: both fail the write).
+@Suite(.serialized) struct SpillExitTests {
+  /// Runs the workflow with `ulimit -f KB` on taskrun alone (its output goes through a pipe
+  /// to `cat`, so taskrun's own report is not limited); stderr is merged into stdout.
+  func runLimited(_ w: SpillWorkflow, fileLimitKB: Int, _ arguments: [String] = []) throws -> Run {
+    let script = "(ulimit -f \(fileLimitKB); exec \"$0\" \"$@\") 2>&1 | cat; exit ${PIPESTATUS[0]}"
+    return Binary.finish(try Binary.start(["-c", script, Binary.url.path, "--progress", "plain", "--output-limit", "1"]
+                                            + arguments + ["w.lua"],
+                                          in: w.dir, environment: ["TMPDIR": w.tmp.path], program: "/bin/bash"),
+                         timeout: 120)
+  }
+
+  @Test func aSpillFilePastUlimitIsReportedIncompleteAndTaskrunLives() throws {
+    let w = try SpillWorkflow("""
+      -- a command still gets SIGXFSZ at its default: head dies of it (128 + 25)
+      print("head: " .. sh("head -c 2000000 /dev/zero > big; echo $?").stdout)
+      operation { name = "big", sh = "head -c 3000000 /dev/zero | tr '\\\\0' b; exit 3" }
+      """)
+    let run = try runLimited(w, fileLimitKB: 1024)
+    #expect(run.status == 1, "taskrun ended with \(run.status): \(run.stdout.prefix(3000))")
+    #expect(run.stdout.contains("head: 153"), "\(run.stdout.prefix(3000))")
+    #expect(run.stdout.contains("taskrun: warning: cannot keep command output past --output-limit in a file (")
+              && run.stdout.contains(": File too large)"), "\(run.stdout.prefix(3000))")
+    let message = run.stdout.firstMatch(of: /\(its output: ([^,]+), incomplete: writing it failed \(File too large\): it holds only the first (\d+) bytes of 3000000\)/)
+    #expect(message != nil, "\(run.stdout.prefix(3000))")
+    #expect(!run.stdout.contains("of its middle were dropped"), "\(run.stdout.prefix(3000))")
+    #expect(run.stdout.contains("0 succeeded, 1 failed"), "no summary: \(run.stdout.suffix(2000))")
+    guard let message else { return }
+    // The failure names the file, so it stays, holding exactly the beginning it says.
+    let data = try Data(contentsOf: URL(fileURLWithPath: String(message.1)))
+    #expect(data.count == Int(message.2) && data.count == 1 << 20 && data.allSatisfy { $0 == UInt8(ascii: "b") })
+    #expect(w.leftovers().filter { $0.contains(".std") }.count == 1, "\(w.leftovers())")
+  }
+
+  @Test func aSpillFileThatGotNothingIsRemovedAndTheOutputsEndIsKept() throws {
+    let w = try SpillWorkflow("""
+      operation { name = "ok", sh = "head -c 3000000 /dev/zero" }
+      operation { name = "bad", after = "ok", sh = "head -c 3000000 /dev/zero | tr '\\\\0' b; exit 3" }
+      """)
+    let run = try runLimited(w, fileLimitKB: 0)
+    #expect(run.status == 1, "taskrun ended with \(run.status): \(run.stdout.prefix(3000))")
+    #expect(run.stdout.contains("File too large)"), "\(run.stdout.prefix(3000))")
+    #expect(run.stdout.contains("(its output: only the last 64 KiB of its stdout: 2934464 bytes were dropped)"),
+            "\(run.stdout.prefix(3000))")
+    #expect(w.leftovers() == [], "left: \(w.leftovers())")
+  }
+
+  @Test func noExitPathLeavesAFileNoFailureNames() throws {
+    // A body holding its sh() result, stopped by each signal.
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+      let w = try SpillWorkflow("""
+        operation { name = "holds", run = function() local r = sh("head -c 3000000 /dev/zero"); sleep(30) end }
+        operation { name = "waits", sh = "sleep 30" }
+        """)
+      let started = try w.start()
+      #expect(w.waitForSpill(60), "the output never reached a file")
+      usleep(300_000)
+      kill(started.child.pid, signal)
+      let run = Binary.finish(started, timeout: 30)
+      #expect(run.status == 130, "signal \(signal): \(run.stdout)\(run.stderr)")
+      #expect(w.leftovers() == [], "left after signal \(signal): \(w.leftovers())")
+    }
+    // Success, with results in a loop and at the top level; os.exit; a fail-fast stop that
+    // leaves a body's discarded result behind.
+    let scripts = [
+      (0, """
+        operation { name = "loop", run = function() for i = 1, 5 do local r = sh("head -c 2000000 /dev/zero") end end }
+        local top = sh("head -c 2000000 /dev/zero")
+        """),
+      (3, #"local r = sh("head -c 2000000 /dev/zero"); os.exit(3)"#),
+      (1, """
+        operation { name = "discards", run = function() sh("head -c 3000000 /dev/zero"); sleep(2) end }
+        operation { name = "breaks", sh = "sleep 0.5; exit 1" }
+        """),
+    ]
+    for (status, script) in scripts {
+      let w = try SpillWorkflow(script)
+      let run = try w.run()
+      #expect(run.status == Int32(status), "\(script): \(run.stdout)\(run.stderr)")
+      #expect(w.leftovers() == [], "left after \(script): \(w.leftovers())")
+    }
+  }
+
+  @Test func aFailureThatNamesAResultsFileKeepsItAndSaysWhere() throws {
+    let w = try SpillWorkflow("""
+      operation { name = "checked", run = function() sh("head -c 3000000 /dev/zero; exit 4") end }
+      operation { name = "quotes", run = function()
+        local r = sh("head -c 2000000 /dev/zero | tr '\\\\0' q")
+        local also = sh("head -c 2000000 /dev/zero")
+        error("see " .. r.stdout_file)
+      end }
+      """)
+    let run = try w.run(["-k"])
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let failures = run.stderr.components(separatedBy: "Failures:").last ?? ""
+    let checked = failures.firstMatch(of: /command failed: [^\n]*exited with status 4 \(all of its output: ([^)]+)\)/)
+    let quoted = failures.firstMatch(of: /see ([^\s]+\.stdout)/)
+    #expect(checked != nil && quoted != nil, "\(run.stderr.prefix(3000))")
+    guard let checked, let quoted else { return }
+    #expect((try? FileManager.default.attributesOfItem(atPath: String(checked.1))[.size] as? Int) == 3_000_000)
+    #expect((try? FileManager.default.attributesOfItem(atPath: String(quoted.1))[.size] as? Int) == 2_000_000)
+    // The result no failure names is gone.
+    #expect(w.leftovers().filter { $0.contains(".std") }.count == 2, "\(w.leftovers())")
+  }
+
+  @Test func allFilesOfARunTogetherStayWithinTheirBound() throws {
+    let w = try SpillWorkflow("""
+      local sizes, filed, unfiled = 0, 0, 0
+      for i = 1, 10 do
+        local r = sh("head -c 2000000 /dev/zero; printf END")
+        assert(#r.stdout == 65536 and r.stdout:sub(-3) == "END")
+        if r.stdout_file then
+          local f = assert(io.open(r.stdout_file, "rb"))
+          sizes = sizes + f:seek("end")
+          f:close()
+          filed = filed + 1
+        else
+          unfiled = unfiled + 1
+        end
+      end
+      print("filed " .. filed .. " unfiled " .. unfiled .. " bytes " .. sizes)
+      """)
+    let run = try w.run(["--output-file-limit", "1"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let counts = run.stdout.firstMatch(of: /filed (\d+) unfiled (\d+) bytes (\d+)/)
+    #expect(counts != nil, "\(run.stdout)")
+    guard let counts else { return }
+    #expect(Int(counts.1)! >= 3 && Int(counts.2)! >= 1, "\(run.stdout)")
+    #expect(Int(counts.3)! <= 4 << 20, "the files hold \(counts.3) bytes, past 4 × --output-file-limit")
+    #expect(run.stderr.contains("this run's output files reached 4 MB, 4 × --output-file-limit"), "\(run.stderr)")
+    #expect(run.stderr.components(separatedBy: "taskrun: warning").count == 2, "warned once: \(run.stderr)")
+    #expect(w.leftovers() == [], "left: \(w.leftovers())")
   }
 }
