@@ -1,4 +1,4 @@
-// Spill files: output past --output-limit goes to a private folder, safely, bounded, and is removed when nothing names it.
+// Spill files: output past --output-limit goes to a private folder, safely, bounded, and is removed at exit unless a failure names it.
 import Foundation
 import Testing
 import TestSupport
