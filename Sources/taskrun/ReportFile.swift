@@ -18,6 +18,8 @@ final class ReportFile {
   /// A regular file can be rewritten from its start (`replace`); anything else only appended to.
   let isRegular: Bool
   private var failed = false
+  /// Whether a write (or the close) failed: what the file holds is incomplete.
+  var hasFailed: Bool { failed }
   /// Closed at the run's end: what comes after (a finalizer's print) is not written, and
   /// never to whatever file reuses the descriptor.
   private var isClosed = false

@@ -55,6 +55,25 @@ import TestSupport
     #expect(run.stderr.contains("taskrun: cannot write \(what) to 'fifo': no reader on the FIFO"), "\(run.stderr)")
   }
 
+  /// `taskrun test`'s JUnit file goes through the same open: a FIFO without a reader is
+  /// refused at once, and a link is written through (both were replaced by a regular file
+  /// renamed over them: `-Xoutput /dev/stderr` run as root replaced /dev/stderr).
+  @Test func theJUnitReportIsWrittenInPlace() throws {
+    let dir = try folder()
+    try #"describe("a", function() it("works", function() assert.is_true(true) end) end)"#
+      .write(to: dir.appendingPathComponent("a_spec.lua"), atomically: true, encoding: .utf8)
+    #expect(mkfifo(dir.appendingPathComponent("fifo").path, 0o600) == 0)
+    let fifo = Binary.finish(try Binary.start(["test", "-o", "junit", "-Xoutput", "fifo", "a_spec.lua"], in: dir), timeout: 20)
+    #expect(fifo.status == 2 && fifo.stderr.contains("cannot write the JUnit report to 'fifo': no reader on the FIFO"), "\(fifo.stderr)")
+    var info = stat()
+    #expect(lstat(dir.appendingPathComponent("fifo").path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still one")
+    try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link.xml").path, withDestinationPath: "target.xml")
+    let linked = try Binary.run(["test", "-o", "junit", "-Xoutput", "link.xml", "a_spec.lua"], in: dir)
+    #expect(linked.status == 0, "\(linked.stderr)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("link.xml").path) == "target.xml")
+    #expect(try String(contentsOf: dir.appendingPathComponent("target.xml"), encoding: .utf8).contains(#"tests="1" failures="0""#))
+  }
+
   /// "-" is the file descriptor 2 itself: another name for it is the same file for both reports.
   @Test func standardErrorByAnotherNameIsTheSameFile() throws {
     let dir = try folder()
