@@ -1,4 +1,4 @@
-// A dry run's wrappers of Lua's library raise the errors a run raises: the caller's line, the function's name, no traceback.
+// A dry run's (and the sandbox's) wrappers of Lua's library raise the errors a run raises: the caller's line, the function's name, no traceback.
 import Foundation
 import Testing
 import TestSupport
@@ -26,5 +26,20 @@ import TestSupport
     #expect(run.status == 2 && dry.status == 2, "\(run.stderr)\(dry.stderr)")
     #expect(run.stderr.hasPrefix("taskrun: m.lua:1: ") || run.stderr.hasPrefix("taskrun: cannot open"), "\(run.stderr)")
     #expect(dry.stderr == run.stderr, "run: \(run.stderr)\ndry run: \(dry.stderr)")
+  }
+
+  /// --sandbox wraps load as well (text only): its errors, with and without -n, are load's.
+  @Test(arguments: ["load()", #"load("return 1", {})"#, #"load("return 1", "x", {})"#, "local l = load; l()",
+                    #"local f, e = load("return 1", "=x", "b"); error(e)"#])
+  func aSandboxedLoadRaisesAsLoad(_ call: String) throws {
+    let dir = Scratch.root.appendingPathComponent("taskrun-sandboxmessage-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try (call + "\n").write(to: dir.appendingPathComponent("m.lua"), atomically: true, encoding: .utf8)
+    let run = try Binary.run(["-q", "m.lua"], in: dir)
+    #expect(run.status == 2 && run.stderr.hasPrefix("taskrun: m.lua:1: "), "\(run.stderr)")
+    for options in [["--sandbox"], ["--sandbox", "-n"]] {
+      let confined = try Binary.run(options + ["-q", "m.lua"], in: dir)
+      #expect(confined.status == 2 && confined.stderr == run.stderr, "\(options): \(confined.stderr) run: \(run.stderr)")
+    }
   }
 }
