@@ -20,7 +20,7 @@ enum ScriptOverwriteCheck {
       ? stat(scriptPath, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
       : resolved(reportPath) == resolved(scriptPath)
     guard same else { return nil }
-    return "\(option) '\(report)' is the script \(script): writing there would replace it (name another file)"
+    return "\(option) '\(report)' is the script '\(script)': writing there would replace it (name another file)"
   }
 
   /// `path` (absolute) with every link followed, also a dangling one, and `.`/`..` applied:

@@ -6,7 +6,8 @@
 -- os.rename) are refused with Lua's nil, message, errno; os.tmpname gives a name and makes no
 -- file (removing that name succeeds, as in a run); C modules are not loaded; chunks load as
 -- text only. Reading files stays allowed; standard input reads as empty. The debug functions that could reach the originals kept
--- here (upvalues, locals, hooks, the registry) are left out.
+-- here (upvalues, locals, hooks, the registry) are left out. A bad argument raises what a
+-- run raises: the name the caller used, at the caller's line (`argerror`).
 local G, note, null_handle = ...
 local type, tostring, tonumber, select, error, pcall, rawget = type, tostring, tonumber, select, error, pcall, rawget
 local find, format, match = string.find, string.format, string.match
