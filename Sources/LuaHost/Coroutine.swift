@@ -218,7 +218,8 @@ extension ScriptHost {
     }
   }
 
-  /// Keeps the user's frames: drops the prelude's and the C plumbing's.
+  /// Keeps the user's frames: drops the host's own Lua (the prelude, the dry run's and the
+  /// sandbox's wrappers, which stand for C functions) and the C plumbing's.
   func cleanTraceback(_ traceback: String, message: String) -> String {
     var lines = traceback.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if lines.first == message { lines.removeFirst() }
@@ -226,7 +227,8 @@ extension ScriptHost {
       lines.removeFirst(message.split(separator: "\n", omittingEmptySubsequences: false).count)
     }
     let frames = lines.filter { line in
-      !line.contains("[taskrun]") && !line.trimmed(newlines: false).hasPrefix("[C]:")
+      !line.contains("[taskrun]") && !line.contains("[dry run]:") && !line.contains("[sandbox]:")
+        && !line.trimmed(newlines: false).hasPrefix("[C]:")
     }
     // Only the header left, or only tail-call markers: nothing worth showing.
     guard frames.dropFirst().contains(where: { !$0.contains("(...tail calls...)") }) else { return "" }

@@ -207,6 +207,11 @@ public struct RunSummary: Sendable, Equatable {
     public var outcome: Outcome
     public var error: String
     public var output: String
+    /// Why it failed (`.child`: a group's child failed).
+    public var kind: FailureKind? = nil
+    /// For a group that failed because of a child: the operation that failed by itself
+    /// inside it, however deep (the summary lists it once, not every group around it).
+    public var cause: String? = nil
   }
 
   public init() {}

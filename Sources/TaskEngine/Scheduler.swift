@@ -793,7 +793,8 @@ public final class Scheduler {
       case .failed, .cancelled:
         if op.outcome == .failed { summary.failed += 1 } else { summary.cancelled += 1 }
         summary.failures.append(.init(name: op.name, outcome: op.outcome!, error: op.error ?? "",
-                                      output: op.output))
+                                      output: op.output, kind: op.errorKind,
+                                      cause: op.errorKind == .child ? op.failedLeaf?.name : nil))
       }
     }
     return summary

@@ -182,10 +182,23 @@ final class PlainReporter: EventSink {
     let failed = summary.failures.filter { $0.outcome == .failed }
     if !failed.isEmpty {
       self.failure(color.paint("Failures:", "1;31"))
+      // The operations that failed by themselves; the groups around them, one line per
+      // cause (100,000 nested groups are one line, not 100,000 repeating the same error).
+      var groups: [String: [String]] = [:], causes: [String] = []
       for failure in failed {
+        if let cause = failure.cause {
+          if groups[cause] == nil { causes.append(cause) }
+          groups[cause, default: []].append(failure.name)
+          continue
+        }
         self.failure("  \(failure.name): \(Self.text(failure.error))")
         let tail = failure.output.split(separator: "\n").suffix(5)
         for output in tail { self.failure("    | " + Self.shown(output)) }
+      }
+      for cause in causes {
+        let names = groups[cause]!
+        self.failure("  \(names.count) group\(names.count == 1 ? "" : "s") failed because of '\(cause)': "
+          + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : ""))
       }
     }
     let notStarted = summary.failures.filter { $0.outcome == .cancelled }

@@ -18,19 +18,32 @@ final class ReportFile {
   /// A regular file can be rewritten from its start (`replace`); anything else only appended to.
   let isRegular: Bool
   private var failed = false
+  /// Whether a write (or the close) failed: what the file holds is incomplete.
+  var hasFailed: Bool { failed }
   /// Closed at the run's end: what comes after (a finalizer's print) is not written, and
   /// never to whatever file reuses the descriptor.
   private var isClosed = false
 
-  /// `path` "-" means standard error.
+  /// The folder a relative report path is opened in: where taskrun started, set before the
+  /// script is looked for (which may change folder: `-C`, a taskrun.lua found in a parent).
+  nonisolated(unsafe) static var folder: Int32 = AT_FDCWD
+
+  /// `path` "-" means standard error. The open never waits: a FIFO that no process reads
+  /// would hold taskrun in open(2), where no signal reaches it, so it is refused (ENXIO).
   init(path: String, what: String) throws {
     self.path = path
     self.what = what
     if path == "-" {
       fd = STDERR_FILENO
     } else {
-      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-      guard fd >= 0 else { throw ReporterError("cannot write \(what) to '\(path)': \(Self.reason(errno))") }
+      fd = openat(Self.folder, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
+      guard fd >= 0 else {
+        let code = errno
+        if code == ENXIO { throw ReporterError("cannot write \(what) to '\(path)': no reader on the FIFO (start its reader first)") }
+        throw ReporterError("cannot write \(what) to '\(path)': \(Self.reason(code))")
+      }
+      // Writes wait as usual (a FIFO's reader that is slow is waited for, with signals handled).
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     }
     var info = stat()
     isRegular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG

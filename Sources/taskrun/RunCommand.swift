@@ -163,6 +163,25 @@ extension RunOptions {
     } else {
       scheduler.sinks.append(reporter)
     }
+    // The script first (it may change folder), so that no report file is opened over it;
+    // report paths stay relative to where taskrun started.
+    var start = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let startFolder = getcwd(&start, start.count).map { String(cString: $0) } ?? "."
+    let here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if here >= 0 { ReportFile.folder = here }
+    let (script, targets): (String, [String])
+    do {
+      (script, targets) = try ScriptFinder.resolve(file: file, directory: directory, words: words)
+    } catch let error as HostError {
+      reporter.error(error.description)
+      throw Taskrun.Exit(.usage)
+    }
+    for (option, report) in [("--events", events), ("--trace", trace)] {
+      guard let report, let problem = ScriptOverwriteCheck.problem(
+        option: option, report: report, script: script, folder: startFolder) else { continue }
+      reporter.error(problem)
+      throw Taskrun.Exit(.usage)
+    }
     do {
       if let events {
         let sink = try EventsReporter(path: events)
@@ -200,13 +219,6 @@ extension RunOptions {
     }
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
-    let (script, targets): (String, [String])
-    do {
-      (script, targets) = try ScriptFinder.resolve(file: file, directory: directory, words: words)
-    } catch let error as HostError {
-      reporter.error(error.description)
-      throw Taskrun.Exit(.usage)
-    }
     if list || listNames {  // nothing runs, and what the script prints is not the listing
       host.dryRun = true
       scheduler.sinks = [MessagesToStandardError()]

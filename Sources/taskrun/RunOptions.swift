@@ -46,13 +46,19 @@ struct RunOptions: Equatable {
   }
 
   /// Whether two report paths ("-": standard error) are one file: the same path once
-  /// made absolute, or the same device and inode.
+  /// made absolute, or the same device and inode of what each opens (`opened`).
   private static func sameFile(_ a: String, _ b: String) -> Bool {
-    let (a, b) = (absolute(a == "-" ? "/dev/stderr" : a), absolute(b == "-" ? "/dev/stderr" : b))
-    if a == b { return true }
-    var first = stat(), second = stat()
-    return stat(a, &first) == 0 && stat(b, &second) == 0
-      && first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    if a == b || (a != "-" && b != "-" && absolute(a) == absolute(b)) { return true }
+    guard let first = opened(a), let second = opened(b) else { return false }
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+  }
+
+  /// What a report path opens, links followed: for "-" the file descriptor 2 holds (not the
+  /// name /dev/stderr, which need not lead there), so `-` and `/proc/self/fd/2` meet.
+  static func opened(_ path: String) -> stat? {
+    var info = stat()
+    let found = path == "-" ? fstat(STDERR_FILENO, &info) : stat(path, &info)
+    return found == 0 ? info : nil
   }
 
   /// `path` from the root, without `.`, `..` or doubled slashes (as the name reads, not

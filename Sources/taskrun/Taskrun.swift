@@ -99,7 +99,11 @@ enum Taskrun {
         print(command.fullMessage(for: error))
         leave(0)
       }
-      TerminalText.writeMessage(command.fullMessage(for: error))  // an unknown option is shown as typed
+      // A usage error reads as every other message: `taskrun: WHY`, then where help is
+      // (not swift-argument-parser's "Error:" and its whole usage banner).
+      let name = command == RunCommand.self ? "taskrun" : "taskrun \(command.configuration.commandName ?? "")"
+      TerminalText.writeMessage("taskrun: \(command.message(for: error))")  // an unknown option is shown as typed
+      TerminalText.writeMessage("taskrun: see '\(name) --help'")
       leave(ExitCode.usage.rawValue)
     }
   }

@@ -89,8 +89,13 @@ import TestSupport
     #expect(run.stdout.contains("0 succeeded, \(Self.nesting + 1) failed in"), "\(run.stdout.suffix(500))")
     // Each group names its child and the operation that failed, not every group in between.
     let lines = run.stderr.split(separator: "\n")  // the failures
-    #expect(lines.contains("  g3: 'g2' failed: 'leaf' failed: exited with status 1: false"),
-            "\(lines.filter { $0.hasPrefix("  g3:") })")
+    let g3 = lines.filter { $0.hasPrefix("FAILED    g3 (") }
+    #expect(g3.count == 1 && g3[0].hasSuffix("): 'g2' failed: 'leaf' failed: exited with status 1: false"), "\(g3)")
+    // The summary lists the leaf, and the groups in one line (not 100,000 more).
+    #expect(Array(lines.drop { $0 != "Failures:" }) == [
+      "Failures:", "  leaf: exited with status 1: false",
+      "  \(Self.nesting) groups failed because of 'leaf': g1, g2, g3, …",
+    ], "\(lines.drop { $0 != "Failures:" }.prefix(5))")
   }
 
   @Test func aSkipReachesEveryOneOf100000NestedGroups() throws {

@@ -15,7 +15,10 @@ import Testing
   func usageErrorsExitTwo(_ arguments: [String]) throws {
     let run = try Binary.run(arguments)
     #expect(run.status == 2)
-    #expect(run.stderr.contains("Error:"))
+    // One line saying why, as every other message starts, then where help is; no banner.
+    let lines = run.stderr.split(separator: "\n")
+    #expect(lines.count == 2 && lines[0].hasPrefix("taskrun: ") && lines[1] == "taskrun: see 'taskrun --help'", "\(run.stderr)")
+    #expect(!run.stderr.contains("Error:") && !run.stderr.contains("Usage:"), "\(run.stderr)")
     #expect(!run.stdout.contains("start "))
   }
 

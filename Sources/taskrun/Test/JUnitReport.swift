@@ -6,27 +6,35 @@ import LuaHost
 
 final class JUnitReport: TestReport {
   let path: String
+  /// The file, opened in place at the start (nil: standard output): a link, a device or a
+  /// FIFO is written, never replaced by a renamed file, and a FIFO without a reader is
+  /// refused at once rather than waited for (ReportFile).
+  private let file: ReportFile?
   private(set) var writeError: String?
 
-  init(path: String) { self.path = path }
+  init(path: String, file: ReportFile? = nil) {
+    self.path = path
+    self.file = file
+  }
 
   /// A report to `path` ("-": standard output); a file that cannot be written is refused
   /// before anything runs.
   static func open(path: String) throws -> JUnitReport {
-    guard path == "-" || FileManager.default.createFile(atPath: path, contents: nil) else {
-      throw HostError("cannot write the JUnit report to '\(path)'")
+    guard path != "-" else { return JUnitReport(path: path) }
+    do {
+      return JUnitReport(path: path, file: try ReportFile(path: path, what: "the JUnit report"))
+    } catch {
+      throw HostError("\(error)")
     }
-    return JUnitReport(path: path)
   }
 
   func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
-    do {
-      let text = xml(results, elapsed: elapsed)
-      if path == "-" { print(text, terminator: "") } else { try text.write(toFile: path, atomically: true, encoding: .utf8) }
-    } catch {
-      writeError = "cannot write the JUnit report to '\(path)': \(error)"
-      writeStandardError("taskrun: \(writeError!)\n")
-    }
+    let text = xml(results, elapsed: elapsed)
+    guard let file else { return print(text, terminator: "") }
+    file.replace(with: text)
+    file.close()
+    // ReportFile said why on standard error.
+    if file.hasFailed { writeError = "cannot write the JUnit report to '\(path)'" }
   }
 
   func xml(_ results: [TestResult], elapsed: Double) -> String {
