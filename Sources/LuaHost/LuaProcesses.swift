@@ -42,10 +42,15 @@ final class LuaChild: @unchecked Sendable {
   }
 
   /// A body that reads its pipe cannot look at its deadline: at the deadline the command
-  /// gets SIGTERM (then SIGKILL after `grace`), its pipe ends, and the hook raises `timed out`.
+  /// gets SIGTERM (then SIGKILL after `grace`), its pipe ends, and the body ends `timed out`
+  /// (`tl_stop_due` when it returns, or the hook). Never before the deadline on taskrun's
+  /// clock, so the body that sees the pipe's end also sees the deadline passed.
   func end(atDeadline deadline: Double, grace: Double) {
     let left = max(0, deadline - tl_monotonic())
-    DispatchQueue.global().asyncAfter(deadline: .now() + left) { [self] in signal(SIGTERM) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + left) { [self] in
+      while case let early = deadline - tl_monotonic(), early > 0 { usleep(useconds_t(early * 1e6) + 1) }
+      signal(SIGTERM)
+    }
     DispatchQueue.global().asyncAfter(deadline: .now() + left + grace) { [self] in signal(SIGKILL) }
   }
 }
