@@ -49,6 +49,8 @@ final class LuaCoroutine {
   enum Pending {
     case sleep(timer: Int)
     case command(token: Int)
+    /// os.execute's command (in a coroutine that can yield).
+    case execute(LuaExecution)
     /// `isRun`: a `run` request, which answers false and the summary when its operations
     /// end cancelled (a `wait` raises).
     case wait([OperationNode], isRun: Bool = false)

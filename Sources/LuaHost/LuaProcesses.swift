@@ -205,6 +205,31 @@ extension ScriptHost {
     }
   }
 
+  /// Starts `/bin/sh -c command` as os.execute and io.popen do, its stdin `input` (-1:
+  /// /dev/null), its stdout `output` (-1: the terminal, or read for the live view while writes
+  /// are captured), its stderr read for the live view while that is the terminal.
+  func startChild(_ command: String, input: Int32, output given: Int32 = -1) -> Result<LuaChild, CodeError> {
+    var sides: [SideOutput] = []
+    var ends: [Int32] = []
+    var output = STDOUT_FILENO, error = STDERR_FILENO
+    for (stream, captured) in capturedStreams().enumerated() where captured && !(given >= 0 && stream == 0) {
+      guard let fds = makePipe(blocking: true) else { continue }
+      sides.append(SideOutput(fd: fds[0], stream: stream))
+      ends.append(fds[1])
+      if stream == 0 { output = fds[1] } else { error = fds[1] }
+    }
+    if given >= 0 { output = given }
+    let started = spawnShell(command, input: input, output: output, error: error)
+    for fd in ends { Glibc.close(fd) }
+    switch started {
+    case .failure(let code):
+      for side in sides { Glibc.close(side.fd) }
+      return .failure(code)
+    case .success(let (pid, pidfd)):
+      return .success(LuaChild(pid: pid, pidfd: pidfd, sides: sides))
+    }
+  }
+
   /// io.popen(command, mode): a file reading the command's stdout ("r") or writing its stdin
   /// ("w").
   private func popen(_ command: String, mode: String, on s: LuaStack) -> Int32 {
@@ -267,12 +292,12 @@ extension ScriptHost {
 
   /// Which of the command's stdout and stderr taskrun reads and shows above the live view:
   /// both while writes are captured, stderr only while it is the terminal.
-  private func capturedStreams() -> [Bool] {
+  func capturedStreams() -> [Bool] {
     [captureWrites, captureWrites && isatty(STDERR_FILENO) != 0]
   }
 
   /// A close-on-exec pipe: [read end, write end]; the read end blocks only if `blocking`.
-  private func makePipe(blocking: Bool) -> [Int32]? {
+  func makePipe(blocking: Bool) -> [Int32]? {
     var fds: [Int32] = [-1, -1]
     guard cs_pipe(&fds) == 0 else { return nil }
     if blocking { _ = fcntl(fds[0], F_SETFL, O_RDONLY) }
@@ -280,7 +305,7 @@ extension ScriptHost {
   }
 
   /// Starts `/bin/sh -c command` in a process group of its own.
-  private func spawnShell(_ command: String, input: Int32, output: Int32, error: Int32) -> Result<(pid_t, Int32), CodeError> {
+  func spawnShell(_ command: String, input: Int32, output: Int32, error: Int32) -> Result<(pid_t, Int32), CodeError> {
     let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { word in word.withCString { strdup($0) } } + [nil]
     defer { for word in argv { free(word) } }
     var pid: pid_t = 0, pidfd: Int32 = -1
@@ -358,12 +383,18 @@ extension ScriptHost {
   }
 
   /// Shows whole lines of `bytes` above the view (after the partial line `pending` holds).
-  private func showLines(_ bytes: some Collection<UInt8>, into pending: inout [UInt8]) {
+  func showLines(_ bytes: some Collection<UInt8>, into pending: inout [UInt8]) {
     pending += bytes
     while let newline = pending.firstIndex(of: 10) {
       scheduler.message(String(decoding: pending[..<newline], as: UTF8.self), from: current?.op)
       pending.removeSubrange(...newline)
     }
+  }
+
+  /// Shows the whole lines an io.popen or os.execute command's output has brought, after the
+  /// partial line `pending` holds (and keeps the new partial line there).
+  func showSide(_ side: SideOutput, into pending: inout [UInt8]) {
+    showLines(side.take().bytes, into: &pending)
   }
 
   /// Shows what an io.popen command's other output has brought; at its end, a last partial
@@ -376,7 +407,7 @@ extension ScriptHost {
   }
 
   /// `true` and "exit" 0, or nil with "exit" and the code or "signal" and the number.
-  private func pushExecResult(_ status: Int32, on s: LuaStack) -> Int32 {
+  func pushExecResult(_ status: Int32, on s: LuaStack) -> Int32 {
     let signal = status & 0x7f
     let code = signal == 0 ? (status >> 8) & 0xff : signal
     if signal == 0 && code == 0 { s.push(true) } else { s.pushNil() }
@@ -386,7 +417,7 @@ extension ScriptHost {
   }
 
   /// nil, "what: reason", errno: as Lua's io functions fail.
-  private func pushFailure(_ code: Int32, _ what: String, on s: LuaStack) -> Int32 {
+  func pushFailure(_ code: Int32, _ what: String, on s: LuaStack) -> Int32 {
     s.pushNil()
     s.push("\(what): \(String(cString: strerror(code)))")
     s.push(Int(code))

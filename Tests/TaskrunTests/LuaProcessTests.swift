@@ -116,6 +116,35 @@ import TestSupport
     #expect(!leftovers(marker), "the command outlived its timeout")
   }
 
+  /// os.execute blocked the one thread that runs Lua and the scheduler: with -j4 neither an
+  /// independent sh operation nor another body started until its command had exited. It now
+  /// waits by yielding, as sh() does; where Lua cannot yield (__tostring called by tostring,
+  /// a C function) it still blocks, with the same results.
+  @Test func osExecuteInABodyLetsOtherOperationsRun() throws {
+    let dir = try workflow("""
+      operation { name = "blocked", run = function()
+        print("blocked started")
+        print("execute", os.execute("sleep 3; exit 4"))
+        local t = setmetatable({}, { __tostring = function() return table.concat({ tostring(os.execute("exit 5")) }, " ") .. " " .. select(3, os.execute("exit 5")) end })
+        print("in tostring", tostring(t))
+      end }
+      operation { name = "quick", sh = "echo quick ran" }
+      operation { name = "lua-quick", run = function() print("lua-quick ran") end }
+      print("top", os.execute("exit 6"))
+      """)
+    let run = Binary.finish(try Binary.start(["-j4", "--progress", "plain", "w.lua"], in: dir), timeout: 30)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let out = run.stdout
+    func at(_ text: String) -> String.Index? { out.range(of: text)?.lowerBound }
+    // the others ran while its command did
+    for other in ["ok        quick", "ok        lua-quick"] {
+      #expect(at(other).map { a in at("execute\tnil\texit\t4").map { a < $0 } ?? false } ?? false, "\(other): \(out)")
+    }
+    let order = ["blocked started", "execute\tnil\texit\t4", "in tostring\tnil 5", "ok        blocked"].map(at)
+    #expect(!order.contains(nil) && order.compactMap { $0 } == order.compactMap { $0 }.sorted(), "\(out)")
+    #expect(out.hasPrefix("top\tnil\texit\t6"), "\(out)")
+  }
+
   /// A timeout during an io.popen read ended the command, the read returned what had come,
   /// and the body returned it before the hook looked: `ok`, with the output cut short.
   @Test func aTimeoutDuringAnIoPopenReadTimesTheOperationOut() throws {
