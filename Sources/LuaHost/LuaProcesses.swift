@@ -153,6 +153,10 @@ extension ScriptHost {
       guard let L, let raw = tl_extraspace(L).pointee else { return 0 }
       return Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue().closeChild(Int(child))
     }
+    tl_set_pipe_waiting { L in
+      guard let L, let raw = tl_extraspace(L).pointee else { return 0 }
+      return Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue().pipeReadWaits()
+    }
     lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
     if s.rawGet(-1, "os") == LUA_TTABLE {
       pushFunction { host, s in
@@ -236,37 +240,24 @@ extension ScriptHost {
     if !captureWrites { fflush(nil) }  // as Lua's popen; a live view flushes its own frames
     guard let data = makePipe(blocking: true) else { return pushFailure(errno, command, on: s) }
     let (ours, theirs) = mode == "r" ? (data[0], data[1]) : (data[1], data[0])
-    var sides: [SideOutput] = []
-    var ends: [Int32] = []
-    var output = STDOUT_FILENO, error = STDERR_FILENO
     // The stream Lua reads is its own; the others reach the terminal through taskrun.
-    for (stream, captured) in capturedStreams().enumerated() where captured && !(mode == "r" && stream == 0) {
-      guard let fds = makePipe(blocking: true) else { continue }
-      sides.append(SideOutput(fd: fds[0], stream: stream))
-      ends.append(fds[1])
-      if stream == 0 { output = fds[1] } else { error = fds[1] }
-    }
-    if mode == "r" { output = theirs }
-    let started = spawnShell(command, input: mode == "w" ? theirs : -1, output: output, error: error)
+    let started = startChild(command, input: mode == "w" ? theirs : -1, output: mode == "r" ? theirs : -1)
     Glibc.close(theirs)
-    for fd in ends { Glibc.close(fd) }
-    let pid: pid_t, pidfd: Int32
+    let child: LuaChild
     switch started {
     case .failure(let error):
       Glibc.close(ours)
-      for side in sides { Glibc.close(side.fd) }
       return pushFailure(error.code, command, on: s)
-    case .success(let child):
-      (pid, pidfd) = child
+    case .success(let started):
+      child = started
     }
-    let child = LuaChild(pid: pid, pidfd: pidfd, sides: sides)
     let id = luaChildren.add(child)
     if let deadline = current?.control.pointee.deadline, deadline > 0 {
       child.end(atDeadline: deadline, grace: scheduler.killGrace)
     }
     // Drained off this thread (the command never waits on a full pipe), shown when its
     // handle closes (close, io.close, garbage collection, the end of the run).
-    for side in sides { DispatchQueue.global().async { side.readToEnd() } }
+    for side in child.sides { DispatchQueue.global().async { side.readToEnd() } }
     guard tl_push_child_file(s.L, ours, mode, Int32(id)) == 1 else {
       let code = errno
       Glibc.close(ours)
@@ -274,6 +265,14 @@ extension ScriptHost {
       return pushFailure(code, command, on: s)
     }
     return 1
+  }
+
+  /// A read of an io.popen pipe has waited 1/15 s more: it blocks the thread that runs Lua
+  /// and the scheduler (no operation starts meanwhile), so the live view is drawn from here
+  /// (or what Lua printed is flushed), and 1 says a stop is due: the read fails with EINTR.
+  func pipeReadWaits() -> Int32 {
+    if captureWrites { scheduler.emit(.tick(time: scheduler.elapsed)) } else { fflush(nil) }
+    return stopReason() == nil ? 0 : 1
   }
 
   /// The waiter of an io.popen handle that closes: waits for its command (stopping it as

@@ -249,6 +249,26 @@ import TestSupport
     #expect(!done.contains("Interrupted system call"), "\(done)")
   }
 
+  /// A read of an io.popen pipe blocks the thread that runs Lua and the scheduler: the live
+  /// view froze, and a print just before the read appeared only once it returned. The read
+  /// waits in steps now, drawing the view between them. The command waits for a file the test
+  /// creates once it has seen both, so the read cannot have returned before.
+  @Test(.enabled(if: hasTmux)) func theLiveViewDrawsWhileAnIoPopenReadWaits() throws {
+    let dir = try workflow("""
+      operation { name = "reader", run = function()
+        print("before read")
+        local got = io.popen("while [ ! -e go ]; do sleep 0.05; done; echo done"):read("a")
+        print("read " .. got)
+      end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir)
+    let seen = session.wait { $0.contains("before read") && $0.contains("0:02 elapsed") }
+    #expect(seen.contains("before read") && seen.contains("0:02 elapsed") && !seen.contains("read done"), "\(seen)")
+    _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("go").path, contents: nil)
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=0") && done.contains("read done"), "\(done)")
+  }
+
   @Test(.enabled(if: hasTmux)) func ctrlCAtOsExecuteOnATerminalEndsTheRun() throws {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
     let dir = try workflow("""

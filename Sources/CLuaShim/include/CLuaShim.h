@@ -116,4 +116,8 @@ void tl_line_buffer_stdout(void);
 typedef int (*tl_child_waiter)(lua_State *L, int child);
 void tl_set_child_waiter(tl_child_waiter fn);
 int tl_push_child_file(lua_State *L, int fd, const char *mode, int child);
+/* Called with the main thread every 1/15 s while a read of such a file waits for its pipe;
+   nonzero: a stop is due, the read fails with EINTR. */
+typedef int (*tl_pipe_waiting)(lua_State *L);
+void tl_set_pipe_waiting(tl_pipe_waiting fn);
 #endif
