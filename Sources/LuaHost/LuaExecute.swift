@@ -42,13 +42,13 @@ extension ScriptHost {
     let execution = LuaExecution(child: child)
     co.pending = .execute(execution)
     for side in child.sides { DispatchQueue.global().async { side.readToEnd() } }
-    tick(execution, co, every: 0.001)
+    tick(execution, co, every: 0.0002)
   }
 
   /// Shows what the command printed so far; sends SIGKILL to a stopped command after the
   /// grace or at the next interrupt; once it has exited (and its output ended, or 0.2 s
   /// passed: a background job may hold the pipes), answers the coroutine. Looks again after
-  /// `interval`, 1 ms at first, then twice as long each time up to 1/15 s (no thread waits
+  /// `interval`, 0.2 ms at first, then twice as long each time up to 1/15 s (no thread waits
   /// for the command: a short one is answered at once, a long one costs 15 looks a second).
   private func tick(_ execution: LuaExecution, _ co: LuaCoroutine, every interval: Double) {
     let child = execution.child
