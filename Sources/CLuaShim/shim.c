@@ -270,6 +270,11 @@ static const char *stop_reason(tl_control *c) {
   return NULL;
 }
 
+int tl_stop_due(tl_control *c) {
+  if (c == NULL || c->raised) return c ? c->raised : 0;
+  return stop_reason(c) ? c->raised : 0;
+}
+
 /* Pushes "file:line: " of the first Lua frame from `level` up that is not the host's own
    Lua (the prelude, "=[taskrun]"), or "": a stop that lands while a primitive returns
    through the prelude names the user's line, not the prelude's. */

@@ -49,6 +49,8 @@ final class LuaCoroutine {
   enum Pending {
     case sleep(timer: Int)
     case command(token: Int)
+    /// os.execute's command (in a coroutine that can yield).
+    case execute(LuaExecution)
     /// `isRun`: a `run` request, which answers false and the summary when its operations
     /// end cancelled (a `wait` raises).
     case wait([OperationNode], isRun: Bool = false)
@@ -136,7 +138,12 @@ extension ScriptHost {
         resumeSoon(co) { 0 }
       }
     case LUA_OK:
-      end(co, .returned(co, count: results))
+      if let stop = dueStop(co) {
+        s.setTop(0)
+        end(co, .failed(.init(message: stop.message, traceback: "", raisedByHook: stop.hook)))
+      } else {
+        end(co, .returned(co, count: results))
+      }
     default:
       let message = status == LUA_ERRMEM
         ? "out of memory: the Lua heap reached its limit of \(memoryLimit >> 20) MB ("
@@ -146,7 +153,25 @@ extension ScriptHost {
       let traceback = cleanTraceback(stack.string(-1) ?? "", message: message)
       stack.pop()
       _ = tl_resetthread(co.thread, L)
-      end(co, .failed(.init(message: message, traceback: traceback, raisedByHook: co.control.pointee.raised)))
+      if co.control.pointee.raised == 0, let stop = dueStop(co) {
+        end(co, .failed(.init(message: stop.message, traceback: "", raisedByHook: stop.hook)))
+      } else {
+        end(co, .failed(.init(message: message, traceback: traceback, raisedByHook: co.control.pointee.raised)))
+      }
+    }
+  }
+
+  /// The stop due for a body that has just ended (its deadline passed, it was cancelled, the
+  /// run interrupted), which its outcome must be whatever it returned or raised: the hook
+  /// looks only every 1000 instructions, so a wait the stop cut short (an io.popen read, an
+  /// io.read that failed with EINTR) could return partial data or raise its own error first.
+  private func dueStop(_ co: LuaCoroutine) -> (hook: Int32, message: String)? {
+    guard case .body = co.onEnd else { return nil }
+    switch tl_stop_due(co.control) {
+    case 1: return (1, "cancelled")
+    case 2: return (2, "interrupted")
+    case 3: return (3, "timed out")
+    default: return nil
     }
   }
 

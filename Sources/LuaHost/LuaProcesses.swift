@@ -42,10 +42,15 @@ final class LuaChild: @unchecked Sendable {
   }
 
   /// A body that reads its pipe cannot look at its deadline: at the deadline the command
-  /// gets SIGTERM (then SIGKILL after `grace`), its pipe ends, and the hook raises `timed out`.
+  /// gets SIGTERM (then SIGKILL after `grace`), its pipe ends, and the body ends `timed out`
+  /// (`tl_stop_due` when it returns, or the hook). Never before the deadline on taskrun's
+  /// clock, so the body that sees the pipe's end also sees the deadline passed.
   func end(atDeadline deadline: Double, grace: Double) {
     let left = max(0, deadline - tl_monotonic())
-    DispatchQueue.global().asyncAfter(deadline: .now() + left) { [self] in signal(SIGTERM) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + left) { [self] in
+      while case let early = deadline - tl_monotonic(), early > 0 { usleep(useconds_t(early * 1e6) + 1) }
+      signal(SIGTERM)
+    }
     DispatchQueue.global().asyncAfter(deadline: .now() + left + grace) { [self] in signal(SIGKILL) }
   }
 }
@@ -148,6 +153,10 @@ extension ScriptHost {
       guard let L, let raw = tl_extraspace(L).pointee else { return 0 }
       return Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue().closeChild(Int(child))
     }
+    tl_set_pipe_waiting { L in
+      guard let L, let raw = tl_extraspace(L).pointee else { return 0 }
+      return Unmanaged<ScriptHost>.fromOpaque(raw).takeUnretainedValue().pipeReadWaits()
+    }
     lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
     if s.rawGet(-1, "os") == LUA_TTABLE {
       pushFunction { host, s in
@@ -200,43 +209,55 @@ extension ScriptHost {
     }
   }
 
+  /// Starts `/bin/sh -c command` as os.execute and io.popen do, its stdin `input` (-1:
+  /// /dev/null), its stdout `output` (-1: the terminal, or read for the live view while writes
+  /// are captured), its stderr read for the live view while that is the terminal.
+  func startChild(_ command: String, input: Int32, output given: Int32 = -1) -> Result<LuaChild, CodeError> {
+    var sides: [SideOutput] = []
+    var ends: [Int32] = []
+    var output = STDOUT_FILENO, error = STDERR_FILENO
+    for (stream, captured) in capturedStreams().enumerated() where captured && !(given >= 0 && stream == 0) {
+      guard let fds = makePipe(blocking: true) else { continue }
+      sides.append(SideOutput(fd: fds[0], stream: stream))
+      ends.append(fds[1])
+      if stream == 0 { output = fds[1] } else { error = fds[1] }
+    }
+    if given >= 0 { output = given }
+    let started = spawnShell(command, input: input, output: output, error: error)
+    for fd in ends { Glibc.close(fd) }
+    switch started {
+    case .failure(let code):
+      for side in sides { Glibc.close(side.fd) }
+      return .failure(code)
+    case .success(let (pid, pidfd)):
+      return .success(LuaChild(pid: pid, pidfd: pidfd, sides: sides))
+    }
+  }
+
   /// io.popen(command, mode): a file reading the command's stdout ("r") or writing its stdin
   /// ("w").
   private func popen(_ command: String, mode: String, on s: LuaStack) -> Int32 {
     if !captureWrites { fflush(nil) }  // as Lua's popen; a live view flushes its own frames
     guard let data = makePipe(blocking: true) else { return pushFailure(errno, command, on: s) }
     let (ours, theirs) = mode == "r" ? (data[0], data[1]) : (data[1], data[0])
-    var sides: [SideOutput] = []
-    var ends: [Int32] = []
-    var output = STDOUT_FILENO, error = STDERR_FILENO
     // The stream Lua reads is its own; the others reach the terminal through taskrun.
-    for (stream, captured) in capturedStreams().enumerated() where captured && !(mode == "r" && stream == 0) {
-      guard let fds = makePipe(blocking: true) else { continue }
-      sides.append(SideOutput(fd: fds[0], stream: stream))
-      ends.append(fds[1])
-      if stream == 0 { output = fds[1] } else { error = fds[1] }
-    }
-    if mode == "r" { output = theirs }
-    let started = spawnShell(command, input: mode == "w" ? theirs : -1, output: output, error: error)
+    let started = startChild(command, input: mode == "w" ? theirs : -1, output: mode == "r" ? theirs : -1)
     Glibc.close(theirs)
-    for fd in ends { Glibc.close(fd) }
-    let pid: pid_t, pidfd: Int32
+    let child: LuaChild
     switch started {
     case .failure(let error):
       Glibc.close(ours)
-      for side in sides { Glibc.close(side.fd) }
       return pushFailure(error.code, command, on: s)
-    case .success(let child):
-      (pid, pidfd) = child
+    case .success(let started):
+      child = started
     }
-    let child = LuaChild(pid: pid, pidfd: pidfd, sides: sides)
     let id = luaChildren.add(child)
     if let deadline = current?.control.pointee.deadline, deadline > 0 {
       child.end(atDeadline: deadline, grace: scheduler.killGrace)
     }
     // Drained off this thread (the command never waits on a full pipe), shown when its
     // handle closes (close, io.close, garbage collection, the end of the run).
-    for side in sides { DispatchQueue.global().async { side.readToEnd() } }
+    for side in child.sides { DispatchQueue.global().async { side.readToEnd() } }
     guard tl_push_child_file(s.L, ours, mode, Int32(id)) == 1 else {
       let code = errno
       Glibc.close(ours)
@@ -244,6 +265,14 @@ extension ScriptHost {
       return pushFailure(code, command, on: s)
     }
     return 1
+  }
+
+  /// A read of an io.popen pipe has waited 1/15 s more: it blocks the thread that runs Lua
+  /// and the scheduler (no operation starts meanwhile), so the live view is drawn from here
+  /// (or what Lua printed is flushed), and 1 says a stop is due: the read fails with EINTR.
+  func pipeReadWaits() -> Int32 {
+    if captureWrites { scheduler.emit(.tick(time: scheduler.elapsed)) } else { fflush(nil) }
+    return stopReason() == nil ? 0 : 1
   }
 
   /// The waiter of an io.popen handle that closes: waits for its command (stopping it as
@@ -262,12 +291,12 @@ extension ScriptHost {
 
   /// Which of the command's stdout and stderr taskrun reads and shows above the live view:
   /// both while writes are captured, stderr only while it is the terminal.
-  private func capturedStreams() -> [Bool] {
+  func capturedStreams() -> [Bool] {
     [captureWrites, captureWrites && isatty(STDERR_FILENO) != 0]
   }
 
   /// A close-on-exec pipe: [read end, write end]; the read end blocks only if `blocking`.
-  private func makePipe(blocking: Bool) -> [Int32]? {
+  func makePipe(blocking: Bool) -> [Int32]? {
     var fds: [Int32] = [-1, -1]
     guard cs_pipe(&fds) == 0 else { return nil }
     if blocking { _ = fcntl(fds[0], F_SETFL, O_RDONLY) }
@@ -275,7 +304,7 @@ extension ScriptHost {
   }
 
   /// Starts `/bin/sh -c command` in a process group of its own.
-  private func spawnShell(_ command: String, input: Int32, output: Int32, error: Int32) -> Result<(pid_t, Int32), CodeError> {
+  func spawnShell(_ command: String, input: Int32, output: Int32, error: Int32) -> Result<(pid_t, Int32), CodeError> {
     let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { word in word.withCString { strdup($0) } } + [nil]
     defer { for word in argv { free(word) } }
     var pid: pid_t = 0, pidfd: Int32 = -1
@@ -353,12 +382,18 @@ extension ScriptHost {
   }
 
   /// Shows whole lines of `bytes` above the view (after the partial line `pending` holds).
-  private func showLines(_ bytes: some Collection<UInt8>, into pending: inout [UInt8]) {
+  func showLines(_ bytes: some Collection<UInt8>, into pending: inout [UInt8]) {
     pending += bytes
     while let newline = pending.firstIndex(of: 10) {
       scheduler.message(String(decoding: pending[..<newline], as: UTF8.self), from: current?.op)
       pending.removeSubrange(...newline)
     }
+  }
+
+  /// Shows the whole lines an io.popen or os.execute command's output has brought, after the
+  /// partial line `pending` holds (and keeps the new partial line there).
+  func showSide(_ side: SideOutput, into pending: inout [UInt8]) {
+    showLines(side.take().bytes, into: &pending)
   }
 
   /// Shows what an io.popen command's other output has brought; at its end, a last partial
@@ -371,7 +406,7 @@ extension ScriptHost {
   }
 
   /// `true` and "exit" 0, or nil with "exit" and the code or "signal" and the number.
-  private func pushExecResult(_ status: Int32, on s: LuaStack) -> Int32 {
+  func pushExecResult(_ status: Int32, on s: LuaStack) -> Int32 {
     let signal = status & 0x7f
     let code = signal == 0 ? (status >> 8) & 0xff : signal
     if signal == 0 && code == 0 { s.push(true) } else { s.pushNil() }
@@ -381,7 +416,7 @@ extension ScriptHost {
   }
 
   /// nil, "what: reason", errno: as Lua's io functions fail.
-  private func pushFailure(_ code: Int32, _ what: String, on s: LuaStack) -> Int32 {
+  func pushFailure(_ code: Int32, _ what: String, on s: LuaStack) -> Int32 {
     s.pushNil()
     s.push("\(what): \(String(cString: strerror(code)))")
     s.push(Int(code))

@@ -1,4 +1,4 @@
-// Requests: what a yielding primitive asks the scheduler for (sleep, sh, wait, run).
+// Requests: what a yielding primitive asks the scheduler for (sleep, sh, execute, wait, run).
 import CLua
 import CLuaShim
 import FoundationEssentials
@@ -43,6 +43,10 @@ extension ScriptHost {
           succeed(co) { s in self.pushCommandResult(result, on: s); return 1 }
         }
         co.pending = .command(token: token)
+      case "execute":
+        guard let command = s.stringOrNumber(base) else { throw s.badArgument(1, "os.execute", "string") }
+        s.setTop(base - 3)
+        executeRequest(co, command: command)
       case "wait", "run":
         var ops: [OperationNode] = []
         for i in base...max(base, top) where i <= top {
@@ -221,6 +225,8 @@ extension ScriptHost {
       fail(co, reason)
     case .command(let token)?:
       scheduler.terminateCommand(token)  // its completion then raises `reason`
+    case .execute(let execution)?:
+      stopExecution(execution, reason: reason)  // its exit then raises `reason`
     case .wait(let ops, _)?:
       if let waiter = co.op { for target in ops { scheduler.endWait(waiter, for: target) } }
       co.pending = nil

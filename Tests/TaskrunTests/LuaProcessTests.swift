@@ -116,6 +116,85 @@ import TestSupport
     #expect(!leftovers(marker), "the command outlived its timeout")
   }
 
+  /// os.execute blocked the one thread that runs Lua and the scheduler: with -j4 neither an
+  /// independent sh operation nor another body started until its command had exited. It now
+  /// waits by yielding, as sh() does; where Lua cannot yield (__tostring called by tostring,
+  /// a C function) it still blocks, with the same results.
+  @Test func osExecuteInABodyLetsOtherOperationsRun() throws {
+    let dir = try workflow("""
+      operation { name = "blocked", run = function()
+        print("blocked started")
+        print("execute", os.execute("sleep 3; exit 4"))
+        local t = setmetatable({}, { __tostring = function() return table.concat({ tostring(os.execute("exit 5")) }, " ") .. " " .. select(3, os.execute("exit 5")) end })
+        print("in tostring", tostring(t))
+      end }
+      operation { name = "quick", sh = "echo quick ran" }
+      operation { name = "lua-quick", run = function() print("lua-quick ran") end }
+      print("top", os.execute("exit 6"))
+      """)
+    let run = Binary.finish(try Binary.start(["-j4", "--progress", "plain", "w.lua"], in: dir), timeout: 30)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let out = run.stdout
+    func at(_ text: String) -> String.Index? { out.range(of: text)?.lowerBound }
+    // the others ran while its command did
+    for other in ["ok        quick", "ok        lua-quick"] {
+      #expect(at(other).map { a in at("execute\tnil\texit\t4").map { a < $0 } ?? false } ?? false, "\(other): \(out)")
+    }
+    let order = ["blocked started", "execute\tnil\texit\t4", "in tostring\tnil 5", "ok        blocked"].map(at)
+    #expect(!order.contains(nil) && order.compactMap { $0 } == order.compactMap { $0 }.sorted(), "\(out)")
+    #expect(out.hasPrefix("top\tnil\texit\t6"), "\(out)")
+  }
+
+  /// A timeout during an io.popen read ended the command, the read returned what had come,
+  /// and the body returned it before the hook looked: `ok`, with the output cut short.
+  @Test func aTimeoutDuringAnIoPopenReadTimesTheOperationOut() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "popen-read", timeout = 0.5, run = function()
+        return io.popen("echo partial; sleep 20 # \(marker)"):read("a")
+      end }
+      operation { name = "use", after = "popen-read", run = function(op) print(("%q"):format(op.dependencies[1].result)) end }
+      operation { name = "goes-on", after = "popen-read", when = "finished", timeout = 0.5, run = function()
+        local got = io.popen("echo partial; sleep 20 # \(marker)"):read("a")
+        print("read", #got)
+      end }
+      operation { name = "quick", timeout = 30, run = function() return io.popen("echo whole"):read("a") end }
+      operation { name = "use-quick", after = "quick", run = function(op) print(("%q"):format(op.dependencies[1].result)) end }
+      """)
+    let run = Binary.finish(try Binary.start(["-k", "--progress", "plain", "-j1", "w.lua"], in: dir), timeout: 30)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let lines = (run.stdout + run.stderr).split(separator: "\n")
+    for name in ["popen-read", "goes-on"] {
+      #expect(lines.contains { $0.hasPrefix("FAILED    \(name) (") && $0.hasSuffix("timed out after 0.50 s") }, "\(run.stdout)\(run.stderr)")
+    }
+    #expect(!run.stdout.contains("ok        popen-read") && !run.stdout.contains("ok        goes-on"), "\(run.stdout)")
+    #expect(run.stdout.contains("skipped   use: dependency 'popen-read' failed") && !run.stdout.contains("\"partial"), "\(run.stdout)")
+    // a body that ends well before its deadline is unaffected
+    #expect(run.stdout.contains("ok        quick") && run.stdout.contains("\"whole\\\n\""), "\(run.stdout)")
+    #expect(!leftovers(marker), "the command outlived its timeout")
+  }
+
+  /// Ctrl-C during an io.popen read in a body: the read returned early and the body ended
+  /// `ok` (read "a"), or lines() raised EINTR's message and the body FAILED with it.
+  @Test(arguments: ["return io.popen(\"sleep 20 # M\"):read(\"a\")",
+                    "for l in io.popen(\"sleep 20 # M; echo x\"):lines() do end"])
+  func ctrlCDuringAnIoPopenReadInABodyCancelsIt(read: String) throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "p", run = function()
+        print("p started")
+        \(read.replacingOccurrences(of: "M", with: marker))
+      end }
+      operation { name = "q", after = "p", run = function() print("q ran") end }
+      """)
+    let run = try interrupted(dir, once: "p started")
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("cancelled p: interrupted") && run.stdout.contains("cancelled q: interrupted"), "\(run.stdout)")
+    #expect(!run.stdout.contains("ok ") && !run.stdout.contains("FAILED") && !run.stdout.contains("q ran"), "\(run.stdout)")
+    #expect(!run.stdout.contains("Interrupted system call") && !run.stderr.contains("Interrupted system call"), "\(run.stdout)\(run.stderr)")
+    #expect(!leftovers(marker), "the command outlived taskrun")
+  }
+
   /// Lua blocked reading a pipe never saw the interrupt: after 1.5 s taskrun guessed at a
   /// finalizer and left.
   @Test func ctrlCWhileReadingAnIoPopenPipeEndsTheRunPromptly() throws {
@@ -148,6 +227,46 @@ import TestSupport
     #expect(done.contains("EXIT=130"), "\(done)")
     #expect(done.contains("taskrun: interrupted") && !done.contains("cannot be interrupted"), "\(done)")
     #expect(!done.contains("answered") && !done.contains("later ran"), "\(done)")
+  }
+
+  /// io.read() in a body fails with EINTR at Ctrl-C: the body returned nil and ended `ok`
+  /// (io.lines raised "Interrupted system call" and FAILED).
+  @Test(.enabled(if: hasTmux), arguments: ["return io.read()", "for l in io.lines() do end"])
+  func ctrlCAtAnIoReadInABodyCancelsIt(read: String) throws {
+    let dir = try workflow("""
+      operation { name = "p", run = function()
+        print("asking")
+        \(read)
+      end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) --progress plain w.lua", in: dir)
+    session.wait { $0.contains("asking") }
+    usleep(300_000)
+    try session.send("C-c")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=130"), "\(done)")
+    #expect(done.contains("cancelled p: interrupted") && !done.contains("ok ") && !done.contains("FAILED"), "\(done)")
+    #expect(!done.contains("Interrupted system call"), "\(done)")
+  }
+
+  /// A read of an io.popen pipe blocks the thread that runs Lua and the scheduler: the live
+  /// view froze, and a print just before the read appeared only once it returned. The read
+  /// waits in steps now, drawing the view between them. The command waits for a file the test
+  /// creates once it has seen both, so the read cannot have returned before.
+  @Test(.enabled(if: hasTmux)) func theLiveViewDrawsWhileAnIoPopenReadWaits() throws {
+    let dir = try workflow("""
+      operation { name = "reader", run = function()
+        print("before read")
+        local got = io.popen("while [ ! -e go ]; do sleep 0.05; done; echo done"):read("a")
+        print("read " .. got)
+      end }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir)
+    let seen = session.wait { $0.contains("before read") && $0.contains("0:02 elapsed") }
+    #expect(seen.contains("before read") && seen.contains("0:02 elapsed") && !seen.contains("read done"), "\(seen)")
+    _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("go").path, contents: nil)
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=0") && done.contains("read done"), "\(done)")
   }
 
   @Test(.enabled(if: hasTmux)) func ctrlCAtOsExecuteOnATerminalEndsTheRun() throws {

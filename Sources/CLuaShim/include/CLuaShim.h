@@ -54,6 +54,11 @@ void tl_set_current(tl_control *c);
 /* Interrupt every unshielded body at its next hook check; arms every watchdog's hook. */
 void tl_interrupt(int on);
 int tl_interrupted(void);
+/* The stop due for the body `c` now, recorded in c->raised as the hook records what it raises:
+   1 cancelled, 2 interrupted, 3 timed out; 0 none. A body that ends (returns or raises) while
+   one is due ends by it: the hook looks only every 1000 instructions, and a wait cut short by
+   the stop (a pipe's read, io.read's EINTR) returns or raises something else first. */
+int tl_stop_due(tl_control *c);
 /* Replace debug.sethook with a guard that raises a pending stop (cancelled, interrupted, timed
    out) before it lets user code touch the hooks. */
 void tl_guard_sethook(lua_State *L);
@@ -111,4 +116,8 @@ void tl_line_buffer_stdout(void);
 typedef int (*tl_child_waiter)(lua_State *L, int child);
 void tl_set_child_waiter(tl_child_waiter fn);
 int tl_push_child_file(lua_State *L, int fd, const char *mode, int child);
+/* Called with the main thread every 1/15 s while a read of such a file waits for its pipe;
+   nonzero: a stop is due, the read fails with EINTR. */
+typedef int (*tl_pipe_waiting)(lua_State *L);
+void tl_set_pipe_waiting(tl_pipe_waiting fn);
 #endif

@@ -48,6 +48,20 @@ function api.run(...) return await("run", ...) end
 function op_methods.wait(op) return await("wait", op) end
 function queue_methods.wait(queue) return await("wait_queue", queue) end
 
+-- os.execute waits by yielding wherever sh() could (a body, the top level, a coroutine of
+-- theirs), so other operations run meanwhile; elsewhere (a metamethod, an observer) it
+-- blocks as Lua's does. The host's function checks the argument.
+local host_execute = os and os.execute
+if host_execute then
+  function os.execute(command)
+    local t = type(command)
+    if (t == "string" or t == "number") and isyieldable() then
+      return check(yield(REQ, "execute", command))
+    end
+    return host_execute(command)
+  end
+end
+
 -- A request made inside the script's own coroutine is passed up to the scheduler and the
 -- answer passed back down, so sh/sleep/wait work inside coroutine.wrap too. enter/leave
 -- tell the watchdog which coroutine runs, so a loop inside one can be interrupted.
