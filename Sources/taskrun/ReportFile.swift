@@ -63,4 +63,39 @@ final class ReportFile {
   }
 
   private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+  /// Whether two report paths ("-": standard error) are one file: the same path once
+  /// resolved (`resolved`), or the same device and inode (hard links).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    let (a, b) = (resolved(a == "-" ? "/dev/stderr" : a), resolved(b == "-" ? "/dev/stderr" : b))
+    if a == b { return true }
+    var first = stat(), second = stat()
+    return stat(a, &first) == 0 && stat(b, &second) == 0
+      && first.st_dev == second.st_dev && first.st_ino == second.st_ino
+  }
+
+  /// `path` from the root as the kernel would follow it: every symbolic link followed, also
+  /// one whose target does not exist yet (opening it creates the target), and `..` taken
+  /// after the link it follows. A name that is not (yet) there is kept as written; after 40
+  /// links (ELOOP for the kernel) the rest is kept as it reads.
+  static func resolved(_ path: String) -> String {
+    var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let start = path.hasPrefix("/") ? "" : (getcwd(&folder, folder.count).map { String(cString: $0) } ?? "")
+    var left = Array((start + "/" + path).split(separator: "/").map(String.init).reversed())
+    var parts: [String] = []
+    var links = 0
+    var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    while let part = left.popLast() {
+      if part == "." { continue }
+      if part == ".." { _ = parts.popLast(); continue }
+      let candidate = "/" + (parts + [part]).joined(separator: "/")
+      let length = links < 40 ? readlink(candidate, &target, target.count - 1) : -1
+      guard length > 0 else { parts.append(part); continue }
+      links += 1
+      let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if text.hasPrefix("/") { parts = [] }
+      left += text.split(separator: "/").map(String.init).reversed()
+    }
+    return "/" + parts.joined(separator: "/")
+  }
 }
