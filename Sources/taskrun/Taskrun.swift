@@ -59,9 +59,12 @@ enum Taskrun {
         arguments = ["repl"]
         subcommandForced = true
       }
-      // A subcommand's name is a target where the script taskrun finds declares it.
+      // A subcommand's name is a target where the script taskrun finds declares it. `graph`
+      // draws the load this check makes; the others do not need the script, and do not
+      // wait on one that does not finish loading.
       if let first = arguments.first, !subcommandForced, CommandChoice.subcommands.contains(first),
-         try CommandChoice.isTarget(first) {
+         try CommandChoice.isTarget(first, within: first == "graph" ? nil : CommandChoice.checkSeconds,
+                                    keep: first == "graph") {
         if let options = RunOptions.parse(arguments) { return try options.run() }
         // Parsed without the word, which swift-argument-parser would take for the subcommand.
         var command = try RunCommand.parse(Array(arguments.dropFirst()))

@@ -5,9 +5,12 @@
 -- it succeeded with no output; writes (io.open for writing, io.output to a file, os.remove,
 -- os.rename) are refused with Lua's nil, message, errno; os.tmpname gives a name and makes no
 -- file (removing that name succeeds, as in a run); C modules are not loaded; chunks load as
--- text only. Reading files stays allowed; standard input reads as empty. The debug functions that could reach the originals kept
--- here (upvalues, locals, hooks, the registry) are left out.
-local G, note, null_handle = ...
+-- text only. Reading files stays allowed; standard input reads as empty, and so does a file
+-- opened for reading (io.open, io.lines, io.input) that `held_back(file)` says is a terminal
+-- (/dev/tty: a read would wait for a key) or the pipe that is taskrun's standard input. The
+-- debug functions that could reach the originals kept here (upvalues, locals, hooks, the
+-- registry) are left out.
+local G, note, null_handle, held_back = ...
 local type, tostring, select, error = type, tostring, select, error
 local find, format = string.find, string.format
 local EROFS = 30
@@ -67,10 +70,29 @@ if G.io then
   local io = G.io
   local output = io.output
   local function writes(mode) return find(mode, "[wa+]") ~= nil end
+  -- A file just opened for reading that is a terminal or taskrun's standard input: closed,
+  -- and /dev/null read in its place.
+  local function held(f, what, path)
+    if not held_back(f) then return false end
+    f:close()
+    note(format("%s: '%s' is a terminal or standard input (read as empty)", what, tostring(path)), true)
+    return true
+  end
   function io.open(path, mode, ...)
     local m = mode == nil and "r" or mode
     if type(m) == "string" and writes(m) then return refuse("io.open", "writing", command(path, "io.open", 1)) end
-    return raw_open(path, mode, ...)
+    local f, message, code = raw_open(path, mode, ...)
+    if f and held(f, "io.open", path) then return raw_open("/dev/null", "r") end
+    return f, message, code
+  end
+  local lines = io.lines
+  if lines then
+    function io.lines(path, ...)
+      if path == nil then return lines(path, ...) end  -- standard input, already empty
+      local iterate, a, b, f = lines(path, ...)
+      if f and held(f, "io.lines", path) then return lines("/dev/null", ...) end
+      return iterate, a, b, f
+    end
   end
   function io.output(file, ...)
     local t = type(file)
@@ -91,6 +113,15 @@ if G.io then
     function io.read(...)
       if input() == empty then note("io.read: standard input (read as empty)", true) end
       return read(...)
+    end
+    function io.input(file, ...)
+      local t = type(file)
+      if t ~= "string" and t ~= "number" then return input(file, ...) end
+      local f = input(file, ...)  -- opened (or raised) as Lua does, and made the default input
+      if rawequal(f, empty) or not held_back(f) then return f end
+      input(empty)
+      held(f, "io.input", file)
+      return empty
     end
   end
   if io.popen then
