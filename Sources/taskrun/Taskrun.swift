@@ -97,12 +97,15 @@ enum Taskrun {
       TerminalText.writeMessage("taskrun: \(error.description)")
       leave(ExitCode.usage.rawValue)
     } catch {
-      let command = Self.command(for: CommandLine.arguments.dropFirst().first)
+      let words = CommandLine.arguments.dropFirst()
+      let command = Self.command(for: words.first == "--" ? words.dropFirst().first : words.first)
       if command.exitCode(for: error) == .success {  // --help, --version, completion scripts
         print(command.fullMessage(for: error))
         leave(0)
       }
-      TerminalText.writeMessage(command.fullMessage(for: error))  // an unknown option is shown as typed
+      let subcommand = command == RunCommand.self ? nil : command.configuration.commandName
+      // An unknown option is shown as typed.
+      TerminalText.writeMessage(UsageMessage.adjusted(command.fullMessage(for: error), subcommand: subcommand))
       leave(ExitCode.usage.rawValue)
     }
   }
