@@ -1,4 +1,4 @@
-// DryRun: the Lua environment of -n, `taskrun graph`, --list and --list-names: nothing runs or writes.
+// DryRun: the Lua environment of -n, `taskrun graph`, --list, --list-names and completion: nothing runs or writes.
 import CLua
 import CLuaShim
 import Glibc
@@ -27,7 +27,36 @@ extension ScriptHost {
       }
       return 1
     }
-    if tl_pcall(L, 3, 0, 0) != LUA_OK { fatalError("taskrun dryrun.lua: \(s.describe(-1))") }
+    pushFunction { _, s in  // held_back(file): a file just opened for reading is a terminal or taskrun's standard input
+      s.push(Self.heldBack(s))
+      return 1
+    }
+    if tl_pcall(L, 4, 0, 0) != LUA_OK { fatalError("taskrun dryrun.lua: \(s.describe(-1))") }
+  }
+
+  /// Whether the Lua file at index 1 reads a terminal (a read would wait for someone to type)
+  /// or taskrun's standard input (`/dev/stdin`: a pipe's text belongs to the real run; a file
+  /// reads as empty as `io.stdin` does). A device such as /dev/null is read as it is.
+  private static func heldBack(_ s: LuaStack) -> Bool {
+    guard let raw = luaL_testudata(s.L, 1, LUA_FILEHANDLE),
+          let file = raw.assumingMemoryBound(to: luaL_Stream.self).pointee.f else { return false }
+    let fd = fileno(file)
+    guard fd >= 0 else { return false }
+    if isatty(fd) != 0 { return true }
+    var opened = stat(), input = stat()
+    guard fstat(fd, &opened) == 0, fstat(STDIN_FILENO, &input) == 0 else { return false }
+    return input.st_mode & S_IFMT != S_IFCHR && opened.st_dev == input.st_dev && opened.st_ino == input.st_ino
+  }
+
+  /// Loads `path` only to read what it declares (`--list`, `taskrun graph`, shell completion,
+  /// the check whether a subcommand's name is a target): a dry run in which what the script
+  /// writes to standard output or error goes where `print` goes (a message for the sinks:
+  /// standard error, or nowhere), never into the listing; a last line without its newline too.
+  public func loadToRead(path: String) throws {
+    dryRun = true
+    writesAreMessages = true
+    defer { flushWrites() }
+    try load(path: path)
   }
 
   /// Prints "(dry run) text" as the script's output (to stderr when standard output is the

@@ -104,6 +104,9 @@ public final class ScriptHost {
   /// io.write to standard output (and error) goes through the reporters (a live view draws
   /// there); `pendingWrite` holds a written line still waiting for its newline, per stream.
   @exclusivity(unchecked) public var captureWrites = false
+  /// A load that only reads the script (`loadToRead`): writes to standard output and error
+  /// become messages, as print's do, whatever the terminal; the sinks show or drop them.
+  @exclusivity(unchecked) var writesAreMessages = false
   /// The REPL: each `run()` at the top level, with nothing running, is a run of its own
   /// (its counts and elapsed time start from zero).
   @exclusivity(unchecked) public var freshRunPerRequest = false

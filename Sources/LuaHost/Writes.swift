@@ -1,4 +1,4 @@
-// Writes: io.write, io.stdout:write and io.stderr:write through the reporters while a live view draws below.
+// Writes: io.write, io.stdout:write and io.stderr:write through the reporters while a live view draws below, or while the script is only read.
 import CLua
 import CLuaShim
 import Glibc
@@ -9,11 +9,13 @@ extension ScriptHost {
   /// (fd 1) and standard error (fd 2): when writes are captured (a live view would draw over
   /// them), whole lines become messages, as `print`'s do, and the rest waits for its newline;
   /// returns whether it took the text (else Lua writes it itself). Standard error is taken only
-  /// while it is a terminal: redirected, it is not where the view draws.
+  /// while it is a terminal: redirected, it is not where the view draws. A load that only reads
+  /// the script (`writesAreMessages`) takes both: its standard output is a listing or a picture.
   func writeFunctions() -> [(String, HostFunction)] {
     [("__write", { host, s in
       let fd = s.integer(2) == 2 ? 2 : 1
-      guard host.captureWrites, let text = s.string(1), fd == 1 || isatty(STDERR_FILENO) != 0 else {
+      let taken = host.writesAreMessages || host.captureWrites && (fd == 1 || isatty(STDERR_FILENO) != 0)
+      guard taken, let text = s.string(1) else {
         s.push(false)
         return 1
       }

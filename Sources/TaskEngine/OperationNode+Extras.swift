@@ -21,6 +21,7 @@ extension OperationNode {
     @exclusivity(unchecked) var commandResult: CommandResult? = nil
     @exclusivity(unchecked) var remoteState: RemoteState? = nil
     @exclusivity(unchecked) var remoteStartTime: Double? = nil
+    @exclusivity(unchecked) var firstStartTime: Double? = nil
     @exclusivity(unchecked) var unresolvedNames: [(name: String, place: String?)] = []
     @exclusivity(unchecked) var output = OutputTail()
     @exclusivity(unchecked) var finishHandlers: [(OperationNode) -> Void] = []
@@ -139,6 +140,17 @@ extension OperationNode {
   var remoteStartTime: Double? {
     get { extrasStorage?.remoteStartTime }
     set { if extrasStorage != nil || newValue != nil { extras.remoteStartTime = newValue } }
+  }
+  /// When its first attempt started (set when it is retried; nil: `startTime` is that).
+  var firstStartTime: Double? {
+    get { extrasStorage?.firstStartTime }
+    set { if extrasStorage != nil || newValue != nil { extras.firstStartTime = newValue } }
+  }
+  /// Seconds from its first attempt's start to its finish, retries and their delays
+  /// included: its share of the run's length on the critical path.
+  public var durationOverAttempts: Double? {
+    guard let finishTime, let start = firstStartTime ?? startTime.map({ remoteStartTime ?? $0 }) else { return nil }
+    return finishTime - start
   }
   /// Combined output of its commands, kept for the failure report: the last lines.
   public var output: String { extrasStorage?.output.text ?? "" }

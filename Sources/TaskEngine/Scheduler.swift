@@ -594,6 +594,7 @@ public final class Scheduler {
   /// is given back meanwhile; cancelling during the wait finishes the operation `cancelled`.
   func tryAgain(_ op: OperationNode, _ retry: RetryPolicy, error: String) {
     let delay = retry.delay(after: op.attempt)
+    if op.attempt == 1, let start = op.startTime { op.firstStartTime = op.remoteStartTime ?? start }
     if let timer = op.timeoutTimer {
       cancelTimer(timer)
       op.timeoutTimer = nil

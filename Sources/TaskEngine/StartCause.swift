@@ -95,7 +95,7 @@ extension Scheduler {
       node = next
     }
     return path.reversed().map {
-      .init(name: $0.name, duration: $0.duration ?? 0, reason: $0.startCause.map(StartReason.init))
+      .init(name: $0.name, duration: $0.durationOverAttempts ?? 0, reason: $0.startCause.map(StartReason.init))
     }
   }
 

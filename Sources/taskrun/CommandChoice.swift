@@ -1,5 +1,6 @@
 // CommandChoice: whether a first word such as `test` is a subcommand or a target of the script taskrun finds.
 import FoundationEssentials
+import Glibc
 import LuaHost
 import TaskEngine
 
@@ -13,45 +14,139 @@ enum CommandChoice {
   /// The words that name subcommands.
   static let subcommands = ["repl", "test", "graph", "help"]
 
+  /// Seconds the check of `taskrun test`, `help` or `repl` may spend loading the found script
+  /// (its top level runs dry, so this is Lua's own time): a top level that loops or waits
+  /// must not hold a subcommand that does not need the script.
+  static let checkSeconds = 5.0
+
+  /// A load kept for `taskrun graph`: the check loaded the found script just as graph loads
+  /// it, so graph draws that load instead of running the top level a second time.
+  struct Load {
+    let path: String
+    let host: ScriptHost
+    let messages: HeldMessages
+  }
+  nonisolated(unsafe) private static var kept: Load?
+
+  /// What reading a script gave, by its path: its top-level operations, or why there are none
+  /// (an error, the time ran out). A completion that checks `graph` and then offers targets
+  /// loads the script once.
+  nonisolated(unsafe) private static var loaded: [String: Result<[String], any Error>] = [:]
+
+  /// The load was stopped after `seconds`.
+  struct LoadTimedOut: Error {
+    let seconds: Double
+  }
+
   /// Whether `word` (a subcommand's name, first on the command line) is a target of the
   /// discovered script. The script is loaded as `--list` loads it (nothing runs, what it
   /// prints is not shown) in its folder, and the working directory is restored after.
-  /// A script that does not load is an error: which of the two was meant is not known.
-  static func isTarget(_ word: String) throws -> Bool {
+  /// A script that does not load, or not `within` seconds, is an error: which of the two
+  /// was meant is not known. `keep`: a subcommand that reads the same script next
+  /// (`graph`) may take the load (`takeLoad`). `stuck`: see `declaredOperations` (nil: the
+  /// error, and exit 2).
+  static func isTarget(_ word: String, within seconds: Double? = nil, keep: Bool = false,
+                       stuck: (@Sendable () -> Void)? = nil) throws -> Bool {
     guard let (folder, name) = ScriptFinder.discover() else { return false }
     let manager = FileManager.default
     let here = manager.currentDirectoryPath
     _ = manager.changeCurrentDirectoryPath(folder)
     defer { _ = manager.changeCurrentDirectoryPath(here) }
+    let why = "(\(folder)/\(name) was loaded to see whether '\(word)' is one of its targets; "
+      + "taskrun -- \(word) runs the subcommand)"
+    let late = seconds.map { "\(folder)/\(name) did not finish loading within \(formatSeconds($0)) s\n" + why }
     do {
-      return try declaredOperations(of: name).contains(word)
+      let names = try declaredOperations(of: name, within: seconds, keep: keep, stuck: stuck ?? {
+        writeStandardError("taskrun: \(late ?? why)\n")
+        Taskrun.exitNow(ExitCode.usage.rawValue)
+      })
+      if names.contains(word), let load = kept {  // a run of that target loads the script itself
+        kept = nil
+        load.host.close()
+      }
+      return names.contains(word)
+    } catch is LoadTimedOut {
+      throw HostError(late ?? why)
     } catch let error as HostError {
-      throw HostError("\(error.description)\n(\(folder)/\(name) was loaded to see whether '\(word)' is one of its "
-        + "targets; taskrun -- \(word) runs the subcommand)")
+      throw HostError("\(error.description)\n\(why)")
     }
   }
 
+  /// The load `isTarget` kept of `script` (a path from the working directory), once.
+  static func takeLoad(of script: String) -> Load? {
+    guard let load = kept, load.path == absolute(script) else { return nil }
+    kept = nil
+    return load
+  }
+
   /// The names of the operations `script` declares at its top level (not inside a group),
-  /// loaded here as `--list` loads it: nothing runs and what it prints is not shown.
-  static func declaredOperations(of script: String) throws -> [String] {
+  /// loaded here as `--list` loads it: nothing runs and what it prints or writes is not
+  /// shown. `seconds`: a time limit (`LoadDeadline`; `stuck` ends the process when Lua
+  /// cannot be stopped); past it, `LoadTimedOut`.
+  static func declaredOperations(of script: String, within seconds: Double? = nil, keep: Bool = false,
+                                 stuck: @escaping @Sendable () -> Void = {}) throws -> [String] {
+    let path = absolute(script)
+    if let known = loaded[path] { return try known.get() }
+    let result = Result { try read(script, within: seconds, keepingAs: keep ? path : nil, stuck: stuck) }
+    loaded[path] = result
+    return try result.get()
+  }
+
+  private static func read(_ script: String, within seconds: Double?, keepingAs path: String?,
+                           stuck: @escaping @Sendable () -> Void) throws -> [String] {
     let scheduler = Scheduler(jobs: 1)
     Taskrun.attachSignals(scheduler)  // a top level that loops: Ctrl-C stops it
-    scheduler.sinks = [Unheard()]  // with no sink at all, print would write to standard output
+    let messages = HeldMessages()
+    scheduler.sinks = [messages]  // with no sink at all, print would write to standard output
     let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
-    host.dryRun = true
-    defer { host.close() }
+    let deadline = seconds.map { LoadDeadline(seconds: $0, inbox: scheduler.inbox, stuck: stuck) }
     do {
-      try host.load(path: script)
+      try host.loadToRead(path: script)
+      _ = deadline?.end()
     } catch let error as HostError {
+      let late = deadline?.end() == true
+      defer { host.close() }
+      if late, let seconds { throw LoadTimedOut(seconds: seconds) }
       if scheduler.halted { throw Taskrun.Exit(.interrupted) }
       scheduler.processes.endDescendants()
       throw error
     }
-    return scheduler.operations.filter { $0.group == nil }.map(\.name)
+    let names = scheduler.operations.filter { $0.group == nil }.map(\.name)
+    if let path {
+      kept = Load(path: path, host: host, messages: messages)
+    } else {
+      host.close()
+    }
+    return names
+  }
+
+  private static func absolute(_ script: String) -> String {
+    script.hasPrefix("/") ? script : FileManager.default.currentDirectoryPath + "/" + script
+  }
+
+  private static func formatSeconds(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
   }
 }
 
-/// A sink that drops every event: what a script prints while taskrun only reads its names.
-private final class Unheard: EventSink {
-  func receive(_ event: RunEvent) {}
+/// What a script prints while taskrun only reads its names: held, for `taskrun graph` to
+/// show on standard error if it takes the load (`CommandChoice.takeLoad`), else dropped. At
+/// most 1 MiB is kept; a line says how many more there were.
+final class HeldMessages: EventSink {
+  private(set) var lines: [String] = []
+  private var bytes = 0
+  private var dropped = 0
+
+  func receive(_ event: RunEvent) {
+    guard case .message(_, _, let text) = event else { return }
+    guard bytes + text.utf8.count <= 1 << 20 else { dropped += 1; return }
+    bytes += text.utf8.count + 1
+    lines.append(text)
+  }
+
+  /// Writes what was held to standard error, as `MessagesToStandardError` would have.
+  func replay() {
+    for line in lines { writeStandardError(line + "\n") }
+    if dropped > 0 { writeStandardError("taskrun: \(dropped) more lines the script printed were not kept\n") }
+  }
 }

@@ -60,7 +60,7 @@ enum Completer {
         before.removeFirst()
         subcommand = before.first
       } else {
-        subcommand = (try? CommandChoice.isTarget(first)) == true ? nil : first
+        subcommand = isTarget(first) ? nil : first
       }
       if subcommand != nil { before.removeFirst() }
     }
@@ -119,8 +119,32 @@ enum Completer {
       _ = FileManager.default.changeCurrentDirectoryPath(folder)
       script = name
     }
-    guard let script else { return [] }
-    return (try? CommandChoice.declaredOperations(of: script)) ?? []
+    guard let script, let seconds = secondsLeft() else { return [] }
+    return (try? CommandChoice.declaredOperations(of: script, within: seconds, stuck: giveUp)) ?? []
+  }
+
+  /// Seconds one completion may spend loading scripts, all loads together: a top level that
+  /// loops or waits (a read of a FIFO) must not hold the shell. Past them: no targets.
+  static let loadSeconds = 2.0
+  private static let started = ContinuousClock.now
+
+  /// What is left of `loadSeconds` (nil: nothing, load no more).
+  static func secondsLeft() -> Double? {
+    let spent = ContinuousClock.now - started
+    let left = loadSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds) * 1e-18
+    return left > 0.01 ? left : nil
+  }
+
+  /// Whether a subcommand's name is a target of the found script, within the time left.
+  static func isTarget(_ word: String) -> Bool {
+    guard let seconds = secondsLeft(), ScriptFinder.discover() != nil else { return false }
+    return (try? CommandChoice.isTarget(word, within: seconds, stuck: giveUp)) == true
+  }
+
+  /// When Lua cannot be stopped (a finalizer that loops): no completions, and the end.
+  @Sendable static func giveUp() {
+    _ = write(STDOUT_FILENO, "none\n", 5)
+    _exit(0)
   }
 
   static func reply(_ files: Files, _ candidates: [String], _ current: String) -> String {

@@ -24,24 +24,44 @@ struct GraphCommand: ParsableCommand {
   var words: [String] = []
 
   func run() throws {
-    let scheduler = Scheduler(jobs: 1)
-    Taskrun.attachSignals(scheduler)  // a script's top level may loop: Ctrl-C stops it
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
-    host.dryRun = true  // the graph is drawn, nothing runs
-    scheduler.sinks = [MessagesToStandardError()]  // what the script prints stays out of the picture
+    var host: ScriptHost?
     let ops: [OperationNode]
     do {
       let (script, targets) = try ScriptFinder.resolve(file: nil, directory: nil, words: words)
-      try host.load(path: script)
-      ops = scheduler.plan(for: try host.select(targets: targets))
+      let loaded = try load(script)
+      host = loaded
+      ops = loaded.scheduler.plan(for: try loaded.select(targets: targets))
     } catch let error as HostError {
-      if scheduler.halted { throw Taskrun.Exit(.interrupted) }
+      if host?.scheduler.halted == true { throw Taskrun.Exit(.interrupted) }
       TerminalText.writeMessage("taskrun: \(error.description)")
       throw Taskrun.Exit(.usage)
     }
-    print(render(ops, scheduler: scheduler), terminator: "")
-    if let caveat = host.dryRunCaveat { writeStandardError(caveat + "\n") }
+    print(render(ops, scheduler: host!.scheduler), terminator: "")
+    if let caveat = host!.dryRunCaveat { writeStandardError(caveat + "\n") }
     throw Taskrun.Exit(.success)
+  }
+
+  /// `script` loaded dry (the graph is drawn, nothing runs), what it prints on standard
+  /// error, out of the picture. The found script was already loaded so by the check whether
+  /// `graph` is one of its targets: that load is drawn, and what it printed is shown now;
+  /// loading it again would run its top level twice.
+  func load(_ script: String) throws -> ScriptHost {
+    if let kept = CommandChoice.takeLoad(of: script) {
+      kept.messages.replay()
+      kept.host.scheduler.sinks = [MessagesToStandardError()]
+      return kept.host
+    }
+    let scheduler = Scheduler(jobs: 1)
+    Taskrun.attachSignals(scheduler)  // a script's top level may loop: Ctrl-C stops it
+    scheduler.sinks = [MessagesToStandardError()]
+    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    do {
+      try host.loadToRead(path: script)
+    } catch let error as HostError {
+      if scheduler.halted { throw Taskrun.Exit(.interrupted) }
+      throw error
+    }
+    return host
   }
 
   func render(_ ops: [OperationNode], scheduler: Scheduler) -> String {

@@ -76,7 +76,7 @@ struct GraphPicture {
 
   func mermaid() -> String {
     var out = "flowchart LR\n"
-    func text(_ s: String) -> String { "\"" + s.replacing("\"", with: "#quot;").replacing("\n", with: "<br>") + "\"" }
+    func text(_ s: String) -> String { "\"" + mermaidText(s) + "\"" }
     func node(_ op: OperationNode, _ indent: String) {
       guard op.isGroup else { out += "\(indent)n\(op.id)[\(text(label(op)))]\n"; return }
       out += "\(indent)subgraph n\(op.id) [\(text(op.name))]\n"
@@ -92,6 +92,24 @@ struct GraphPicture {
         let id = "c\(op.id)_\(index + 1)"
         out += "  \(id){\(text(condition.name))} -.-> n\(op.id)\n"
         if let needed = condition.dependency { out += "  n\(needed.id)[\(text(label(needed)))] --> \(id)\n" }
+      }
+    }
+    return out
+  }
+
+  /// Label text for Mermaid, which reads labels as HTML and turns `#name;` and `#123;` into
+  /// entities: `#`, `&`, `<`, `>` and `"` are written as entities, a newline as `<br>`.
+  func mermaidText(_ s: String) -> String {
+    var out = ""
+    for c in s {
+      switch c {
+      case "#": out += "#35;"
+      case "&": out += "#amp;"
+      case "<": out += "#lt;"
+      case ">": out += "#gt;"
+      case "\"": out += "#quot;"
+      case "\n", "\r\n": out += "<br>"
+      default: out.append(c)
       }
     }
     return out

@@ -116,7 +116,8 @@ struct Repl {
       } catch {
         host.settleInterrupted()
         view?.restore()
-        TerminalText.writeMessage("\(error)")
+        // os.exit raised to stop the line: no error (the summary says the run was ended).
+        if host.exitCode == nil { TerminalText.writeMessage("\(error)") }
       }
       if host.exitCode != nil { return }  // os.exit: leave
       reader.remember(buffer)

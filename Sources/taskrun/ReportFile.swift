@@ -76,4 +76,46 @@ final class ReportFile {
   }
 
   private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+  /// Whether two report paths ("-": standard error) are one file: the same path once
+  /// resolved (`resolved`), or the same device and inode (hard links).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    if a == b { return true }
+    if a != "-", b != "-", resolved(a) == resolved(b) { return true }
+    guard let first = opened(a), let second = opened(b) else { return false }
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+  }
+
+  /// What a report path opens, links followed: for "-" the file descriptor 2 holds (not the
+  /// name /dev/stderr, which need not lead there), so `-` and `/proc/self/fd/2` meet.
+  static func opened(_ path: String) -> stat? {
+    var info = stat()
+    let found = path == "-" ? fstat(STDERR_FILENO, &info) : stat(path, &info)
+    return found == 0 ? info : nil
+  }
+
+  /// `path` from the root as the kernel would follow it: every symbolic link followed, also
+  /// one whose target does not exist yet (opening it creates the target), and `..` taken
+  /// after the link it follows. A name that is not (yet) there is kept as written; after 40
+  /// links (ELOOP for the kernel) the rest is kept as it reads.
+  static func resolved(_ path: String) -> String {
+    var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let start = path.hasPrefix("/") ? "" : (getcwd(&folder, folder.count).map { String(cString: $0) } ?? "")
+    var left = Array((start + "/" + path).split(separator: "/").map(String.init).reversed())
+    var parts: [String] = []
+    var links = 0
+    var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    while let part = left.popLast() {
+      if part == "." { continue }
+      if part == ".." { _ = parts.popLast(); continue }
+      let candidate = "/" + (parts + [part]).joined(separator: "/")
+      let length = links < 40 ? readlink(candidate, &target, target.count - 1) : -1
+      guard length > 0 else { parts.append(part); continue }
+      links += 1
+      let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if text.hasPrefix("/") { parts = [] }
+      left += text.split(separator: "/").map(String.init).reversed()
+    }
+    return "/" + parts.joined(separator: "/")
+  }
 }

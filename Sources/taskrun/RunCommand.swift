@@ -219,12 +219,11 @@ extension RunOptions {
     }
     if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
-    if list || listNames {  // nothing runs, and what the script prints is not the listing
-      host.dryRun = true
+    if list || listNames {  // nothing runs, and what the script prints or writes is not the listing
       scheduler.sinks = [MessagesToStandardError()]
     }
     do {
-      try host.load(path: script)
+      if list || listNames { try host.loadToRead(path: script) } else { try host.load(path: script) }
     } catch let error as HostError {
       // Stopped at the top level: what it started is cancelled; let it end and report it.
       if host.exitCode != nil || scheduler.halted {

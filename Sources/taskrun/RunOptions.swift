@@ -39,38 +39,10 @@ struct RunOptions: Equatable {
     if let outputFileLimit, !(1...1_048_576).contains(outputFileLimit) {
       return "--output-file-limit must be from 1 to 1048576 MB (got \(outputFileLimit))"
     }
-    if let events, let trace, Self.sameFile(events, trace) {
+    if let events, let trace, ReportFile.sameFile(events, trace) {
       return "--events and --trace name the same file ('\(trace)'): each needs its own"
     }
     return nil
-  }
-
-  /// Whether two report paths ("-": standard error) are one file: the same path once
-  /// made absolute, or the same device and inode of what each opens (`opened`).
-  private static func sameFile(_ a: String, _ b: String) -> Bool {
-    if a == b || (a != "-" && b != "-" && absolute(a) == absolute(b)) { return true }
-    guard let first = opened(a), let second = opened(b) else { return false }
-    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
-  }
-
-  /// What a report path opens, links followed: for "-" the file descriptor 2 holds (not the
-  /// name /dev/stderr, which need not lead there), so `-` and `/proc/self/fd/2` meet.
-  static func opened(_ path: String) -> stat? {
-    var info = stat()
-    let found = path == "-" ? fstat(STDERR_FILENO, &info) : stat(path, &info)
-    return found == 0 ? info : nil
-  }
-
-  /// `path` from the root, without `.`, `..` or doubled slashes (as the name reads, not
-  /// following links: two links to one existing file meet in `sameFile`'s inode test).
-  private static func absolute(_ path: String) -> String {
-    var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let start = path.hasPrefix("/") ? "" : (getcwd(&folder, folder.count).map { String(cString: $0) } ?? "")
-    var parts: [Substring] = []
-    for part in (start + "/" + path).split(separator: "/") where part != "." {
-      if part == ".." { _ = parts.popLast() } else { parts.append(part) }
-    }
-    return "/" + parts.joined(separator: "/")
   }
 
   /// The options of `arguments` (the words before `--`, `-j4` already split), or nil for

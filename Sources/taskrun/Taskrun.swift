@@ -59,9 +59,12 @@ enum Taskrun {
         arguments = ["repl"]
         subcommandForced = true
       }
-      // A subcommand's name is a target where the script taskrun finds declares it.
+      // A subcommand's name is a target where the script taskrun finds declares it. `graph`
+      // draws the load this check makes; the others do not need the script, and do not
+      // wait on one that does not finish loading.
       if let first = arguments.first, !subcommandForced, CommandChoice.subcommands.contains(first),
-         try CommandChoice.isTarget(first) {
+         try CommandChoice.isTarget(first, within: first == "graph" ? nil : CommandChoice.checkSeconds,
+                                    keep: first == "graph") {
         if let options = RunOptions.parse(arguments) { return try options.run() }
         // Parsed without the word, which swift-argument-parser would take for the subcommand.
         var command = try RunCommand.parse(Array(arguments.dropFirst()))
@@ -94,15 +97,17 @@ enum Taskrun {
       TerminalText.writeMessage("taskrun: \(error.description)")
       leave(ExitCode.usage.rawValue)
     } catch {
-      let command = Self.command(for: CommandLine.arguments.dropFirst().first)
+      let words = CommandLine.arguments.dropFirst()
+      let command = Self.command(for: words.first == "--" ? words.dropFirst().first : words.first)
       if command.exitCode(for: error) == .success {  // --help, --version, completion scripts
         print(command.fullMessage(for: error))
         leave(0)
       }
       // A usage error reads as every other message: `taskrun: WHY`, then where help is
-      // (not swift-argument-parser's "Error:" and its whole usage banner).
+      // (not swift-argument-parser's "Error:" and its whole usage banner); its guess of an
+      // option is kept only when close (UsageMessage).
       let name = command == RunCommand.self ? "taskrun" : "taskrun \(command.configuration.commandName ?? "")"
-      TerminalText.writeMessage("taskrun: \(command.message(for: error))")  // an unknown option is shown as typed
+      TerminalText.writeMessage("taskrun: \(UsageMessage.withoutDistantGuess(command.message(for: error)))")  // an unknown option is shown as typed
       TerminalText.writeMessage("taskrun: see '\(name) --help'")
       leave(ExitCode.usage.rawValue)
     }

@@ -37,6 +37,28 @@ import TestSupport
     #expect(try String(contentsOf: dir.appendingPathComponent("events.json"), encoding: .utf8).contains("\"run_finish\""))
   }
 
+  /// The paths are compared as the kernel follows them: a link to a file not made yet
+  /// (the run would create it through the link) and `..` after a linked folder.
+  @Test func oneFileThroughLinksIsRefusedBeforeItExists() throws {
+    let dir = try folder()
+    let manager = FileManager.default
+    try manager.createDirectory(at: dir.appendingPathComponent("inner/deeper"), withIntermediateDirectories: true)
+    try manager.createSymbolicLink(atPath: dir.appendingPathComponent("l.json").path, withDestinationPath: "e.json")
+    try manager.createSymbolicLink(atPath: dir.appendingPathComponent("d").path, withDestinationPath: "inner/deeper")
+    try manager.createSymbolicLink(atPath: dir.appendingPathComponent("chain.json").path, withDestinationPath: "l.json")
+    for (events, trace) in [("e.json", "l.json"), ("l.json", "e.json"), ("chain.json", "e.json"),
+                            ("inner/x.json", "d/../x.json"), ("d/../x.json", "inner/./x.json")] {
+      let run = try Binary.run(["-q", "--events", events, "--trace", trace], in: dir)
+      #expect(run.status == 2 && run.stderr.contains("--events and --trace name the same file"), "\(events) \(trace): \(run.stderr)")
+      #expect(!manager.fileExists(atPath: dir.appendingPathComponent("e.json").path), "nothing was written")
+    }
+    // `d/../x.json` is inner/x.json, not ./x.json: these two are apart.
+    let apart = try Binary.run(["-q", "--events", "x.json", "--trace", "d/../x.json"], in: dir)
+    #expect(apart.status == 0, "\(apart.stderr)")
+    #expect(try String(contentsOf: dir.appendingPathComponent("x.json"), encoding: .utf8).contains("\"run_finish\""))
+    #expect(manager.fileExists(atPath: dir.appendingPathComponent("inner/x.json").path))
+  }
+
   /// What comes after the run's end (a finalizer prints as the state closes) is no write
   /// error: the events file is complete and closed, and the exit stays 0.
   @Test func eventsAfterTheEndAreNoWriteError() throws {

@@ -5,11 +5,14 @@
 -- it succeeded with no output; writes (io.open for writing, io.output to a file, os.remove,
 -- os.rename) are refused with Lua's nil, message, errno; os.tmpname gives a name and makes no
 -- file (removing that name succeeds, as in a run); C modules are not loaded; chunks load as
--- text only. Reading files stays allowed; standard input reads as empty. The debug functions that could reach the originals kept
--- here (upvalues, locals, hooks, the registry) are left out. A bad argument raises what a
--- run raises: the name the caller used, at the caller's line (`argerror`).
-local G, note, null_handle = ...
-local type, tostring, tonumber, select, error, pcall, rawget = type, tostring, tonumber, select, error, pcall, rawget
+-- text only. Reading files stays allowed; standard input reads as empty, and so does a file
+-- opened for reading (io.open, io.lines, io.input) that `held_back(file)` says is a terminal
+-- (/dev/tty: a read would wait for a key) or the pipe that is taskrun's standard input. The
+-- debug functions that could reach the originals kept here (upvalues, locals, hooks, the
+-- registry) are left out. A bad argument raises what a run raises: the name the caller
+-- used, at the caller's line (`argerror`).
+local G, note, null_handle, held_back = ...
+local type, tostring, tonumber, select, error, pcall, rawget, rawequal = type, tostring, tonumber, select, error, pcall, rawget, rawequal
 local find, format, match = string.find, string.format, string.match
 local pack, unpack = table.pack, table.unpack
 local getinfo = G.debug and G.debug.getinfo
@@ -112,12 +115,35 @@ if G.io then
   -- A mode as fopen's check in liolib reads it ([rwa]+?b*, up to a NUL).
   local function valid(mode) return find(match(mode, "^[^\0]*"), "^[rwa]%+?b*$") ~= nil end
   local function writes(mode) return find(mode, "[wa+]") ~= nil end
+  -- A file just opened for reading that is a terminal or taskrun's standard input: closed,
+  -- and /dev/null read in its place.
+  local function held(f, what, path)
+    if not held_back(f) then return false end
+    f:close()
+    note(format("%s: '%s' is a terminal or standard input (read as empty)", what, tostring(path)), true)
+    return true
+  end
   function io.open(...)
     local path = text(0, "io.open", 1, false, ...)
     local mode = text(0, "io.open", 2, true, ...) or "r"
     if not valid(mode) then argerror(0, "io.open", 2, "invalid mode") end
     if writes(match(mode, "^[^\0]*")) then return refuse("io.open", "writing", path) end
-    return raw_open(path, mode)
+    local f, message, code = raw_open(path, mode)
+    if f and held(f, "io.open", path) then return raw_open("/dev/null", "r") end
+    return f, message, code
+  end
+  local lines = io.lines
+  if lines then
+    function io.lines(...)
+      if (...) == nil then  -- standard input, already empty
+        local results = passed("io.lines", pack(pcall(lines, ...)))
+        return unpack(results, 2, results.n)
+      end
+      local results = passed("io.lines", pack(pcall(lines, ...)))
+      local f = results[5]
+      if f and held(f, "io.lines", (...)) then return lines("/dev/null", select(2, ...)) end
+      return unpack(results, 2, results.n)
+    end
   end
   function io.output(...)
     local t = type((...))
@@ -139,6 +165,19 @@ if G.io then
     function io.read(...)
       if input() == empty then note("io.read: standard input (read as empty)", true) end
       return read(...)
+    end
+    function io.input(...)
+      local t = type((...))
+      if t ~= "string" and t ~= "number" then
+        local results = passed("io.input", pack(pcall(input, ...)))
+        return unpack(results, 2, results.n)
+      end
+      local results = passed("io.input", pack(pcall(input, ...)))  -- opened as Lua does, made the default input
+      local f = results[2]
+      if rawequal(f, empty) or not held_back(f) then return f end
+      input(empty)
+      held(f, "io.input", (...))
+      return empty
     end
   end
   if io.popen then

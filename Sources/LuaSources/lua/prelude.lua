@@ -50,15 +50,24 @@ function queue_methods.wait(queue) return await("wait_queue", queue) end
 
 -- os.execute waits by yielding wherever sh() could (a body, the top level, a coroutine of
 -- theirs), so other operations run meanwhile; elsewhere (a metamethod, an observer) it
--- blocks as Lua's does. The host's function checks the argument.
+-- blocks as Lua's does. A bad argument is raised here, at the caller's line (from the host's
+-- function it would name this wrapper's line).
 local host_execute = os and os.execute
 if host_execute then
+  local getmetatable, rawget, format = debug.getmetatable, rawget, string.format
   function os.execute(command)
     local t = type(command)
     if (t == "string" or t == "number") and isyieldable() then
       return check(yield(REQ, "execute", command))
     end
-    return host_execute(command)
+    if t ~= "string" and t ~= "number" and t ~= "nil" then
+      local meta = getmetatable(command)
+      local name = type(meta) == "table" and rawget(meta, "__name")
+      error(format("bad argument #1 to 'os.execute' (string expected, got %s)",
+        type(name) == "string" and name or t), 2)
+    end
+    local results = table.pack(host_execute(command))  -- not a tail call: its errors name the caller
+    return table.unpack(results, 1, results.n)
   end
 end
 
