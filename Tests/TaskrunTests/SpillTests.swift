@@ -170,7 +170,7 @@ func mode(_ path: String) -> mode_t {
 
   @Test func withoutAUsableTmpdirItWarnsAndMemoryStaysBounded() throws {
     let w = try SpillWorkflow("""
-      local r = sh("yes | head -c 100000000; printf END")
+      local r = sh("yes | head -c 300000000; printf END")
       assert(#r.stdout == 65536 and r.stdout:sub(-3) == "END", #r.stdout)
       assert(r.stdout_file == nil)
       operation { name = "loud", sh = "yes | head -c 3000000; exit 1" }
@@ -190,7 +190,9 @@ func mode(_ path: String) -> mode_t {
       #expect(run.stderr.contains("taskrun: warning: cannot keep command output past --output-limit in a file"), "\(run.stderr)")
       #expect(run.stderr.components(separatedBy: "taskrun: warning").count == 2, "warned once")
       #expect(run.stderr.contains("only the last 64 KiB of its stdout: 2934464 bytes were dropped"), "\(run.stderr)")
-      #expect(usage.ru_maxrss > 0 && usage.ru_maxrss < 90_000, "peak memory \(usage.ru_maxrss) KB for 100 MB of output")
+      // Bounded: the debug build's own peak is 50 to 100 MB whatever the size (base 18 MB,
+      // read buffers and the allocator's caches); before, the whole output was kept.
+      #expect(usage.ru_maxrss > 0 && usage.ru_maxrss < 150_000, "peak memory \(usage.ru_maxrss) KB for 300 MB of output")
     }
     #expect(!FileManager.default.fileExists(atPath: missing.deletingLastPathComponent().path), "TMPDIR's parent was created")
   }
