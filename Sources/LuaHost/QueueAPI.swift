@@ -91,9 +91,9 @@ extension ScriptHost {
   /// The global functions implemented in Swift (the yielding ones come from the prelude).
   func globalFunctions() -> [(String, HostFunction)] {
     [
-      ("operation", { host, s in try host.createOperation(s) }),
-      ("queue", { host, s in try host.createQueue(s) }),
-      ("group", { host, s in try host.createGroup(s) }),
+      ("operation", { host, s in try host.charged(HostCharge.operation, s) { try host.createOperation(s) } }),
+      ("queue", { host, s in try host.charged(HostCharge.queue, s) { try host.createQueue(s) } }),
+      ("group", { host, s in try host.charged(HostCharge.group, s) { try host.createGroup(s) } }),
       ("print", { host, s in
         // Like Lua's print, but through the reporters, so a live view keeps its place.
         // A __tostring that raises (or runs too long) raises from print, as in lua5.4.
