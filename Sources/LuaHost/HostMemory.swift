@@ -28,6 +28,9 @@ extension ScriptHost {
     guard tl_charge(s.L, bytes) != 0 else { throw HostMemoryRefused() }
   }
 
+  /// Gives back a charge for an object that was not made after all.
+  func uncharge(_ bytes: Int, on s: LuaStack) { _ = tl_charge(s.L, -bytes) }
+
   /// Runs `make` with `bytes` (and the length of the string `nameAt` names: a field of the
   /// table at 1, or argument 1 itself when `nameAt` is nil and it is a string) charged first;
   /// the charge is given back if `make` throws (nothing was made).
@@ -43,7 +46,7 @@ extension ScriptHost {
     }
     try charge(total, on: s)
     do { return try make() } catch {
-      _ = tl_charge(s.L, -total)
+      uncharge(total, on: s)
       throw error
     }
   }

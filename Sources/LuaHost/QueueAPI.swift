@@ -91,7 +91,7 @@ extension ScriptHost {
   /// The global functions implemented in Swift (the yielding ones come from the prelude).
   func globalFunctions() -> [(String, HostFunction)] {
     [
-      ("operation", { host, s in try host.charged(HostCharge.operation, s) { try host.createOperation(s) } }),
+      ("operation", { host, s in try host.createOperation(s) }),
       ("queue", { host, s in try host.charged(HostCharge.queue, s) { try host.createQueue(s) } }),
       ("group", { host, s in try host.charged(HostCharge.group, s) { try host.createGroup(s) } }),
       ("print", { host, s in

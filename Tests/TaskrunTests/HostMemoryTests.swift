@@ -29,6 +29,22 @@ import Testing
     #expect(run.stderr.contains("taskrun: out of memory: the Lua heap reached its limit of "), "\(run.stderr.suffix(2000))")
   }
 
+  /// A creation that fails makes nothing, and gives its charge back.
+  @Test func failedCreationsAreNotCharged() throws {
+    let run = try ScriptRun.run("""
+      operation { name = "a" }
+      queue { name = "q" }
+      for i = 1, 100000 do
+        assert(not pcall(operation, { name = "a" }))
+        assert(not pcall(queue, { name = "q" }))
+        assert(not pcall(operation, { name = "b" .. i, after = 42 }))
+      end
+      print("done")
+      """, ["--memory", "16"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("done"), "\(run.stdout)\(run.stderr)")
+  }
+
   @Test func memoryBeyondWhatTheProcessCanGetIsLowered() throws {
     let run = try ScriptRun.run("""
       operation { name = "hog", run = function() local t = {} for i = 1, 1e9 do t[i] = { i } end end }
