@@ -2,7 +2,7 @@
 --   taskrun -q benchmarks/graphs.lua -- SHAPE N KIND
 -- SHAPE: independent (N operations, no dependencies) | chain (each after the one before) |
 -- layered (100 layers, each operation after two of the previous layer) | wide (N
--- independent operations and one join). KIND: noop (no body) | lua (an empty Lua body) |
+-- independent operations and one join) | queues (N queues, an operation on each). KIND: noop (no body) | lua (an empty Lua body) |
 -- sh (the command `true`, executed directly).
 local shape, n, kind = arg[1] or "independent", tonumber(arg[2] or 1000), arg[3] or "lua"
 local function body(spec)
@@ -29,6 +29,8 @@ elseif shape == "layered" then
     end
     previous = current
   end
+elseif shape == "queues" then
+  for i = 1, n do operation(body { name = "t" .. i, queue = queue { name = "q" .. i } }) end
 else
-  error("unknown shape '" .. shape .. "' (independent, chain, layered, wide)")
+  error("unknown shape '" .. shape .. "' (independent, chain, layered, wide, queues)")
 end

@@ -15,7 +15,8 @@ void tl_set_dispatch(tl_dispatch_fn fn) { g_dispatch = fn; }
 
 /* {====== the Lua heap and its limit */
 
-/* The allocator's state: bytes in use, the limit (0: none), and whether it applies now. It
+/* The allocator's state: bytes in use (Lua's blocks and the host's charges), the limit (0:
+   none), and whether it applies now. It
    applies only while Lua code runs inside a protected resume or call of the host's
    (`tl_protected_*`): an allocation that fails raises "not enough memory" there, inside
    Lua's own error handling. Outside (the host building values, or a Swift host function,
@@ -69,6 +70,27 @@ int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres) {
   return status;
 }
 
+/* The host's objects for the script are charged whenever they are made (from a host function,
+   called from Lua code that runs protected): they stay until the state closes. */
+int tl_charge(lua_State *L, ptrdiff_t bytes) {
+  tl_heap *h = heap_of(L);
+  if (!h) return 1;
+  if (bytes < 0) { h->used -= (size_t)-bytes; return 1; }  /* given back */
+  if (h->limit && ((size_t)bytes > h->limit || h->used > h->limit - (size_t)bytes)) return 0;
+  h->used += (size_t)bytes;
+  return 1;
+}
+
+/* Raises Lua's own memory error (status LUA_ERRMEM, "not enough memory", as pcall reports
+   it): an allocation of `limit` bytes cannot fit (the heap holds something) and is refused,
+   since the limit applies to the caller. Where it would not, a plain error says the same. */
+static int raise_memory(lua_State *L) {
+  tl_heap *h = heap_of(L);
+  if (h && h->limit && h->enforce > 0) lua_newuserdatauv(L, h->limit, 0);
+  lua_pushliteral(L, "not enough memory");
+  return lua_error(L);
+}
+
 /* tl_protected_call: with the bounded calls below. */
 
 /* }====== */
@@ -82,6 +104,7 @@ static int tl_entry(lua_State *L) {
   int r = g_dispatch(L, index);
   if (h) h->enforce = saved;
   if (r >= 0) return r;
+  if (r == TL_RAISE_MEMORY) return raise_memory(L);
   if (r == TL_RAISE && lua_type(L, -1) == LUA_TSTRING) {
     luaL_where(L, 1);            /* position of the Lua code that called us */
     lua_insert(L, -2);

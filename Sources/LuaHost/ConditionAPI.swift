@@ -37,7 +37,10 @@ extension ScriptHost {
   }
 
   /// A condition value: a box around the index of what it stands for.
-  func pushCondition(_ condition: LuaCondition, on s: LuaStack) {
+  func pushCondition(_ condition: LuaCondition, on s: LuaStack) throws {
+    var bytes = HostCharge.condition
+    if case .resource(let name, _) = condition { bytes += name.utf8.count }
+    try charge(bytes, on: s)
     conditionValues.append(condition)
     pushBox(conditionValues.count - 1, cache: conditionBoxes, meta: conditionMeta, on: s)
   }
@@ -62,19 +65,19 @@ extension ScriptHost {
       ("mutex", { host, s in
         guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "mutex", "non-empty string") }
         try host.displayArgument(name, 1, "mutex")
-        host.pushCondition(.resource(name, 1), on: s)
+        try host.pushCondition(.resource(name, 1), on: s)
         return 1
       }),
       ("resource", { host, s in
         guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "resource", "non-empty string") }
         try host.displayArgument(name, 1, "resource")
         guard let n = s.integer(2), n >= 1 else { throw s.badArgument(2, "resource", "positive integer") }
-        host.pushCondition(.resource(name, n), on: s)
+        try host.pushCondition(.resource(name, n), on: s)
         return 1
       }),
       ("exists", { host, s in
         guard let path = s.string(1) else { throw s.badArgument(1, "exists", "string") }
-        host.pushCondition(.condition(BlockCondition.exists(path)), on: s)
+        try host.pushCondition(.condition(BlockCondition.exists(path)), on: s)
         return 1
       }),
       ("reachable", { host, s in
@@ -82,31 +85,31 @@ extension ScriptHost {
         guard let port = s.integer(2), (1...65535).contains(port) else { throw s.badArgument(2, "reachable", "port number") }
         let timeout = s.isNil(3) ? 5 : (s.number(3) ?? -1)
         guard timeout > 0, timeout <= 3600 else { throw s.badArgument(3, "reachable", "number of seconds from 0 to 3600") }
-        host.pushCondition(.condition(BlockCondition.reachable(host: name, port: port, timeout: timeout)), on: s)
+        try host.pushCondition(.condition(BlockCondition.reachable(host: name, port: port, timeout: timeout)), on: s)
         return 1
       }),
       ("confirm", { host, s in
         guard let prompt = s.string(1), !prompt.isEmpty else { throw s.badArgument(1, "confirm", "prompt string") }
         try host.displayArgument(prompt, 1, "confirm")
-        host.pushCondition(.condition(BlockCondition.confirm(prompt, assumeYes: host.assumeYes, ask: host.ask)), on: s)
+        try host.pushCondition(.condition(BlockCondition.confirm(prompt, assumeYes: host.assumeYes, ask: host.ask)), on: s)
         return 1
       }),
       ("negate", { host, s in
-        host.pushCondition(.condition(NegatedCondition(try host.engineCondition(at: 1, on: s, "negate"))), on: s)
+        try host.pushCondition(.condition(NegatedCondition(try host.engineCondition(at: 1, on: s, "negate"))), on: s)
         return 1
       }),
       ("silent", { host, s in
-        host.pushCondition(.condition(SilentCondition(try host.engineCondition(at: 1, on: s, "silent"))), on: s)
+        try host.pushCondition(.condition(SilentCondition(try host.engineCondition(at: 1, on: s, "silent"))), on: s)
         return 1
       }),
       ("all", { host, s in
         let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "all") }
-        host.pushCondition(.condition(CompoundCondition(.all, parts)), on: s)
+        try host.pushCondition(.condition(CompoundCondition(.all, parts)), on: s)
         return 1
       }),
       ("any", { host, s in
         let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "any") }
-        host.pushCondition(.condition(CompoundCondition(.any, parts)), on: s)
+        try host.pushCondition(.condition(CompoundCondition(.any, parts)), on: s)
         return 1
       }),
     ]
@@ -136,7 +139,7 @@ extension ScriptHost {
         guard let evaluate else { return done(.satisfied) }
         evaluateCondition(evaluate, named: name, for: op, done: done)
       })
-    pushCondition(.condition(condition), on: s)
+    try pushCondition(.condition(condition), on: s)
     return 1
   }
 

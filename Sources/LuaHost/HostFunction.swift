@@ -44,6 +44,8 @@ let hostDispatch: @convention(c) (OpaquePointer?, Int32) -> Int32 = { L, index i
   }
   do {
     return try host.functions[Int(index)](host, stack)
+  } catch is HostMemoryRefused {
+    return TL_RAISE_MEMORY
   } catch {
     let error = ScriptError(raising: error)
     stack.push(error.description)

@@ -33,7 +33,7 @@ extension ScriptHost {
 
   func observerFunctions() -> [(String, HostFunction)] {
     [
-      ("observer", { host, s in try host.createObserver(s) }),
+      ("observer", { host, s in try host.charged(HostCharge.observer, s, field: nil) { try host.createObserver(s) } }),
       ("activity", { host, s in
         guard let label = s.string(1), !label.isEmpty else { throw s.badArgument(1, "activity", "non-empty string") }
         try host.displayArgument(label, 1, "activity")

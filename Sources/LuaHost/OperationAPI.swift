@@ -64,6 +64,9 @@ extension ScriptHost {
         throw ScriptError("\(what()): field 'queue' must be a queue (got \(s.typeName(spec[.queue])))")
       }
     }
+    // What the host keeps for it counts against the Lua heap's cap (given back if not made).
+    let bytes = HostCharge.operation + (name?.utf8.count ?? 0)
+    try charge(bytes, on: s)
     if !s.isNil(run) {
       s.pushValue(run)
       body = LuaFunctionBody(function: s.ref(), host: self)
@@ -72,6 +75,7 @@ extension ScriptHost {
     do {
       op = try scheduler.makeOperation(name: name, queue: queue, body: body)
     } catch let error as EngineError {
+      uncharge(bytes, on: s)
       throw ScriptError(error.description)
     }
     if let progressPattern { watchProgress(of: op, pattern: progressPattern) }
@@ -79,6 +83,7 @@ extension ScriptHost {
       try configure(op, from: s, spec, what: what())
     } catch {
       scheduler.discard(op)
+      uncharge(bytes, on: s)
       throw error
     }
     if let producer = current?.op {

@@ -72,6 +72,7 @@ extension ScriptHost {
       }
       kind = value
     } else { kind = nil }
+    try charge(HostCharge.progress, on: s)  // the node stays, whatever its fields say
     let node = progressContext().makeNode(total: total, kind: kind)
     node.clock = { [unowned scheduler] in scheduler.clock.now }
     for key in s.keys(spec) {

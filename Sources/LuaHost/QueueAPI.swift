@@ -92,8 +92,8 @@ extension ScriptHost {
   func globalFunctions() -> [(String, HostFunction)] {
     [
       ("operation", { host, s in try host.createOperation(s) }),
-      ("queue", { host, s in try host.createQueue(s) }),
-      ("group", { host, s in try host.createGroup(s) }),
+      ("queue", { host, s in try host.charged(HostCharge.queue, s) { try host.createQueue(s) } }),
+      ("group", { host, s in try host.charged(HostCharge.group, s) { try host.createGroup(s) } }),
       ("print", { host, s in
         // Like Lua's print, but through the reporters, so a live view keeps its place.
         // A __tostring that raises (or runs too long) raises from print, as in lua5.4.

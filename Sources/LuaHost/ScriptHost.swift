@@ -148,8 +148,13 @@ public final class ScriptHost {
   public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int? = nil) {
     self.scheduler = scheduler
     self.arguments = arguments
-    self.memoryLimit = memoryLimit ?? MemoryBudget.current().defaultLuaHeap ?? 0
+    let heap = MemoryBudget.current().luaHeap(asked: memoryLimit)
+    self.memoryLimit = heap.bytes
     memoryLimitIsDefault = memoryLimit == nil
+    if heap.lowered {
+      writeStandardError("taskrun: note: --memory \(memoryLimit! >> 20) MB is more than this process can get (ulimit -v, "
+                         + "its cgroup, physical memory): the Lua heap is capped at \(heap.bytes >> 20) MB\n")
+    }
     L = tl_newstate(self.memoryLimit)
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()

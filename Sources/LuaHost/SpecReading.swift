@@ -102,7 +102,7 @@ extension ScriptHost {
       guard !text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
         throw ScriptError("\(place): the command is empty")
       }
-      spec = CommandSpec(.shell(text))
+      spec = CommandSpec(.shell(try CommandText.word(text, "\(place): the command")))
     } else if s.type(i) == LUA_TTABLE {
       var argv: [String] = []
       for k in 1...max(1, s.rawLength(i)) where s.rawLength(i) > 0 {
@@ -111,7 +111,7 @@ extension ScriptHost {
         guard let word = try s.commandWord(-1, "\(place): argv element #\(k)") else {
           throw ScriptError("\(place): argv element #\(k) must be a string (got \(s.typeName(-1)))")
         }
-        argv.append(word)
+        argv.append(try CommandText.word(word, "\(place): argv element #\(k)"))
       }
       guard !argv.isEmpty else { throw ScriptError("\(place): the argv list is empty") }
       spec = CommandSpec(.argv(argv))
@@ -126,7 +126,7 @@ extension ScriptHost {
     }
     let what = field == nil ? "\(function) options" : function
     if field == nil { try checkFields(s, options, valid: ["env", "cwd", "check"], in: what) }
-    spec.directory = try optionalString(s, options, "cwd", in: what)
+    spec.directory = try optionalString(s, options, "cwd", in: what).map { try CommandText.word($0, "\(what): field 'cwd'") }
     if s.rawGet(options, "env") != LUA_TNIL {
       defer { s.pop() }
       let env = s.top
@@ -137,12 +137,13 @@ extension ScriptHost {
         guard case .name(let name) = key else {
           throw ScriptError("\(what): field 'env' must map names to strings")
         }
+        _ = try CommandText.environmentName(name, "\(what): field 'env'")
         s.rawGet(env, name)
         defer { s.pop() }
         guard let value = try s.commandWord(-1, "\(what): env value '\(name)'") else {
           throw ScriptError("\(what): env value '\(name)' must be a string (got \(s.typeName(-1)))")
         }
-        spec.environment[name] = value
+        spec.environment[name] = try CommandText.word(value, "\(what): env value '\(name)'")
       }
     } else { s.pop() }
     return spec

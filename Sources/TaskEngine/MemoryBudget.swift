@@ -36,6 +36,15 @@ public struct MemoryBudget: Equatable, Sendable {
     return max(Self.minimumHeap, smallest)
   }
 
+  /// The cap for a heap of `asked` bytes (`--memory`; nil: the default): `asked` unless it is
+  /// more than the default cap, which is what this process can really get (beyond it the host
+  /// would die on an allocation before Lua reached the cap); then the default, and `lowered`.
+  public func luaHeap(asked: Int?) -> (bytes: Int, lowered: Bool) {
+    guard let asked else { return (defaultLuaHeap ?? 0, false) }
+    guard let most = defaultLuaHeap, asked > most else { return (asked, false) }
+    return (most, true)
+  }
+
   /// This process's budget now. `proc` and `cgroupRoot` are where /proc and the cgroup
   /// file system are (tests point them at folders of their own).
   public static func current(proc: String = "/proc", cgroupRoot: String = "/sys/fs/cgroup") -> MemoryBudget {

@@ -13,6 +13,8 @@ public final class Scheduler {
   public let processes: ProcessRunner
   @exclusivity(unchecked) public private(set) var operations: [OperationNode] = []
   @exclusivity(unchecked) public private(set) var queues: [WorkQueue] = []
+  /// Each queue's index in `queues` by name: a new queue's name is checked without a scan.
+  @exclusivity(unchecked) var queueIndex: [String: Int] = [:]
   public let mainQueue: WorkQueue
   /// Without it, the first failure stops new operations from starting (running ones finish).
   @exclusivity(unchecked) public var keepGoing = false
@@ -104,6 +106,7 @@ public final class Scheduler {
 
   /// Lists a new queue and has its operations' progress changes reported here.
   private func adopt(_ queue: WorkQueue) {
+    queueIndex[queue.name] = queues.count
     queues.append(queue)
     queue.progressChanged = { [unowned self] op in progressDirty.append(op) }
   }
@@ -112,7 +115,7 @@ public final class Scheduler {
 
   /// A new queue; names are unique.
   public func makeQueue(name: String, maxConcurrent: Int = -1, suspended: Bool = false) throws -> WorkQueue {
-    if queues.contains(where: { $0.name == name }) {
+    if queueIndex[name] != nil {
       throw EngineError(.duplicateName, "a queue named '\(name)' already exists")
     }
     let queue = WorkQueue(id: queues.count, name: name, maxConcurrent: maxConcurrent, suspended: suspended)

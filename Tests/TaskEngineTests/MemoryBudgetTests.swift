@@ -55,4 +55,13 @@ import TestSupport
   @Test func nothingLimitsNothingCaps() {
     #expect(MemoryBudget().defaultLuaHeap == nil)
   }
+
+  /// `--memory` is taken as asked up to the default cap, and lowered to it beyond.
+  @Test func anAskedHeapIsLoweredToWhatTheProcessCanGet() {
+    let budget = MemoryBudget(addressSpaceRoom: 1_400_000_000, physical: 64 << 30)
+    #expect(budget.luaHeap(asked: 100 << 20) == (100 << 20, false))
+    #expect(budget.luaHeap(asked: 1_048_576 << 20) == (700_000_000, true))
+    #expect(budget.luaHeap(asked: nil) == (700_000_000, false))
+    #expect(MemoryBudget().luaHeap(asked: 1_048_576 << 20) == (1_048_576 << 20, false))
+  }
 }

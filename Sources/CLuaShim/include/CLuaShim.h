@@ -13,10 +13,16 @@ lua_State *tl_newstate(size_t limit);
 void tl_closestate(lua_State *L);
 int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres);
 int tl_protected_call(lua_State *L, int nargs, int nres);
+/* Charges `bytes` the host keeps for the script (an operation's node, a queue, a name) to the
+   state's heap, against the same cap: 1 if they fit (charged for the state's life), 0 if the
+   cap would be passed (nothing charged; the host function returns TL_RAISE_MEMORY). A
+   negative count gives a charge back (the object was not made after all). */
+int tl_charge(lua_State *L, ptrdiff_t bytes);
 
 /* What a Swift host function returns when it does not return a count of results. */
 #define TL_RAISE (-1)   /* raise the value on top of the stack (strings get "file:line: ") */
 #define TL_RAISE_PLAIN (-2)  /* raise the value on top of the stack as it is */
+#define TL_RAISE_MEMORY (-3)  /* raise Lua's own memory error (a charge was refused) */
 
 /* The one Swift entry point: `index` says which host function Lua called. */
 typedef int (*tl_dispatch_fn)(lua_State *L, int index);

@@ -69,6 +69,9 @@ scheduling.print()
 // 1b. No-op operations against what Lua itself spends on the same graph script.
 floorTable().print()
 
+// 1b'. Many queues: declaring them stays linear.
+queueTable().print()
+
 // 2. Trivial commands: taskrun vs ninja vs make on the same graphs.
 let hasNinja = Measure.run(["ninja", "--version"]).status == 0
 var commands = Table(title: "Commands (`true`) at -j\(jobs): taskrun vs ninja vs make (CPU: the tool and its commands; own CPU: the tool alone)",
