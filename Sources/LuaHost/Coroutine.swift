@@ -7,6 +7,8 @@ import TaskEngine
 
 /// How a coroutine ended: its results left on its own stack, or an error with a traceback.
 enum CoroutineEnd {
+  /// The results are on the thread's stack only while its `onEnd` runs: the thread is then
+  /// pooled (an empty stack) or its anchor released, so it may be collected at any allocation.
   case returned(LuaCoroutine, count: Int32)
   case failed(Failure)
 
@@ -96,9 +98,19 @@ extension ScriptHost {
 
   /// Runs `function` as a coroutine with the values `arguments` pushes (a script's top level
   /// may call sh, sleep or run), driving the scheduler until it ends; nil if it never did.
-  func runToEnd(function: Int32, arguments: (LuaStack) -> Int32 = { _ in 0 }) -> CoroutineEnd? {
+  /// `returned` reads what it returned (the top `count` values of the stack it is given)
+  /// when it returns: only then, since the ended thread is pooled or let go right after.
+  func runToEnd(function: Int32, arguments: (LuaStack) -> Int32 = { _ in 0 },
+                returned: @escaping (LuaStack, Int32) -> Void = { _, _ in }) -> CoroutineEnd? {
     var outcome: CoroutineEnd?
-    let co = makeCoroutine(function: function, op: nil) { outcome = $0 }
+    let co = makeCoroutine(function: function, op: nil) { end in
+      if case .returned(let co, let count) = end {
+        let results = LuaStack(L: co.thread)
+        returned(results, count)
+        results.setTop(0)
+      }
+      outcome = end
+    }
     resume(co, arguments: arguments(LuaStack(L: co.thread)))
     scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
     return outcome
