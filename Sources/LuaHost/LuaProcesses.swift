@@ -62,6 +62,12 @@ struct LuaChildren {
   }
 
   mutating func remove(_ id: Int) -> LuaChild? { open.removeValue(forKey: id) }
+
+  /// The id the next command will get: the ones opened from now on have it or a later one.
+  var nextID: Int { last + 1 }
+
+  /// The commands still open whose ids are `first` or later.
+  func opened(since first: Int) -> [LuaChild] { open.filter { $0.key >= first }.map(\.value) }
 }
 
 /// What a worker thread reads from one output of an io.popen command while the live view
@@ -258,6 +264,15 @@ extension ScriptHost {
       showSide(side)
     }
     return status
+  }
+
+  /// Ctrl-C stopped the code that opened these commands (a REPL evaluation): each one still
+  /// open gets SIGTERM now, SIGKILL after the grace, as a run's commands do. Its handle is
+  /// closed only when collected, and that close would wait for the command.
+  func stopCommands(openedSince first: Int) {
+    for child in luaChildren.opened(since: first) {
+      child.end(atDeadline: tl_monotonic(), grace: scheduler.killGrace)
+    }
   }
 
   /// Which of the command's stdout and stderr taskrun reads and shows above the live view:
