@@ -147,6 +147,14 @@ extension ScriptHost {
         co.pending = .reschedule
         resumeSoon(co) { 0 }
       }
+    case LUA_OK where co.control.pointee.shielded == 0 && tl_interrupted() != 0:
+      // Ctrl-C woke it from a blocking call (io.read, an io.popen read: EINTR) and it
+      // returned straight from that call (`return f:read("a")`, a tail call), so no
+      // instruction was left where the hook could raise: it is interrupted all the same,
+      // not a success with the failed read's nil.
+      s.pop(results)
+      co.control.pointee.raised = 2
+      end(co, .failed(.init(message: "interrupted", traceback: "", raisedByHook: 2)))
     case LUA_OK:
       end(co, .returned(co, count: results))
     default:

@@ -69,4 +69,28 @@ import TestSupport
     let after = session.wait { $0.range(of: shown, options: .regularExpression) != nil }
     #expect(after.range(of: shown, options: .regularExpression) != nil, "the line is evaluated, not read: \(after)")
   }
+
+  /// An operation whose body returns what it reads from a pipe: the woken read returned nil
+  /// straight out of the body (a tail call, no instruction for the hook), so the operation
+  /// succeeded ('ok') and the evaluation raised instead of run returning false.
+  @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCInRunCancelsABodyReadingAPipe() throws {
+    let dir = try folder()
+    let session = try TerminalSession("\(Binary.url.path) repl", in: dir)
+    session.wait { $0.contains("\n>") }
+    try session.send(#"op = operation { name = "reader", run = function() return io.popen("echo $$ > pid; exec sleep 60"):read("a") end }"#)
+    try session.send("Enter")
+    try session.send("run(op)")
+    try session.send("Enter")
+    let pid = try #require(commandPID(in: dir))
+    defer { if running(pid) { kill(pid, SIGKILL) } }
+    try session.send("C-c")
+    let shown = #"\nfalse\s+reader cancelled: interrupted\n>"#
+    let after = session.wait { $0.range(of: shown, options: .regularExpression) != nil }
+    #expect(after.range(of: shown, options: .regularExpression) != nil, "run returns false and the summary: \(after)")
+    #expect(after.contains("cancelled reader: interrupted"), "\(after)")
+    #expect(!after.contains("ok        reader") && !after.contains("stdin:1: interrupted"), "\(after)")
+    let deadline = Date().addingTimeInterval(15)
+    while running(pid) && Date() < deadline { usleep(50_000) }
+    #expect(!running(pid), "the command got SIGTERM")
+  }
 }
