@@ -172,6 +172,7 @@ extension ScriptHost {
 
   private func end(_ co: LuaCoroutine, _ how: CoroutineEnd) {
     co.isDead = true
+    if case .failed(let failure) = how, failure.raisedByHook != 0 { stopCommands(openedBy: co) }
     let last = live.removeLast()
     if last !== co {
       live[co.liveIndex] = last

@@ -17,9 +17,6 @@ extension ScriptHost {
   /// Evaluates REPL input: first as `return <input>` (so `1 + 41` shows 42), then as a
   /// statement. Operations it declares are not run until `run()`. Errors are thrown.
   public func evaluate(line source: String) throws -> LineResult {
-    // Ctrl-C ends the evaluation: so it does the io.popen commands it opened and left open.
-    let firstCommand = luaChildren.nextID
-    defer { if scheduler.halted { stopCommands(openedSince: firstCommand) } }
     let text = source.hasPrefix("=") ? String(source.dropFirst()) : source  // Lua 5.1's `=expr`
     if compiles("return " + text + ";") {
       // Not `return f(x)`: that tail call drops the line's frame, so an error raised where
