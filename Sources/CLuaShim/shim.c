@@ -435,8 +435,15 @@ static void bound_end(lua_State *L, bound_state b) {
 }
 
 int tl_bounded_call(lua_State *L, int nargs, int nres) {
-  lua_checkstack(L, 2);
-  lua_State *T = lua_newthread(L);       /* a thread of its own: no watchdog arms over the hook */
+  /* a thread of its own: no watchdog arms over the hook */
+  lua_State *T = lua_checkstack(L, 2) ? lua_newthread(L) : NULL;
+  /* A new thread has room for LUA_MINSTACK values: more arguments than that (the REPL
+     showing many results) overflowed its stack into whatever lay after it. */
+  if (T == NULL || !lua_checkstack(T, nargs + 1)) {
+    lua_pop(L, nargs + 1 + (T != NULL));
+    lua_pushliteral(L, "stack overflow (too many values)");
+    return LUA_ERRRUN;
+  }
   lua_rotate(L, -(nargs + 2), 1);        /* the thread below the function and its arguments */
   lua_xmove(L, T, nargs + 1);
   bound_state b = bound_begin(T, TL_BOUND_STEPS);

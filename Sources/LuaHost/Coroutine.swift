@@ -7,6 +7,8 @@ import TaskEngine
 
 /// How a coroutine ended: its results left on its own stack, or an error with a traceback.
 enum CoroutineEnd {
+  /// The results are on the thread's stack only while its `onEnd` runs: the thread is then
+  /// pooled (an empty stack) or its anchor released, so it may be collected at any allocation.
   case returned(LuaCoroutine, count: Int32)
   case failed(Failure)
 
@@ -98,9 +100,19 @@ extension ScriptHost {
 
   /// Runs `function` as a coroutine with the values `arguments` pushes (a script's top level
   /// may call sh, sleep or run), driving the scheduler until it ends; nil if it never did.
-  func runToEnd(function: Int32, arguments: (LuaStack) -> Int32 = { _ in 0 }) -> CoroutineEnd? {
+  /// `returned` reads what it returned (the top `count` values of the stack it is given)
+  /// when it returns: only then, since the ended thread is pooled or let go right after.
+  func runToEnd(function: Int32, arguments: (LuaStack) -> Int32 = { _ in 0 },
+                returned: @escaping (LuaStack, Int32) -> Void = { _, _ in }) -> CoroutineEnd? {
     var outcome: CoroutineEnd?
-    let co = makeCoroutine(function: function, op: nil) { outcome = $0 }
+    let co = makeCoroutine(function: function, op: nil) { end in
+      if case .returned(let co, let count) = end {
+        let results = LuaStack(L: co.thread)
+        returned(results, count)
+        results.setTop(0)
+      }
+      outcome = end
+    }
     resume(co, arguments: arguments(LuaStack(L: co.thread)))
     scheduler.run(until: { outcome != nil }, onStall: { self.failStalledWaits() })
     return outcome
@@ -137,6 +149,14 @@ extension ScriptHost {
         co.pending = .reschedule
         resumeSoon(co) { 0 }
       }
+    case LUA_OK where co.control.pointee.shielded == 0 && tl_interrupted() != 0:
+      // Ctrl-C woke it from a blocking call (io.read, an io.popen read: EINTR) and it
+      // returned straight from that call (`return f:read("a")`, a tail call), so no
+      // instruction was left where the hook could raise: it is interrupted all the same,
+      // not a success with the failed read's nil.
+      s.pop(results)
+      co.control.pointee.raised = 2
+      end(co, .failed(.init(message: "interrupted", traceback: "", raisedByHook: 2)))
     case LUA_OK:
       if let stop = dueStop(co) {
         s.setTop(0)
@@ -177,6 +197,7 @@ extension ScriptHost {
 
   private func end(_ co: LuaCoroutine, _ how: CoroutineEnd) {
     co.isDead = true
+    if case .failed(let failure) = how, failure.raisedByHook != 0 { stopCommands(openedBy: co) }
     let last = live.removeLast()
     if last !== co {
       live[co.liveIndex] = last

@@ -15,6 +15,10 @@ final class LuaChild: @unchecked Sendable {
   let pidfd: Int32
   /// Its other output (stderr; a "w" command's stdout) read for the live view.
   let sides: [SideOutput]
+  /// The coroutine that opened it, while it lives: whether its close stops the command is
+  /// that code's stop (Ctrl-C, cancelled, timed out), not the stop of whatever code runs
+  /// when the garbage collector closes the handle (a shielded one would wait it out).
+  weak var owner: LuaCoroutine?
   /// Guards reaping against signalling from another thread (the body's deadline).
   private let lock = Lock()
   private var reaped = false
@@ -67,6 +71,9 @@ struct LuaChildren {
   }
 
   mutating func remove(_ id: Int) -> LuaChild? { open.removeValue(forKey: id) }
+
+  /// The commands still open that `co` opened.
+  func opened(by co: LuaCoroutine) -> [LuaChild] { open.values.filter { $0.owner === co } }
 }
 
 /// What a worker thread reads from one output of an io.popen command while the live view
@@ -251,6 +258,7 @@ extension ScriptHost {
     case .success(let started):
       child = started
     }
+    child.owner = current
     let id = luaChildren.add(child)
     if let deadline = current?.control.pointee.deadline, deadline > 0 {
       child.end(atDeadline: deadline, grace: scheduler.killGrace)
@@ -272,7 +280,7 @@ extension ScriptHost {
   /// (or what Lua printed is flushed), and 1 says a stop is due: the read fails with EINTR.
   func pipeReadWaits() -> Int32 {
     if captureWrites { scheduler.emit(.tick(time: scheduler.elapsed)) } else { fflush(nil) }
-    return stopReason() == nil ? 0 : 1
+    return stopReason(of: current) == nil ? 0 : 1
   }
 
   /// The waiter of an io.popen handle that closes: waits for its command (stopping it as
@@ -287,6 +295,16 @@ extension ScriptHost {
       showSide(side)
     }
     return status
+  }
+
+  /// `co` was stopped (interrupted, cancelled, timed out): each io.popen command it opened
+  /// and left open gets SIGTERM now, SIGKILL after the grace, as a run's commands do. Its
+  /// handle closes only when collected, wherever that happens (in the REPL, after the
+  /// interrupt is over), and that close would wait for the command to end by itself.
+  func stopCommands(openedBy co: LuaCoroutine) {
+    for child in luaChildren.opened(by: co) {
+      child.end(atDeadline: tl_monotonic(), grace: scheduler.killGrace)
+    }
   }
 
   /// Which of the command's stdout and stderr taskrun reads and shows above the live view:
@@ -360,7 +378,7 @@ extension ScriptHost {
           kill(-pid, SIGKILL)
           terminated = (.infinity, .max)
         }
-      } else if let reason = stopReason() {
+      } else if let reason = stopReason(of: child == nil ? current : child?.owner) {
         stopped = reason
         kill(-pid, SIGTERM)
         terminated = (now, scheduler.inbox.signalsPosted.load(ordering: .sequentiallyConsistent))
@@ -370,11 +388,12 @@ extension ScriptHost {
     return (status, stopped)
   }
 
-  /// Why the Lua code waiting for a command has been stopped (the command must end), as
+  /// Why the Lua code `co` waiting for a command has been stopped (the command must end), as
   /// the interrupt hook says it: 1 cancelled, 2 interrupted, 3 timed out; nil if it has not.
-  private func stopReason() -> (hook: Int32, reason: String)? {
+  /// No coroutine (the top level's handle closed after it ended): only an interrupt stops it.
+  private func stopReason(of co: LuaCoroutine?) -> (hook: Int32, reason: String)? {
     scheduler.absorbSignals()  // the scheduler hears a Ctrl-C now: nothing else starts
-    guard let control = current?.control.pointee else { return tl_interrupted() != 0 ? (2, "interrupted") : nil }
+    guard let control = co?.control.pointee else { return tl_interrupted() != 0 ? (2, "interrupted") : nil }
     if control.cancelled != 0 { return (1, "cancelled") }
     if control.shielded == 0 && tl_interrupted() != 0 { return (2, "interrupted") }
     if control.deadline > 0, tl_monotonic() >= control.deadline { return (3, "timed out") }

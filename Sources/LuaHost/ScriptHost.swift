@@ -291,28 +291,16 @@ public final class ScriptHost {
     let function = s.ref()
     defer { s.unref(function) }
     failedWait = nil
+    var shown: String?
     switch runToEnd(function: function, arguments: { s in
       guard lua_checkstack(s.L, Int32(clamping: arguments.count) + 1) != 0 else { return 0 }
       for argument in arguments { s.push(argument) }
       return Int32(arguments.count)
+    }, returned: { [unowned self] results, count in
+      if format, count > 0 { shown = show(count, from: results) }
     }) {
-    case .returned(let co, let count)?:
-      let results = LuaStack(L: co.thread)
-      defer { results.setTop(0) }
-      guard format, count > 0 else { return nil }
-      let base = results.top - count + 1
-      _ = lua_checkstack(L, count + 2)
-      pushFormatter()
-      for i in 0..<count { results.pushValue(base + i) }
-      lua_xmove(co.thread, L, count)
-      // Formatting calls the values' metamethods (__tostring, __name, and __lt through the
-      // sort of keys): bounded, as every call into user code outside a body.
-      guard tl_bounded_call(L, count, 1) == LUA_OK else {
-        defer { s.pop() }
-        return "(cannot show the result: \(s.errorMessage(-1)))"
-      }
-      defer { s.pop() }
-      return s.string(-1)
+    case .returned?:
+      return shown
     case .failed(let failure)?:
       // Raised by a wait on a failed operation and not caught: the run failed, and the
       // operation's own failure was reported with its traceback already.
@@ -330,6 +318,25 @@ public final class ScriptHost {
     case nil:
       throw HostError("\(name.dropFirst()): the script never finished")
     }
+  }
+
+  /// The REPL's line for the top `count` values of `results` (an ended coroutine's stack,
+  /// read while it is still anchored), which it takes off that stack.
+  private func show(_ count: Int32, from results: LuaStack) -> String {
+    let s = stack
+    guard lua_checkstack(L, count + 3) != 0 else {  // the formatter, the values, a bounded call's thread
+      return "(cannot show the result: \(count) values are more than a Lua stack holds)"
+    }
+    pushFormatter()
+    lua_xmove(results.L, L, count)  // the values themselves: nothing pushed onto their stack
+    // Formatting calls the values' metamethods (__tostring, __name, and __lt through the
+    // sort of keys): bounded, as every call into user code outside a body.
+    guard tl_bounded_call(L, count, 1) == LUA_OK else {
+      defer { s.pop() }
+      return "(cannot show the result: \(s.errorMessage(-1)))"
+    }
+    defer { s.pop() }
+    return s.string(-1) ?? "?"
   }
 
   /// Pushes the formatter of format.lua, compiling it the first time.

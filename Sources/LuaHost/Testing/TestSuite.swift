@@ -198,7 +198,7 @@ extension ScriptHost {
   }
 
   /// Calls `runtime[name]` with what `arguments` pushes, as a coroutine run to its end.
-  private func callRuntime(_ name: String, results: (LuaStack) -> Void = { _ in },
+  private func callRuntime(_ name: String, results: @escaping (LuaStack) -> Void = { _ in },
                            arguments: (LuaStack) -> Int32) throws {
     let s = stack
     s.pushRef(testRuntime)
@@ -206,11 +206,8 @@ extension ScriptHost {
     let function = s.ref()
     s.pop()
     defer { s.unref(function) }
-    switch runToEnd(function: function, arguments: arguments) {
-    case .returned(let co, _)?:
-      let stack = LuaStack(L: co.thread)
-      results(stack)
-      stack.setTop(0)
+    switch runToEnd(function: function, arguments: arguments, returned: { stack, _ in results(stack) }) {
+    case .returned?: break
     case .failed(let failure)?:
       throw HostError(failure.message)
     case nil:
