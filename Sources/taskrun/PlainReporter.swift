@@ -222,8 +222,18 @@ final class PlainReporter: EventSink {
   /// "a (0.10 s) → b (0.20 s) →[slot of 'main'] c (0.05 s)": each step says why the next
   /// one started then, when it was not simply its dependency finishing.
   static func criticalPath(_ path: [RunSummary.Timing]) -> String {
+    // A chain of a million operations is no line to read: its first and last ten steps, and
+    // what lies between them in one (the events keep the whole path).
+    let shown = 10
     var text = ""
     for (i, step) in path.enumerated() {
+      if path.count > 2 * shown + 1 && i >= shown && i < path.count - shown {
+        if i == shown {
+          let left = path[shown..<(path.count - shown)]
+          text += " → … \(left.count) more steps (\(formatFixed(left.reduce(0) { $0 + $1.duration }, 2)) s) …"
+        }
+        continue
+      }
       if i > 0 {
         switch step.reason?.kind {
         case "queue"?: text += " →[slot of '\(step.reason?.detail ?? "")'] "

@@ -93,4 +93,17 @@ import TestSupport
     #expect(run.stdout.contains("cancelled c: never started: deadlock: \(cycle)\n"), "\(run.stdout)")
     #expect(run.stdout.contains("cancelled g: 'c' cancelled: never started: deadlock: \(cycle)\n"), "\(run.stdout)")
   }
+
+  /// A long chain's critical path is one readable line: the first and last ten steps and the
+  /// rest counted between them (a chain of a million printed 35 MB on one line).
+  @Test func aLongCriticalPathShowsItsEndsAndCountsTheRest() throws {
+    let run = try run("local p\nfor i = 1, 100 do p = operation { name = \"t\" .. i, after = { p } } end\n")
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("Critical path: ") } ?? ""
+    #expect(line.hasPrefix("Critical path: t1 (") && line.contains(" → t10 (") && !line.contains("t11 ("), "\(line)")
+    #expect(line.contains(" → … 80 more steps (") && line.contains(" → t91 (") && line.contains(" → t100 (") && line.hasSuffix(" s)"), "\(line)")
+    let short = try self.run("local p\nfor i = 1, 21 do p = operation { name = \"t\" .. i, after = { p } } end\n")
+    let whole = short.stdout.split(separator: "\n").first { $0.hasPrefix("Critical path: ") } ?? ""
+    #expect(whole.contains("t11 (") && !whole.contains("more steps"), "\(whole)")
+  }
 }
