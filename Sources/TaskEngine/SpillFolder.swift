@@ -123,7 +123,7 @@ public final class SpillFolder: @unchecked Sendable {
     var base = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
     if base.isEmpty { base = "/tmp" }
     while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
-    var template = Array((base + "/taskrun-XXXXXX").utf8CString)
+    var template = Array((base + "/taskrun-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp's six Xs
     let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     guard made != nil else {
       failure = "TMPDIR '\(base)': \(String(cString: strerror(errno)))"

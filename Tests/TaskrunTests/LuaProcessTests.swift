@@ -35,6 +35,20 @@ import TestSupport
     return Binary.finish(started, timeout: 15)
   }
 
+  /// A body 'a' that prints "a started" and waits in os.execute for a marked sleep, and 'b'
+  /// after it: the marker (to look for leftovers) and the folder.
+  func bodyWaitingInOsExecute() throws -> (String, URL) {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "a", run = function()
+        print("a started")
+        print("returned", os.execute("sleep 20 # \(marker)"))
+      end }
+      operation { name = "b", after = { "a" }, run = function() print("b ran") end }
+      """)
+    return (marker, dir)
+  }
+
   @Test func osExecuteAndIoPopenKeepLuasResults() throws {
     let dir = try workflow("""
       print(os.execute("exit 3"))
@@ -87,14 +101,7 @@ import TestSupport
   }
 
   @Test func ctrlCDuringOsExecuteInABodyCancelsItAndWhatFollows() throws {
-    let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
-      operation { name = "a", run = function()
-        print("a started")
-        print("returned", os.execute("sleep 20 # \(marker)"))
-      end }
-      operation { name = "b", after = { "a" }, run = function() print("b ran") end }
-      """)
+    let (marker, dir) = try bodyWaitingInOsExecute()
     let run = try interrupted(dir, once: "a started")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("cancelled a: interrupted") && run.stdout.contains("cancelled b: interrupted"), "\(run.stdout)")
@@ -270,14 +277,7 @@ import TestSupport
   }
 
   @Test(.enabled(if: hasTmux)) func ctrlCAtOsExecuteOnATerminalEndsTheRun() throws {
-    let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
-      operation { name = "a", run = function()
-        print("a started")
-        print("returned", os.execute("sleep 20 # \(marker)"))
-      end }
-      operation { name = "b", after = { "a" }, run = function() print("b ran") end }
-      """)
+    let (marker, dir) = try bodyWaitingInOsExecute()
     let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir)
     session.wait { $0.contains("a started") }
     usleep(300_000)
