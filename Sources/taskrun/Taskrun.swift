@@ -75,7 +75,7 @@ enum Taskrun {
         let name = arguments.dropFirst().first
         guard let command = RunCommand.configuration.subcommands.first(where: { $0.configuration.commandName == name })
                 ?? (name == nil ? RunCommand.self : nil) else {
-          TerminalText.writeMessage("taskrun: help: no subcommand '\(TerminalText.escaped(name!))' (repl, test, graph)")
+          TerminalText.writeMessage("taskrun: help: no subcommand '\(TerminalText.escaped(name!))' (repl, test, graph, help)")
           leave(ExitCode.usage.rawValue)
         }
         print(RunCommand.helpMessage(for: command))
