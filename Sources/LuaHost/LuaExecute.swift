@@ -48,7 +48,7 @@ extension ScriptHost {
   /// Shows what the command printed so far; sends SIGKILL to a stopped command after the
   /// grace or at the next interrupt; once it has exited (and its output ended, or 0.2 s
   /// passed: a background job may hold the pipes), answers the coroutine. Looks again after
-  /// `interval`, 0.2 ms at first, then twice as long each time up to 1/15 s (no thread waits
+  /// `interval`, 0.2 ms at first, then twice as long each time up to 1/50 s (no thread waits
   /// for the command: a short one is answered at once, a long one costs 15 looks a second).
   private func tick(_ execution: LuaExecution, _ co: LuaCoroutine, every interval: Double) {
     let child = execution.child
@@ -81,7 +81,7 @@ extension ScriptHost {
       }
     }
     execution.ticker = scheduler.after(interval) { [unowned self] in
-      tick(execution, co, every: min(interval * 2, 1.0 / 15))
+      tick(execution, co, every: min(interval * 2, 1.0 / 50))
     }
   }
 

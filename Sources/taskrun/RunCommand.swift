@@ -182,6 +182,12 @@ extension RunOptions {
       reporter.error(problem)
       throw Taskrun.Exit(.usage)
     }
+    // A dry run or a listing writes nothing: no report file is opened (opening empties it).
+    let writesNothing = dryRun || list || listNames
+    if writesNothing && (events != nil || trace != nil) {
+      reporter.note("--events and --trace are not written by a dry run or a listing")
+    }
+    let (events, trace) = writesNothing ? (nil, nil) : (self.events, self.trace)
     do {
       if let events {
         let sink = try EventsReporter(path: events)

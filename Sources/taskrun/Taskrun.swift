@@ -25,6 +25,13 @@ enum Taskrun {
     // A reader that went away (`taskrun x.lua | head`) must not kill taskrun before it has
     // stopped its children; writes then just fail. Children get the default back.
     signal(SIGPIPE, SIG_IGN)
+    // A relative TMPDIR is taken from where taskrun started: -C and a command's cwd would
+    // otherwise put spill files (and the commands' own temporary files) elsewhere than the
+    // paths taskrun prints say.
+    if let tmpdir = getenv("TMPDIR").map({ String(cString: $0) }), !tmpdir.isEmpty, !tmpdir.hasPrefix("/") {
+      var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      if let cwd = getcwd(&folder, folder.count) { setenv("TMPDIR", String(cString: cwd) + "/" + tmpdir, 1) }
+    }
     do {
       var arguments = Array(CommandLine.arguments.dropFirst())
       // Shell completion: the scripts, and what they ask on each Tab (before `--` is split off).

@@ -34,6 +34,7 @@ import TestSupport
       print("binary", load(string.dump(function() end)))
       print("upvalues", debug.getupvalue, debug.sethook, debug.getregistry)
       print("read", io.open("keep.txt"):read("l"), io.lines("keep.txt")())
+      print("tmpfile", io.tmpfile())
       operation { name = "a", sh = "touch RAN" }
       """)
     let run = Binary.finish(try Binary.start(mode + ["d.lua"], in: dir), timeout: 20)
@@ -50,7 +51,8 @@ import TestSupport
                  "rename\tnil\t(dry run) os.rename: not renaming 'keep.txt'\t30",
                  "output\tfalse\td.lua:7: (dry run) io.output: not writing 'V'", "tmpname\tnil",
                  "loadlib\tnil\t(dry run) C library 'libc.so.6' not loaded\topen",
-                 "binary\tnil\tattempt to load a binary chunk", "upvalues\tnil\tnil\tnil", "read\tkept\tkept"] {
+                 "binary\tnil\tattempt to load a binary chunk", "upvalues\tnil\tnil\tnil", "read\tkept\tkept",
+                 "tmpfile\tnil\t(dry run) io.tmpfile: not writing 'a temporary file'\t30"] {
       #expect(all.contains(note), "\(mode): \(note)\n\(all)")
     }
   }
@@ -103,5 +105,18 @@ import TestSupport
     #expect(run.status == 0, "\(all)")
     #expect(all.contains("got_nil_0"), "\(mode): \(all)")
     #expect(!all.contains("secret"), "\(mode): \(all)")
+  }
+
+  /// `--events` and `--trace` with -n, --list or --list-names: no report file is opened, so an
+  /// existing one keeps what it held (opening it for the run would have emptied it).
+  @Test(arguments: [["-n"], ["--list"], ["--list-names"]])
+  func reportFilesAreNotTouched(_ mode: [String]) throws {
+    let dir = try folder("operation { name = \"a\", sh = \"touch RAN\" }\n")
+    try "precious\n".write(to: dir.appendingPathComponent("ev.json"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(mode + ["--events", "ev.json", "--trace", "tr.json", "d.lua"], in: dir), timeout: 20)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect((try? String(contentsOf: dir.appendingPathComponent("ev.json"), encoding: .utf8)) == "precious\n", "\(mode)")
+    #expect(!exists(dir, "tr.json") && !exists(dir, "RAN"), "\(mode)")
+    #expect((run.stdout + run.stderr).contains("--events and --trace are not written by a dry run or a listing"), "\(run.stdout)\(run.stderr)")
   }
 }

@@ -93,6 +93,23 @@ func mode(_ path: String) -> mode_t {
     #expect(!run.stderr.contains("warning"), "\(run.stderr)")
   }
 
+  /// A relative TMPDIR is taken from where taskrun started, also with -C: the path a failure
+  /// names is where the file is (it was relative, read from the -C folder).
+  @Test func aRelativeTmpdirIsTakenFromWhereTaskrunStarted() throws {
+    let w = try SpillWorkflow("")
+    let sub = w.dir.appendingPathComponent("sub")
+    try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+    try "operation { name = \"loud\", sh = \"head -c 2000000 /dev/zero; exit 1\" }\n"
+      .write(to: sub.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "--output-limit", "1", "-C", "sub", "w.lua"], in: w.dir,
+                                             environment: ["TMPDIR": "tmp"]), timeout: 60)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let named = run.stderr.firstMatch(of: /all of its output: ([^)]*)\)/).map { String($0.1) } ?? ""
+    #expect(named.hasPrefix(w.tmp.path + "/taskrun-"), "\(run.stderr)")
+    #expect(FileManager.default.fileExists(atPath: named), "\(named)")
+    #expect(!FileManager.default.fileExists(atPath: sub.appendingPathComponent("tmp").path), "made under -C's folder")
+  }
+
   @Test func theFolderIsPrivateAndAResultsFileLastsAsLongAsTheRun() throws {
     let w = try SpillWorkflow("""
       local r = sh("head -c 3000000 /dev/zero")

@@ -180,6 +180,11 @@ if G.io then
       return empty
     end
   end
+  if io.tmpfile then
+    function io.tmpfile()  -- a file of its own in the temporary folder: a write all the same
+      return refuse("io.tmpfile", "writing", "a temporary file")
+    end
+  end
   if io.popen then
     function io.popen(...)
       local t = type((...))
