@@ -152,7 +152,7 @@ static tl_watchdog *g_watchdogs = NULL;
 static void tl_hook(lua_State *L, lua_Debug *ar);
 static void bound_hook(lua_State *L, lua_Debug *ar);
 #define TL_BOUND_STEP 1000
-static _Thread_local struct { int active; long left, steps; unsigned long exhausted; } g_bound;  /* see bounded calls below */
+static _Thread_local struct { int active; long left, steps; unsigned long exhausted; double until; } g_bound;  /* see bounded calls below */
 
 /* With w->lock held: set the hook on the running coroutine and the user coroutines inside it.
    For a time slice every 1000 instructions; to stop (`urgent`) at the very next line too, so
@@ -421,7 +421,13 @@ typedef struct { int outer, enforce; lua_Hook hook; int mask, count; } bound_sta
 static bound_state bound_begin(lua_State *L, long steps) {
   tl_heap *h = heap_of(L);
   bound_state b = { g_bound.active, h ? h->enforce : 0, lua_gethook(L), lua_gethookmask(L), lua_gethookcount(L) };
-  if (!b.outer) { g_bound.active = 1; g_bound.left = g_bound.steps = steps; }
+  if (!b.outer) {
+    g_bound.active = 1;
+    g_bound.left = g_bound.steps = steps;
+    /* A wait inside (os.execute, an io.popen read) uses no instructions: it is bounded in
+       time instead, 1 s (10 s for a callback). */
+    g_bound.until = tl_monotonic() + (steps > TL_BOUND_STEPS ? 10.0 : 1.0);
+  }
   if (h) h->enforce = 1;
   lua_sethook(L, bound_hook, LUA_MASKCOUNT, TL_BOUND_STEP);
   return b;
@@ -432,6 +438,11 @@ static void bound_end(lua_State *L, bound_state b) {
   lua_sethook(L, b.hook, b.mask, b.count);
   if (h) h->enforce = b.enforce;
   if (!b.outer) g_bound.active = 0;
+}
+
+double tl_bound_expired(void) {
+  if (!g_bound.active || tl_monotonic() < g_bound.until) return 0;
+  return g_bound.steps > TL_BOUND_STEPS ? 10.0 : 1.0;
 }
 
 int tl_bounded_call(lua_State *L, int nargs, int nres) {

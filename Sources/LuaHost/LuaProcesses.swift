@@ -393,6 +393,12 @@ extension ScriptHost {
   /// No coroutine (the top level's handle closed after it ended): only an interrupt stops it.
   private func stopReason(of co: LuaCoroutine?) -> (hook: Int32, reason: String)? {
     scheduler.absorbSignals()  // the scheduler hears a Ctrl-C now: nothing else starts
+    // Code taskrun calls outside a body (an error object's __tostring, an observer) waiting
+    // on a command: bounded in time as it is in instructions.
+    let bound = tl_bound_expired()
+    if bound > 0 {
+      return (0, "stopped after \(Int(bound)) s waiting for a command (taskrun bounds the Lua code it calls outside a body)")
+    }
     guard let control = co?.control.pointee else { return tl_interrupted() != 0 ? (2, "interrupted") : nil }
     if control.cancelled != 0 { return (1, "cancelled") }
     if control.shielded == 0 && tl_interrupted() != 0 { return (2, "interrupted") }

@@ -335,4 +335,22 @@ import TestSupport
     #expect(done.contains("read: first"), "\(done)")
     #expect(done.contains("more bytes of this io.popen command's standard error not shown"), "\(done)")
   }
+
+  /// Code taskrun calls outside a body (an error object's __tostring) that waits on a command
+  /// is bounded in time as it is in instructions: 1 s, then the command is ended.
+  @Test func aCommandWaitedForOutsideABodyIsBoundedInTime() throws {
+    let marker = "taskrun-luaproc-\(UUID().uuidString)"
+    let dir = try workflow("""
+      operation { name = "e", run = function()
+        error(setmetatable({}, { __tostring = function() os.execute("sleep 30 # \(marker)") return "slow" end }))
+      end }
+      """)
+    let sent = Date()
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir), timeout: 60)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("w.lua:2: stopped after 1 s waiting for a command (taskrun bounds the Lua code it calls outside a body)"),
+            "\(run.stderr)")
+    #expect(Date().timeIntervalSince(sent) < 20, "the wait was not bounded")
+    #expect(!leftovers(marker), "the command outlived its bound")
+  }
 }

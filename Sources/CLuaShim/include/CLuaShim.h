@@ -65,6 +65,9 @@ int tl_interrupted(void);
    one is due ends by it: the hook looks only every 1000 instructions, and a wait cut short by
    the stop (a pipe's read, io.read's EINTR) returns or raises something else first. */
 int tl_stop_due(tl_control *c);
+/* Inside a bounded call whose time is up (a wait in it uses no instructions): the seconds it
+   had; else 0. */
+double tl_bound_expired(void);
 /* Replace debug.sethook with a guard that raises a pending stop (cancelled, interrupted, timed
    out) before it lets user code touch the hooks. */
 void tl_guard_sethook(lua_State *L);

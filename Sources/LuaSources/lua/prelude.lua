@@ -66,8 +66,10 @@ if host_execute then
       error(format("bad argument #1 to 'os.execute' (string expected, got %s)",
         type(name) == "string" and name or t), 2)
     end
-    local results = table.pack(host_execute(command))  -- not a tail call: its errors name the caller
-    return table.unpack(results, 1, results.n)
+    -- Its errors (a stop while it waits) are raised at the caller's line, not this one.
+    local results = table.pack(pcall(host_execute, command))
+    if not results[1] then error(results[2], 2) end
+    return table.unpack(results, 2, results.n)
   end
 end
 
