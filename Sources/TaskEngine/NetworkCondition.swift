@@ -16,20 +16,23 @@ extension BlockCondition {
 
 extension BlockCondition {
   /// Asks the user (`confirm(prompt)`): yes → satisfied, no → failed. With `assumeYes` it
-  /// holds at once; without a terminal it fails clearly. Prompts are asked one at a time.
+  /// holds at once; without a terminal it fails clearly. Prompts are asked one at a time; a
+  /// queued one whose operation was cancelled meanwhile (the run stopped) is never asked.
   public static func confirm(_ prompt: String, assumeYes: Bool,
                              ask: (@Sendable (String) -> Bool?)?) -> BlockCondition {
-    BlockCondition(name: "confirm") { _, scheduler, done in
+    BlockCondition(name: "confirm") { op, scheduler, done in
       if assumeYes { return done(.satisfied) }
       guard let ask else {
         return done(.failed("cannot ask \"\(prompt)\": not running on a terminal (--yes answers yes)"))
       }
-      scheduler.oneAtATime { finished in
+      scheduler.oneAtATime(for: op) { finished in
         scheduler.emit(.prompt(time: scheduler.elapsed, text: prompt))
         scheduler.perform({ ask(prompt).map { $0 ? nil : "declined" } ?? "no answer" }) { answer in
           scheduler.emit(.prompt(time: scheduler.elapsed, text: nil))
-          finished()
+          // The answer first: a "no" that stops the run cancels the operations whose
+          // questions wait, before `finished()` would ask the next one.
           done(answer.map { .failed("\"\(prompt)\": \($0)") } ?? .satisfied)
+          finished()
         }
       }
     }
@@ -38,16 +41,21 @@ extension BlockCondition {
 
 extension Scheduler {
   /// Runs `body` when no other `oneAtATime` body is between its start and its `finished()`
-  /// (prompts wait for each other, like alerts), first come first served.
-  public func oneAtATime(_ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
+  /// (prompts wait for each other, like alerts), first come first served. A queued body
+  /// whose operation has finished meanwhile (cancelled by a stop or Ctrl-C) is dropped
+  /// unrun: nothing waits for its answer any more.
+  public func oneAtATime(for op: OperationNode, _ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
     let run = { [unowned self] in
       exclusiveBusy = true
       body { [unowned self] in
         exclusiveBusy = false
-        if !exclusiveWaiters.isEmpty { exclusiveWaiters.removeFirst()() }
+        while !exclusiveWaiters.isEmpty {
+          let next = exclusiveWaiters.removeFirst()
+          if next.op.state == .pending && !next.op.isFinished { return next.run() }
+        }
       }
     }
-    if exclusiveBusy { exclusiveWaiters.append(run) } else { run() }
+    if exclusiveBusy { exclusiveWaiters.append((op, run)) } else { run() }
   }
 }
 

@@ -88,7 +88,8 @@ public final class Scheduler {
   @exclusivity(unchecked) var killTimers: [Int: Int] = [:]
   @exclusivity(unchecked) var completionHandlers: [Int: (String?) -> Void] = [:]
   @exclusivity(unchecked) var exclusiveBusy = false
-  @exclusivity(unchecked) var exclusiveWaiters: [() -> Void] = []
+  /// Queued `oneAtATime` bodies, with the operation each one is for.
+  @exclusivity(unchecked) var exclusiveWaiters: [(op: OperationNode, run: () -> Void)] = []
   /// Executing operations by the operations they wait on (for deadlock detection).
   @exclusivity(unchecked) var waits: [OperationNode: Set<OperationNode>] = [:]
   /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).

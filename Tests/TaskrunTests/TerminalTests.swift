@@ -116,6 +116,26 @@ final class TerminalSession {
     #expect(done.contains("EXIT=1"))
   }
 
+  @Test(.enabled(if: hasTmux)) func aQuestionWhoseOperationTheStopCancelledIsNotAsked() throws {
+    let dir = try workflow("""
+      operation { name = "bg", sh = "sleep 3" }
+      operation { name = "deploy", conditions = { confirm "Deploy?" }, sh = "echo deployed" }
+      operation { name = "other", conditions = { confirm "Other?" }, sh = "echo other" }
+      """)
+    let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir)
+    let first = session.wait { $0.contains("[y/N]") }
+    let deployFirst = first.contains("Deploy? [y/N]")
+    let (declined, cancelled) = deployFirst ? ("deploy", "other") : ("other", "deploy")
+    try session.send("n")
+    try session.send("Enter")
+    // Without a second question the run ends by itself once `bg` has.
+    let done = session.wait(timeout: 30) { $0.contains("EXIT=") || $0.components(separatedBy: "[y/N]").count > 2 }
+    #expect(done.components(separatedBy: "[y/N]").count == 2, "only the first question is asked: \(done)")
+    #expect(done.contains("FAILED    \(declined)") && done.contains("declined"), "\(done)")
+    #expect(done.contains("cancelled \(cancelled): not started: the run stopped after '\(declined)' failed"), "\(done)")
+    #expect(done.contains("EXIT=1"), "\(done)")
+  }
+
   @Test(.enabled(if: hasTmux)) func ctrlCRestoresTheTerminal() throws {
     let dir = try workflow("""
       operation { name = "forever", run = function() sleep(60) end }
