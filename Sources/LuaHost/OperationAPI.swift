@@ -19,6 +19,7 @@ final class LuaFunctionBody: OperationBody {
   func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String) {
     guard let coroutine else { return }
     coroutine.control.pointee.cancelled = 1  // for the hook; and wake what it waits on
+    host.noteBlockStop(operation, thread: coroutine.thread)  // while its stack still says where
     host.interruptPending(coroutine, reason: reason)
   }
 }
