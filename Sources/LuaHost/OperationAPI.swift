@@ -324,6 +324,7 @@ extension ScriptHost {
       // Stopped by the interrupt flag: the scheduler hears of the signal now, before it
       // lets anything start because this operation ended.
       if failure.raisedByHook == 2 { scheduler.absorbSignals() }
+      if failure.raisedByHook != 0 { noteBlockStop(op, control: co.control.pointee) }
       if failure.raisedByHook == 3 {
         scheduler.expire(op)
         scheduler.finish(op, .cancelled)

@@ -223,8 +223,10 @@ extension TestModeTests {
     return Binary.finish(started, timeout: 20)
   }
 
-  /// A sleep, a command's output being read, and a sleep in the body --timeout runs apart.
-  @Test(arguments: [["top_sleep_spec.lua"], ["top_popen_spec.lua"], ["--timeout", "60", "top_sleep_spec.lua"]])
+  /// A sleep, a command's output being read, a busy loop, and a sleep in the body --timeout
+  /// runs apart.
+  @Test(arguments: [["top_sleep_spec.lua"], ["top_popen_spec.lua"], ["top_loop_spec.lua"],
+                    ["--timeout", "60", "top_sleep_spec.lua"]])
   func ctrlCInAFilesTopLevelPointsAtItsLineAndSaysTheRunWasInterrupted(arguments: [String]) throws {
     let options = Array(arguments.dropLast()), spec = arguments.last!
     let plain = try interruptTopLevel(options + [spec])

@@ -208,6 +208,15 @@ extension ScriptHost {
     }
   }
 
+  /// A block's body the hook stopped while it ran (a loop): the line the hook first raised
+  /// at, if that was in the block's own file and nothing was noted when it was interrupted.
+  func noteBlockStop(_ op: OperationNode, control: tl_control) {
+    let id = blockBodies[op.id] ?? op.id
+    guard let block = testBlocks[id], blockStops[id] == nil, control.stop_line > 0 else { return }
+    let source = withUnsafeBytes(of: control.stop_src) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    if source == block.file { blockStops[id] = Int(control.stop_line) }
+  }
+
   private func pushList(_ list: [String], on s: LuaStack? = nil) {
     let s = s ?? stack
     s.newTable(array: Int32(list.count))
