@@ -313,6 +313,21 @@ static void where_user(lua_State *L, int level) {
   lua_pushliteral(L, "");
 }
 
+/* Records in `c` the user's line the first stop is raised at (as where_user finds it): the
+   stop is raised again at every later line, the runtime's own included, so by the time the
+   body has ended its traceback no longer says where it was. */
+static void note_stop(tl_control *c, lua_State *L, int level) {
+  lua_Debug ar;
+  for (int i = level; lua_getstack(L, i, &ar); i++) {
+    if (!lua_getinfo(L, "Sl", &ar)) break;
+    if (ar.currentline > 0 && strcmp(ar.source, "=[taskrun]") != 0) {
+      c->stop_line = ar.currentline;
+      memcpy(c->stop_src, ar.short_src, sizeof c->stop_src);
+      return;
+    }
+  }
+}
+
 /* Raises `why` at the running line, with the hook re-armed on every line so that a pcall
    around the loop cannot swallow it (as Redis does). */
 static int raise_stop(lua_State *L, int level, const char *why) {
@@ -321,6 +336,7 @@ static int raise_stop(lua_State *L, int level, const char *why) {
      like pcall, so the body's own next line must raise it again, or the body would return. */
   tl_control *c = g_current;
   if (c && c->thread && c->thread != L) lua_sethook(c->thread, tl_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
+  if (c && c->stop_line == 0) note_stop(c, L, level);
   where_user(L, level);
   lua_pushstring(L, why);
   lua_concat(L, 2);

@@ -19,6 +19,7 @@ final class LuaFunctionBody: OperationBody {
   func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String) {
     guard let coroutine else { return }
     coroutine.control.pointee.cancelled = 1  // for the hook; and wake what it waits on
+    host.noteBlockStop(operation, thread: coroutine.thread)  // while its stack still says where
     host.interruptPending(coroutine, reason: reason)
   }
 }
@@ -323,6 +324,7 @@ extension ScriptHost {
       // Stopped by the interrupt flag: the scheduler hears of the signal now, before it
       // lets anything start because this operation ended.
       if failure.raisedByHook == 2 { scheduler.absorbSignals() }
+      if failure.raisedByHook != 0 { noteBlockStop(op, control: co.control.pointee) }
       if failure.raisedByHook == 3 {
         scheduler.expire(op)
         scheduler.finish(op, .cancelled)

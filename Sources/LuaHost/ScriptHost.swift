@@ -101,6 +101,11 @@ public final class ScriptHost {
   var testCases: [Int: TestCase] = [:]
   var testErrors: [Int: [TestCase]] = [:]
   var testBlocks: [Int: TestCase] = [:]
+  /// The line an interrupted block body had reached in its own file, by operation id.
+  var blockStops: [Int: Int] = [:]
+  /// With --timeout a block's body runs as an operation of its own: that operation's id, to
+  /// the block's.
+  var blockBodies: [Int: Int] = [:]
   /// io.write to standard output (and error) goes through the reporters (a live view draws
   /// there); `pendingWrite` holds a written line still waiting for its newline, per stream.
   @exclusivity(unchecked) public var captureWrites = false

@@ -206,7 +206,39 @@ extension TestModeTests {
     #expect(run.stdout.contains("ok 1 - interrupted passes\n"), "\(run.stdout)")
     #expect(run.stdout.contains("not ok 2 - interrupted sleeps\n"))
     #expect(!run.stdout.contains("never starts"), "tests that never started are not reported as failures")
-    #expect(run.stdout.hasSuffix("Bail out! Interrupted: 2 tests not run\n1..2\n# 1 passed, 1 failed, 2 tests not run (interrupted)\n"),
+    #expect(run.stdout.hasSuffix("1..2\n# 1 passed, 1 failed, 2 tests not run (interrupted)\nBail out! Interrupted: 2 tests not run\n"),
             "\(run.stdout)")
+  }
+
+  /// Runs `taskrun test ARGUMENTS` in the interrupted fixtures, sends Ctrl-C once the spec's
+  /// top level has written its marker, and returns what it reported.
+  private func interruptTopLevel(_ arguments: [String]) throws -> Run {
+    let marker = Scratch.root.appendingPathComponent("taskrun-toplevel-\(UUID().uuidString)")
+    let started = try Binary.start(["test"] + arguments, in: Self.fixtures.appendingPathComponent("interrupted"),
+                                   environment: ["TOPLEVEL_MARKER": marker.path])
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline, !FileManager.default.fileExists(atPath: marker.path) { usleep(20_000) }
+    usleep(300_000)  // into the sleep or the read, not only past the marker
+    kill(started.child.pid, SIGINT)
+    return Binary.finish(started, timeout: 20)
+  }
+
+  /// A sleep, a command's output being read, a busy loop, and a sleep in the body --timeout
+  /// runs apart.
+  @Test(arguments: [["top_sleep_spec.lua"], ["top_popen_spec.lua"], ["top_loop_spec.lua"],
+                    ["--timeout", "60", "top_sleep_spec.lua"]])
+  func ctrlCInAFilesTopLevelPointsAtItsLineAndSaysTheRunWasInterrupted(arguments: [String]) throws {
+    let options = Array(arguments.dropLast()), spec = arguments.last!
+    let plain = try interruptTopLevel(options + [spec])
+    #expect(plain.status == 130)
+    #expect(plain.stdout.contains("Error → \(spec):4\nsuite \(spec)\n\(spec):4: interrupted while its body ran"),
+            "the line it stood on, the file as a suite: \(plain.stdout)")
+    #expect(plain.stdout.hasSuffix("\n0 passed, 1 failed (interrupted)\n"), "\(plain.stdout)")
+    let tap = try interruptTopLevel(options + ["--tap", spec])
+    #expect(tap.status == 130)
+    #expect(tap.stdout.contains("not ok 1 - suite \(spec)\n"), "\(tap.stdout)")
+    #expect(tap.stdout.contains("    file: \(spec)\n    line: 4\n"), "\(tap.stdout)")
+    #expect(tap.stdout.hasSuffix("1..1\n# 0 passed, 1 failed (interrupted)\nBail out! Interrupted\n"),
+            "the plan and counts come before the bail out, which a harness reads last: \(tap.stdout)")
   }
 }

@@ -39,6 +39,8 @@ typedef struct tl_control {
   double deadline;               /* monotonic seconds; 0 = none: raise "timed out" after it */
   int raised;                    /* 1 cancelled, 2 interrupted, 3 timed out: what the hook raised */
   lua_State *thread;             /* the body's own coroutine: the only one time-sliced */
+  int stop_line;                 /* where the hook first raised a stop: the user's line, */
+  char stop_src[LUA_IDSIZE];     /* and its short_src ("" and 0: not yet, or no Lua frame) */
 } tl_control;
 
 /* The interrupt hook costs every Lua instruction a detour while it is set, so it is not set

@@ -12,7 +12,7 @@ public struct TestCase: Sendable {
   }
   public let name: String
   public let file: String
-  public let line: Int
+  public var line: Int
   public var status: Status?
   public var message: String?
   public var traceback: String?
@@ -182,10 +182,39 @@ extension ScriptHost {
     if var block = testBlocks[op.id], op.errorKind == .interrupted {
       block.ran = op.hasStarted
       block.status = .error
+      block.line = blockStops[op.id] ?? block.line
       block.message = "\(block.file):\(block.line): interrupted while its body ran (the tests it had yet to declare did not run)"
       results.append(block)
     }
     return results + (testErrors[op.id] ?? [])
+  }
+
+  /// A block's body is being stopped (Ctrl-C) while suspended in `thread`: remembers the
+  /// line of its own file it stands on, the innermost frame of that file, so the error points
+  /// there and not at the block's declaration (a file's is line 0).
+  func noteBlockStop(_ op: OperationNode, thread: OpaquePointer) {
+    let id = blockBodies[op.id] ?? op.id
+    guard let block = testBlocks[id] else { return }
+    var frame = lua_Debug()
+    var level: Int32 = 0
+    while lua_getstack(thread, level, &frame) != 0 {
+      level += 1
+      guard lua_getinfo(thread, "Sl", &frame) != 0, frame.currentline > 0 else { continue }
+      let source = withUnsafeBytes(of: frame.short_src) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if source == block.file {
+        blockStops[id] = Int(frame.currentline)
+        return
+      }
+    }
+  }
+
+  /// A block's body the hook stopped while it ran (a loop): the line the hook first raised
+  /// at, if that was in the block's own file and nothing was noted when it was interrupted.
+  func noteBlockStop(_ op: OperationNode, control: tl_control) {
+    let id = blockBodies[op.id] ?? op.id
+    guard let block = testBlocks[id], blockStops[id] == nil, control.stop_line > 0 else { return }
+    let source = withUnsafeBytes(of: control.stop_src) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    if source == block.file { blockStops[id] = Int(control.stop_line) }
   }
 
   private func pushList(_ list: [String], on s: LuaStack? = nil) {
@@ -244,9 +273,15 @@ extension ScriptHost {
         host.testBlocks[op.id] = block
         return 0
       }),
+      ("body", { host, s in  // body(op, block): with --timeout op runs the body of block's op
+        guard let op = host.operation(at: 1, on: s), let block = host.operation(at: 2, on: s) else { return 0 }
+        host.blockBodies[op.id] = block.id
+        return 0
+      }),
       ("declared", { host, s in  // its body has run: from here on it only waits for its tests
         guard let op = host.operation(at: 1, on: s) else { return 0 }
         host.testBlocks[op.id] = nil
+        host.blockStops[op.id] = nil
         return 0
       }),
       ("drop", { host, s in

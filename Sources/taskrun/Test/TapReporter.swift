@@ -44,10 +44,14 @@ final class TapReporter: TestReport {
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) { print("# \(line)") }
   }
 
+  /// The plan and the counts, then `Bail out!` last if the run was interrupted: a harness
+  /// ignores what follows a bail out.
   func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
-    if let text = notRun.text { print("Bail out! Interrupted: \(text) not run") }
     print("1..\(results.count)")
     print("# \(TestCounts(results, notRun: notRun).line)")
+    if notRun.interrupted || notRun.text != nil {
+      print("Bail out! Interrupted" + (notRun.text.map { ": \($0) not run" } ?? ""))
+    }
   }
 
   private func firstLine(_ text: String) -> String {

@@ -56,7 +56,8 @@ final class TestResults: EventSink {
         results.append(result)
         for report in reports { report.finished(result) }
       }
-    case .runFinish(let time, _):
+    case .runFinish(let time, let summary):
+      notRun.interrupted = summary.interrupted
       for report in reports { report.ended(results, notRun: notRun, elapsed: time - startTime) }
     default:
       break
@@ -65,9 +66,11 @@ final class TestResults: EventSink {
 }
 
 /// What an interrupt kept from running: tests, and blocks (files, describes) whose bodies
-/// never ran, so their tests were never declared.
+/// never ran, so their tests were never declared; and whether the run was interrupted at
+/// all (Ctrl-C in a file's top level or in the last test keeps nothing else from running).
 struct NotRun {
   var tests = 0, blocks = 0
+  var interrupted = false
 
   /// "2 tests and 1 block", or nil when nothing was kept from running.
   var text: String? {
@@ -93,9 +96,10 @@ struct TestCounts {
     }
   }
 
-  /// "N passed, N failed", then ", N skipped" and ", N not run (interrupted)" when any were.
+  /// "N passed, N failed", then ", N skipped" when any were, and ", N not run (interrupted)"
+  /// or " (interrupted)" when the run was interrupted.
   var line: String {
     "\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
-      + (notRun.text.map { ", \($0) not run (interrupted)" } ?? "")
+      + (notRun.text.map { ", \($0) not run (interrupted)" } ?? (notRun.interrupted ? " (interrupted)" : ""))
   }
 }

@@ -259,7 +259,7 @@ end
 
 -- A block's function declares its children. With --timeout it runs as an operation of its
 -- own, so the limit bounds the body and not the tests it declares.
-local function run_body(block)
+local function run_body(block, op)
   if block.load_error then return "error", block.load_error end
   local previous = T.current
   T.current = block
@@ -270,6 +270,7 @@ local function run_body(block)
       timeout = T.options.timeout,
       run = function() status, message, trace = guarded(block.kind, block.fn, block) end,
     }
+    host.body(body, op)
     local ok, err = pcall(wait, body)
     if not ok and status == nil then
       status = "error"
@@ -302,7 +303,7 @@ function run_block(block, op)
   block.world = world
   local channel = block.kind == "file" and "file" or "describe"
   T.publish({ channel, "start" }, block, block.parent or T.root)
-  local status, message, trace = run_body(block)
+  local status, message, trace = run_body(block, op)
   host.declared(op)
   if status ~= "success" then
     local line = block.line
@@ -341,7 +342,8 @@ local function run_suite(files, op, round, rounds)
         name = unique("[file] " .. file.name), queue = blocks, after = { anchor }, when = "finished",
         run = function(self) return run_block(file, self) end,
       }
-      host.block(anchor, file.name, file.name, 0)
+      -- named as busted names an error of the file's body: under the suite
+      host.block(anchor, "suite " .. file.name, file.name, 0)
     end
     if anchor then pcall(wait, anchor) end
   end
