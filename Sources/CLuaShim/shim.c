@@ -285,12 +285,19 @@ void tl_pushwatchfns(lua_State *L, tl_watchdog *w) {
 }
 
 /* Why the running code must stop now (cancelled, interrupted, timed out), or NULL. */
+int tl_stop_kind(const tl_control *c) {
+  if (c == NULL) return atomic_load(&g_interrupt) ? 2 : 0;
+  if (c->cancelled) return 1;
+  if (!c->shielded && atomic_load(&g_interrupt)) return 2;
+  if (c->deadline > 0 && tl_monotonic() >= c->deadline) return 3;
+  return 0;
+}
+
 static const char *stop_reason(tl_control *c) {
-  if (c == NULL) return atomic_load(&g_interrupt) ? "interrupted" : NULL;
-  if (c->cancelled) { c->raised = 1; return "cancelled"; }
-  if (!c->shielded && atomic_load(&g_interrupt)) { c->raised = 2; return "interrupted"; }
-  if (c->deadline > 0 && tl_monotonic() >= c->deadline) { c->raised = 3; return "timed out"; }
-  return NULL;
+  static const char *const why[] = { NULL, "cancelled", "interrupted", "timed out" };
+  int kind = tl_stop_kind(c);
+  if (kind && c) c->raised = kind;
+  return why[kind];
 }
 
 int tl_stop_due(tl_control *c) {

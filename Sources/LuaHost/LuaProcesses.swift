@@ -399,11 +399,12 @@ extension ScriptHost {
     if bound > 0 {
       return (0, "stopped after \(Int(bound)) s waiting for a command (taskrun bounds the Lua code it calls outside a body)")
     }
-    guard let control = co?.control.pointee else { return tl_interrupted() != 0 ? (2, "interrupted") : nil }
-    if control.cancelled != 0 { return (1, "cancelled") }
-    if control.shielded == 0 && tl_interrupted() != 0 { return (2, "interrupted") }
-    if control.deadline > 0, tl_monotonic() >= control.deadline { return (3, "timed out") }
-    return nil
+    switch tl_stop_kind(co?.control) {  // the hook's own rule (shim.c)
+    case 1: return (1, "cancelled")
+    case 2: return (2, "interrupted")
+    case 3: return (3, "timed out")
+    default: return nil
+    }
   }
 
   /// Shows whole lines of `bytes` above the view (after the partial line `pending` holds).

@@ -67,6 +67,9 @@ int tl_interrupted(void);
    one is due ends by it: the hook looks only every 1000 instructions, and a wait cut short by
    the stop (a pipe's read, io.read's EINTR) returns or raises something else first. */
 int tl_stop_due(tl_control *c);
+/* Which stop is due for `c` (NULL: the top level after it ended), as the hook would raise
+   it, without raising: 0 none, 1 cancelled, 2 interrupted, 3 timed out. */
+int tl_stop_kind(const tl_control *c);
 /* Inside a bounded call whose time is up (a wait in it uses no instructions): the seconds it
    had; else 0. */
 double tl_bound_expired(void);
