@@ -13,12 +13,13 @@ import TestSupport
 
   @Test func whenFailedSeesACancellationBesideASkipThatSawNoFailure() throws {
     // y waits for x (skipped: nothing failed) and c (cancelled when 'bad' stopped the run):
-    // y is skipped for c, and the cancellation behind it reaches notify.
+    // y is skipped for c, and the cancellation behind it reaches notify. 'bad' waits for
+    // 'fine', so x has been skipped before 'bad' fails (else y is cancelled with c, unstarted).
     let run = try run("""
       operation { name = "fine", sh = "true" }
       operation { name = "x", after = { "fine" }, when = "failed", sh = "true" }
       operation { name = "long", sh = "sleep 3" }
-      operation { name = "bad", sh = "false" }
+      operation { name = "bad", after = { "fine" }, sh = "false" }
       operation { name = "c", after = { "long" }, sh = "true" }
       operation { name = "y", after = { "x", "c" }, sh = "true" }
       operation { name = "notify", after = { "y" }, when = "failed", run = function() print("notified") end }
