@@ -1,4 +1,4 @@
-// The user docs say what the binary does: the man page lists every option, the README's events example has every field.
+// The user docs say what the binary does: the man page lists every option, the guide's events example has every field.
 import Foundation
 import Testing
 import TestSupport
@@ -20,11 +20,11 @@ import TestSupport
     for option in options { #expect(page.contains(option), "docs/taskrun.1 lacks \(option)") }
   }
 
-  /// The README's example of `--events` has, for each line, exactly the fields the binary
-  /// writes for that event of the same run.
-  @Test func theReadmeEventsExampleHasEveryField() throws {
-    let readme = try text("README.md")
-    let example = readme.split(separator: "\n").filter { $0.hasPrefix(#"{"time":"#) }
+  /// The guide's example of `--events` (docs/guide.md, moved there from the README) has, for
+  /// each line, exactly the fields the binary writes for that event of the same run.
+  @Test func theGuidesEventsExampleHasEveryField() throws {
+    let guide = try text("docs/guide.md")
+    let example = guide.split(separator: "\n").filter { $0.hasPrefix(#"{"time":"#) }
     #expect(example.count >= 4)
     let dir = Scratch.root.appendingPathComponent("taskrun-docs-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -43,7 +43,7 @@ import TestSupport
       let same = written.first {
         $0["event"] as? String == shown["event"] as? String && $0["operation"] as? String == shown["operation"] as? String
       }
-      #expect(same.map { Set($0.keys) } == Set(shown.keys), "README's \(shown) vs the binary's \(same ?? [:])")
+      #expect(same.map { Set($0.keys) } == Set(shown.keys), "docs/guide.md's \(shown) vs the binary's \(same ?? [:])")
     }
   }
 }
