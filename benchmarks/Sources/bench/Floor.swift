@@ -11,7 +11,7 @@ import Foundation
   let floor = root + "/benchmarks/floor.lua"
   for shape in Shape.allCases {
     // The floor's own growth beside taskrun's: what Lua alone spends more per operation on
-    // a larger heap (see the README on the growth rows).
+    // a larger heap (see docs/performance.md on the growth rows).
     var base = Double.nan, floorBase = Double.nan
     for n in floorSizes {
       // The smallest graphs run for tens of milliseconds, where CPU time moves most, and they
