@@ -10,6 +10,11 @@ public enum TerminalText {
   /// Whether `text` holds none of the refused characters (`keepingLines`: newline and tab
   /// are allowed). Reads UTF-8 bytes: the usual printable ASCII costs one comparison a byte.
   public static func isClean(_ text: String, keepingLines: Bool = false) -> Bool {
+    // Read in place (a small string from its own bytes, a native one from its buffer); a
+    // mutable copy for `withUTF8` cost a retain, a release and a closure context a name.
+    if let clean = text.utf8.withContiguousStorageIfAvailable({ isClean($0, keepingLines: keepingLines) }) {
+      return clean
+    }
     var text = text
     return text.withUTF8 { isClean($0, keepingLines: keepingLines) }
   }
