@@ -61,17 +61,23 @@ public struct MemoryBudget: Equatable, Sendable {
   }
 
   /// The least room any cgroup on the process's path leaves (v2: memory.max less
-  /// memory.current; v1: memory.limit_in_bytes less memory.usage_in_bytes).
+  /// memory.current; v1: memory.limit_in_bytes less memory.usage_in_bytes). Read as bytes:
+  /// it runs at every start, where `split` into substrings cost a quarter million instructions.
   static func cgroupRoom(proc: String, root: String) -> Int? {
-    guard let text = readText(proc + "/self/cgroup") else { return nil }
+    guard let bytes = readBytes(proc + "/self/cgroup") else { return nil }
     var room: Int?
-    for line in text.split(separator: "\n") {
-      let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-      guard parts.count == 3 else { continue }
-      let (controllers, path) = (parts[1], String(parts[2]))
-      let v2 = parts[0] == "0" && controllers.isEmpty
-      let v1 = controllers.split(separator: ",").contains("memory")
+    var lineStart = 0
+    while lineStart < bytes.count {
+      let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+      defer { lineStart = lineEnd + 1 }
+      // "hierarchy-id:controllers:path"
+      guard let c1 = bytes[lineStart..<lineEnd].firstIndex(of: UInt8(ascii: ":")),
+        let c2 = bytes[(c1 + 1)..<lineEnd].firstIndex(of: UInt8(ascii: ":"))
+      else { continue }
+      let v2 = c1 == lineStart + 1 && bytes[lineStart] == UInt8(ascii: "0") && c2 == c1 + 1
+      let v1 = listsMemory(bytes[(c1 + 1)..<c2])
       guard v2 || v1 else { continue }
+      let path = String(decoding: bytes[(c2 + 1)..<lineEnd], as: UTF8.self)
       let base = v2 ? root : root + "/memory"
       let (limitFile, usageFile) = v2 ? ("memory.max", "memory.current") : ("memory.limit_in_bytes", "memory.usage_in_bytes")
       // Every folder from the process's own up to the root: a parent's limit binds too.
@@ -91,13 +97,40 @@ public struct MemoryBudget: Equatable, Sendable {
     return room
   }
 
+  /// Whether a comma-separated controller list names `memory`.
+  private static func listsMemory(_ list: ArraySlice<UInt8>) -> Bool {
+    let memory: [UInt8] = Array("memory".utf8)
+    var start = list.startIndex
+    while start <= list.endIndex {
+      let end = list[start...].firstIndex(of: UInt8(ascii: ",")) ?? list.endIndex
+      if list[start..<end].elementsEqual(memory) { return true }
+      start = end + 1
+    }
+    return false
+  }
+
   /// The first whitespace-separated word of a file, as a whole number ("max" is nil).
   static func firstNumber(in path: String) -> Int? {
-    guard let text = readText(path) else { return nil }
-    return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.flatMap { Int($0) }
+    guard let bytes = readBytes(path) else { return nil }
+    var value = 0, digits = 0
+    for byte in bytes {
+      if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") { break }
+      guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+      let (times, o1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, o2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+      if o1 || o2 { return nil }
+      value = sum
+      digits += 1
+    }
+    return digits > 0 ? value : nil
   }
 
   static func readText(_ path: String) -> String? {
+    readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// A file's bytes (at most 1 MiB; nil if it cannot be opened).
+  static func readBytes(_ path: String) -> [UInt8]? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -109,6 +142,6 @@ public struct MemoryBudget: Equatable, Sendable {
       guard n > 0 else { break }
       bytes += buffer[..<n]
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
   }
 }
