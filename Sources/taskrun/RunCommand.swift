@@ -15,7 +15,7 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
   case auto, tty, plain, none
 }
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "taskrun",
     abstract: "Run task graphs declared in Lua: the targets and their dependencies (no target: everything the script declares).",
@@ -105,12 +105,6 @@ struct RunCommand: ParsableCommand {
                                valueName: "script-and-targets"))
   var words: [String] = []
 
-  /// The live view, so that every way out restores the terminal.
-  nonisolated(unsafe) static var liveView: LiveReporter?
-
-  /// Arguments after `--`, for the script's `arg` table (split off before parsing).
-  nonisolated(unsafe) static var scriptArguments: [String] = []
-
   /// What the command line asked for, as a plain value (the same one `RunOptions.parse` makes).
   var options: RunOptions {
     RunOptions(jobs: jobs, keepGoing: keepGoing, dryRun: dryRun, quiet: quiet, verbose: verbose,
@@ -124,7 +118,7 @@ struct RunCommand: ParsableCommand {
     if let problem = options.problem { throw ValidationError(problem) }
   }
 
-  func run() throws { try options.run() }
+  func run(_ invocation: Invocation, choice: CommandChoice) throws { try options.run(invocation) }
 }
 
 extension RunOptions {
@@ -145,85 +139,64 @@ extension RunOptions {
   }
 
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
-  func run() throws {
-    let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
-    scheduler.keepGoing = keepGoing
+  func run(_ invocation: Invocation) throws {
     if let outputLimit { ProcessRunner.memoryLimit = outputLimit << 20 }
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
+    let isTerminal = Session.outputIsTerminal
     let live = progress == .tty || (progress == .auto && isTerminal)
-    let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
     let reporter = PlainReporter(
       verbosity: progress == .none || quiet ? .quiet : verbose ? .verbose : .normal,
-      color: color, showStarts: !live)
-    if live && !quiet {
-      let view = LiveReporter(lines: reporter, color: color)
-      scheduler.sinks.append(view)
-      scheduler.tickInterval = 1.0 / 15
-      RunCommand.liveView = view
-    } else {
-      scheduler.sinks.append(reporter)
+      color: ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal), showStarts: !live)
+    let session = Session(
+      jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet),
+      host: .init(arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
+                  assumeYes: yes, asksOnTerminal: true))
+    let scheduler = session.scheduler
+    /// An error of the command line or the script: said, and the exit code 2.
+    func usage(_ message: String) -> Taskrun.Exit {
+      reporter.error(message)
+      return Taskrun.Exit(.usage)
     }
     // The script first (it may change folder), so that no report file is opened over it;
     // report paths stay relative to where taskrun started.
     var start = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let startFolder = getcwd(&start, start.count).map { String(cString: $0) } ?? "."
     let here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if here >= 0 { ReportFile.folder = here }
+    let reportFolder = here >= 0 ? here : AT_FDCWD
     let (script, targets): (String, [String])
     do {
       (script, targets) = try ScriptFinder.resolve(file: file, directory: directory, words: words)
     } catch let error as HostError {
-      reporter.error(error.description)
-      throw Taskrun.Exit(.usage)
+      throw usage(error.description)
     }
     for (option, report) in [("--events", events), ("--trace", trace)] {
       guard let report, let problem = ScriptOverwriteCheck.problem(
         option: option, report: report, script: script, folder: startFolder) else { continue }
-      reporter.error(problem)
-      throw Taskrun.Exit(.usage)
+      throw usage(problem)
     }
     // A dry run or a listing writes nothing: no report file is opened (opening empties it).
     let writesNothing = dryRun || list || listNames
     if writesNothing && (events != nil || trace != nil) {
       reporter.note("--events and --trace are not written by a dry run or a listing")
     }
-    let (events, trace) = writesNothing ? (nil, nil) : (self.events, self.trace)
     do {
-      if let events {
-        let sink = try EventsReporter(path: events)
-        // On the terminal the live view is on, the events' lines go above it, not through it.
-        if events == "-", isatty(STDERR_FILENO) != 0, let view = RunCommand.liveView {
-          view.eventsAbove = sink
-          let sinks = scheduler.sinks
-          scheduler.sinks = sinks  // the view's interests now include the events'
-        } else {
-          scheduler.sinks.append(sink)
-        }
-        scheduler.tickInterval = 1.0 / 15
-      }
-      if let trace { scheduler.sinks.append(try TraceReporter(path: trace)) }
+      try session.addReports(events: writesNothing ? nil : events, trace: writesNothing ? nil : trace,
+                             folder: reportFolder)
     } catch {
-      reporter.error("\(error)")
-      throw Taskrun.Exit(.usage)
+      throw usage("\(error)")
     }
     if let problem = Self.applyFileLimit(option: outputFileLimit,
                                           variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT")) {
-      reporter.error(problem)
-      throw Taskrun.Exit(.usage)
+      throw usage(problem)
     }
-    Taskrun.attachSignals(scheduler)
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments, memoryLimit: memory.map { $0 << 20 })
-    host.assumeYes = yes
-    host.captureWrites = RunCommand.liveView != nil
+    session.attachSignals()
+    let host = session.host
     host.dryRun = dryRun
     if sandbox { host.applySandbox() }
     if let executor {
       do { try host.chooseExecutor(executor.rawValue) } catch {
-        reporter.error("\(error)")
-        throw Taskrun.Exit(.usage)
+        throw usage("\(error)")
       }
     }
-    if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
     if list || listNames {  // nothing runs, and what the script prints or writes is not the listing
       scheduler.sinks = [MessagesToStandardError()]
@@ -232,26 +205,22 @@ extension RunOptions {
       if list || listNames { try host.loadToRead(path: script) } else { try host.load(path: script) }
     } catch let error as HostError {
       // Stopped at the top level: what it started is cancelled; let it end and report it.
-      if host.exitCode != nil || scheduler.halted {
-        let summary = host.settle()
-        if summary == nil && host.exitCode == nil { reporter.note("interrupted") }
-        Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
-      }
+      session.finishIfStopped(noteInterrupted: true)
       if error.operationFailed {  // a top-level wait on a failed operation: a failed run, as run() is
         reporter.error(error.description)
-        _ = host.settle()
-        Taskrun.finish(host, code: ExitCode.failure.rawValue)
+        _ = session.settle()
+        session.finish(code: ExitCode.failure.rawValue)
       }
       reporter.error(error.description)
       scheduler.processes.endDescendants()
       throw Taskrun.Exit(.usage)
     }
     if host.exitCode != nil {  // os.exit caught by a pcall at the top level: still the end
-      _ = host.settle()
-      Taskrun.finish(host, code: ExitCode.success.rawValue)
+      _ = session.settle()
+      session.finish(code: ExitCode.success.rawValue)
     }
     if list || listNames {
-      print(ScriptFinder.listing(host.scheduler.operations, of: script, namesOnly: listNames), terminator: "")
+      print(ScriptFinder.listing(scheduler.operations, of: script, namesOnly: listNames), terminator: "")
       if let caveat = host.dryRunCaveat { writeStandardError(caveat + "\n") }
       throw Taskrun.Exit(.success)
     }
@@ -259,8 +228,7 @@ extension RunOptions {
     do {
       selected = try host.select(targets: targets)
     } catch let error as HostError {
-      reporter.error(error.description)
-      throw Taskrun.Exit(.usage)
+      throw usage(error.description)
     }
     if dryRun {
       reporter.plan(scheduler.plan(for: selected))
@@ -268,9 +236,8 @@ extension RunOptions {
       throw Taskrun.Exit(.success)
     }
     let summary = host.run(selected)
-    let code: ExitCode = summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure
     // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
     // process ends here.
-    Taskrun.finish(host, code: code.rawValue)
+    session.finish(code: Session.exitCode(of: summary).rawValue)
   }
 }
