@@ -42,64 +42,26 @@ struct RunCommand: ParsableCommand, InvokedCommand {
     version: TaskrunVersion.text,
     subcommands: [ReplCommand.self, TestCommand.self, GraphCommand.self])
 
-  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Operations of the main queue that run at once (default: cores).")
-  var jobs: Int?
-
-  @Flag(name: [.customShort("k"), .customLong("keep-going")], help: "Keep starting independent operations after a failure.")
-  var keepGoing = false
-
-  @Flag(name: [.customShort("n"), .customLong("dry-run")], help: "Print the plan in execution order; run nothing.")
-  var dryRun = false
-
-  @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
-  var quiet = false
-
-  @Flag(name: .shortAndLong, help: "Stream command output, prefixed with the operation's name.")
-  var verbose = false
-
-  @Option(help: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.")
-  var progress: ProgressMode = .auto
-
-  @Flag(help: "Answer yes to every confirm(prompt) (needed when not on a terminal).")
-  var yes = false
-
-  @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR=1).")
-  var noColor = false
-
-  @Option(help: ArgumentHelp("Write every event as a JSON line to FILE (- for standard error).", valueName: "file"))
-  var events: String?
-
-  @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file"))
-  var trace: String?
-
-  @Option(help: ArgumentHelp("Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB"))
-  var memory: Int?
-
-  @Flag(help: "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe.")
-  var sandbox = false
-
-  @Option(name: .customLong("output-limit"), help: ArgumentHelp(
-    "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB"))
-  var outputLimit: Int?
-
-  @Option(name: .customLong("output-file-limit"), help: ArgumentHelp(
-    "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).", valueName: "MB"))
-  var outputFileLimit: Int?
-
-  @Option(name: .customShort("f"), help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
-  var file: String?
-
-  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
-  var directory: String?
-
-  @Option(help: ArgumentHelp("Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.", valueName: "executor"))
-  var executor: ExecutorChoice?
-
-  @Flag(name: [.customShort("l"), .customLong("list")], help: "List the operations the script declares, with their desc; run nothing.")
-  var list = false
-
-  @Flag(name: .customLong("list-names"), help: .hidden)
-  var listNames = false
+  // Each option's names and help are its RunOption's (the quick parse reads the same ones).
+  @Option(name: RunOption.jobs.names, help: RunOption.jobs.help) var jobs: Int?
+  @Flag(name: RunOption.keepGoing.names, help: RunOption.keepGoing.help) var keepGoing = false
+  @Flag(name: RunOption.dryRun.names, help: RunOption.dryRun.help) var dryRun = false
+  @Flag(name: RunOption.quiet.names, help: RunOption.quiet.help) var quiet = false
+  @Flag(name: RunOption.verbose.names, help: RunOption.verbose.help) var verbose = false
+  @Option(name: RunOption.progress.names, help: RunOption.progress.help) var progress: ProgressMode = .auto
+  @Flag(name: RunOption.yes.names, help: RunOption.yes.help) var yes = false
+  @Flag(name: RunOption.noColor.names, help: RunOption.noColor.help) var noColor = false
+  @Option(name: RunOption.events.names, help: RunOption.events.help) var events: String?
+  @Option(name: RunOption.trace.names, help: RunOption.trace.help) var trace: String?
+  @Option(name: RunOption.memory.names, help: RunOption.memory.help) var memory: Int?
+  @Flag(name: RunOption.sandbox.names, help: RunOption.sandbox.help) var sandbox = false
+  @Option(name: RunOption.outputLimit.names, help: RunOption.outputLimit.help) var outputLimit: Int?
+  @Option(name: RunOption.outputFileLimit.names, help: RunOption.outputFileLimit.help) var outputFileLimit: Int?
+  @Option(name: RunOption.file.names, help: RunOption.file.help) var file: String?
+  @Option(name: RunOption.directory.names, help: RunOption.directory.help) var directory: String?
+  @Option(name: RunOption.executor.names, help: RunOption.executor.help) var executor: ExecutorChoice?
+  @Flag(name: RunOption.list.names, help: RunOption.list.help) var list = false
+  @Flag(name: RunOption.listNames.names, help: RunOption.listNames.help) var listNames = false
 
   @Argument(help: ArgumentHelp("The workflow script (a .lua file, a file whose first line is #!…taskrun, or - for standard input), then operations to run with their dependencies.",
                                valueName: "script-and-targets"))
