@@ -24,7 +24,7 @@ final class CommandChoice {
   /// it, so graph draws that load instead of running the top level a second time.
   struct Load {
     let path: String
-    let host: ScriptHost
+    let session: Session
     let messages: HeldMessages
   }
   private var kept: Load?
@@ -70,7 +70,7 @@ final class CommandChoice {
       })
       if names.contains(word), let load = kept {  // a run of that target loads the script itself
         kept = nil
-        load.host.close()
+        load.session.host.close()
       }
       return names.contains(word)
     } catch is LoadTimedOut {
@@ -122,7 +122,7 @@ final class CommandChoice {
     }
     let names = scheduler.operations.filter { $0.group == nil }.map(\.name)
     if let path {
-      kept = Load(path: path, host: host, messages: messages)
+      kept = Load(path: path, session: session, messages: messages)
     } else {
       host.close()
     }

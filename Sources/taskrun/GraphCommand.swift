@@ -24,20 +24,20 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   var words: [String] = []
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
-    var host: ScriptHost?
+    var session: Session?
     let ops: [OperationNode]
     do {
       let (script, targets) = try ScriptFinder.resolve(file: nil, directory: nil, words: words)
       let loaded = try load(script, invocation: invocation, choice: choice)
-      host = loaded
-      ops = loaded.scheduler.plan(for: try loaded.select(targets: targets))
+      session = loaded
+      ops = loaded.scheduler.plan(for: try loaded.host.select(targets: targets))
     } catch let error as HostError {
-      if host?.scheduler.halted == true { throw Taskrun.Exit(.interrupted) }
+      if session?.scheduler.halted == true { throw Taskrun.Exit(.interrupted) }
       TerminalText.writeMessage("taskrun: \(error.description)")
       throw Taskrun.Exit(.usage)
     }
-    print(render(ops, scheduler: host!.scheduler), terminator: "")
-    if let caveat = host!.dryRunCaveat { writeStandardError(caveat + "\n") }
+    print(render(ops, scheduler: session!.scheduler), terminator: "")
+    if let caveat = session!.host.dryRunCaveat { writeStandardError(caveat + "\n") }
     throw Taskrun.Exit(.success)
   }
 
@@ -45,10 +45,11 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   /// error, out of the picture. The found script was already loaded so by the check whether
   /// `graph` is one of its targets: that load is drawn, and what it printed is shown now;
   /// loading it again would run its top level twice.
-  func load(_ script: String, invocation: Invocation, choice: CommandChoice) throws -> ScriptHost {
+  func load(_ script: String, invocation: Invocation, choice: CommandChoice) throws -> Session {
     if let kept = choice.takeLoad(of: script) {
       kept.messages.replay()
-      return Session(adopting: kept.host, sinks: [MessagesToStandardError()]).host
+      kept.session.scheduler.sinks = [MessagesToStandardError()]
+      return kept.session
     }
     let session = Session(jobs: 1, keepGoing: false, display: .sinks([MessagesToStandardError()]),
                           host: .init(arguments: invocation.scriptArguments))
@@ -59,7 +60,7 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
       if session.scheduler.halted { throw Taskrun.Exit(.interrupted) }
       throw error
     }
-    return session.host
+    return session
   }
 
   func render(_ ops: [OperationNode], scheduler: Scheduler) -> String {

@@ -64,16 +64,6 @@ final class Session {
     }
   }
 
-  /// A session around a host that already loaded its script (the load `CommandChoice` kept).
-  init(adopting host: ScriptHost, sinks: [EventSink]) {
-    scheduler = host.scheduler
-    scheduler.sinks = sinks
-    lines = nil
-    liveView = nil
-    setup = HostSetup(arguments: [])
-    self.host = host
-  }
-
   /// Whether standard output is a terminal that can show a live view (not TERM=dumb).
   static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb" }
 
