@@ -4,6 +4,7 @@ import CTerminal
 import FoundationEssentials
 import Glibc
 import LuaHost
+import Synchronization
 import TaskEngine
 
 /// Exit codes: 0 all succeeded; 1 an operation failed or was cancelled, or --events or
@@ -108,10 +109,18 @@ enum Taskrun {
   }
 
   /// The live view a session draws, if any: the one process-wide reference to it, kept for
-  /// the ways out that no session reaches: `leave` after any command's error, and the signal
-  /// watcher's thread (Ctrl-Z, the third Ctrl-C, a stuck load), where `showCursor` reads only
-  /// whether there is one. Set once, on the main thread, by the `Session` that draws it.
-  nonisolated(unsafe) static var shownLiveView: LiveReporter?
+  /// the way out that no session reaches (`leave`, after any command's error). Main thread
+  /// only: set through `drawing` by the `Session` that draws it, read by `leave`.
+  nonisolated(unsafe) private(set) static var shownLiveView: LiveReporter?
+  /// Whether a live view is drawn, for the signal watcher's thread (Ctrl-Z, the third
+  /// Ctrl-C, a stuck load), where `showCursor` must not touch the view itself.
+  private static let liveViewDrawn = Atomic<Bool>(false)
+
+  /// Records the live view a session draws (on the main thread), for the ways out.
+  static func drawing(_ view: LiveReporter) {
+    shownLiveView = view
+    liveViewDrawn.store(true, ordering: .sequentiallyConsistent)
+  }
 
   /// Flushes output and ends the process at once: no atexit teardown while dispatch threads
   /// may still be reporting on children that were just killed.
@@ -133,7 +142,7 @@ enum Taskrun {
   /// The live view's last lines (unless the main thread is writing them) and the cursor back,
   /// from any thread, when the live view may have hidden it.
   static func showCursor() {
-    guard shownLiveView != nil else { return }
+    guard liveViewDrawn.load(ordering: .sequentiallyConsistent) else { return }
     ct_flush_stdout_if_free()
     _ = write(STDOUT_FILENO, LiveReporter.showCursor + "\n", 7)
   }

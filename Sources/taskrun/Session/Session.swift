@@ -53,7 +53,7 @@ final class Session {
       if let liveView {
         scheduler.sinks.append(liveView)
         scheduler.tickInterval = 1.0 / 15
-        Taskrun.shownLiveView = liveView
+        Taskrun.drawing(liveView)
       } else {
         scheduler.sinks.append(reporter)
       }
