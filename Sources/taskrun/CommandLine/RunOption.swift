@@ -65,12 +65,20 @@ enum RunOption: Int {
   }
 
   /// The spellings as swift-argument-parser's names (read only when it parses).
-  var names: NameSpecification {
-    NameSpecification(Self.spellings.filter { $0.option == self }.map { entry in
-      entry.spelling.hasPrefix("--") ? .customLong(String(entry.spelling.dropFirst(2)))
-        : .customShort(entry.spelling.last!)
-    })
-  }
+  var names: NameSpecification { Self.allNames[rawValue] }
+
+  /// Every option's names, made once: swift-argument-parser makes `RunCommand` several times
+  /// in one parse, and `--version` or `--help` must not pay for the spellings each time.
+  private static let allNames: [NameSpecification] = {
+    var elements = [[NameSpecification.Element]](repeating: [], count: outputFileLimit.rawValue + 1)
+    for (spelling, option) in spellings {
+      elements[option.rawValue].append(spelling.hasPrefix("--") ? .customLong(String(spelling.dropFirst(2)))
+        : .customShort(spelling.last!))
+    }
+    // Literals, not NameSpecification(sequence): its unspecialised generic init costs start-up
+    // about 18,000 instructions an option (callgrind).
+    return elements.map { $0.count == 1 ? [$0[0]] : $0.count == 2 ? [$0[0], $0[1]] : NameSpecification($0) }
+  }()
 
   /// What `taskrun --help` says of the option.
   var help: ArgumentHelp {
