@@ -9,8 +9,9 @@ import TaskEngine
 /// above) declares a top-level operation of that name: then it is that target, as in
 /// `taskrun test` of a project whose script has a `test`. `taskrun -- test …` is always the
 /// subcommand. Only that collision loads Lua: `--version`, a run and a subcommand in a folder
-/// without a script decide on the words alone.
-enum CommandChoice {
+/// without a script decide on the words alone. One is made per command line (and per
+/// completion): it holds what its loads found.
+final class CommandChoice {
   /// The words that name subcommands.
   static let subcommands = ["repl", "test", "graph", "help"]
 
@@ -23,15 +24,22 @@ enum CommandChoice {
   /// it, so graph draws that load instead of running the top level a second time.
   struct Load {
     let path: String
-    let host: ScriptHost
+    let session: Session
     let messages: HeldMessages
   }
-  nonisolated(unsafe) private static var kept: Load?
+  private var kept: Load?
 
   /// What reading a script gave, by its path: its top-level operations, or why there are none
   /// (an error, the time ran out). A completion that checks `graph` and then offers targets
   /// loads the script once.
-  nonisolated(unsafe) private static var loaded: [String: Result<[String], any Error>] = [:]
+  private var loaded: [String: Result<[String], any Error>] = [:]
+
+  /// The script's `arg` for the loads (the words after `--`).
+  private let scriptArguments: [String]
+
+  init(scriptArguments: [String]) {
+    self.scriptArguments = scriptArguments
+  }
 
   /// The load was stopped after `seconds`.
   struct LoadTimedOut: Error {
@@ -45,7 +53,7 @@ enum CommandChoice {
   /// was meant is not known. `keep`: a subcommand that reads the same script next
   /// (`graph`) may take the load (`takeLoad`). `stuck`: see `declaredOperations` (nil: the
   /// error, and exit 2).
-  static func isTarget(_ word: String, within seconds: Double? = nil, keep: Bool = false,
+  func isTarget(_ word: String, within seconds: Double? = nil, keep: Bool = false,
                        stuck: (@Sendable () -> Void)? = nil) throws -> Bool {
     guard let (folder, name) = ScriptFinder.discover() else { return false }
     let manager = FileManager.default
@@ -54,7 +62,7 @@ enum CommandChoice {
     defer { _ = manager.changeCurrentDirectoryPath(here) }
     let why = "(\(folder)/\(name) was loaded to see whether '\(word)' is one of its targets; "
       + "taskrun -- \(word) runs the subcommand)"
-    let late = seconds.map { "\(folder)/\(name) did not finish loading within \(formatSeconds($0)) s\n" + why }
+    let late = seconds.map { "\(folder)/\(name) did not finish loading within \(Self.formatSeconds($0)) s\n" + why }
     do {
       let names = try declaredOperations(of: name, within: seconds, keep: keep, stuck: stuck ?? {
         writeStandardError("taskrun: \(late ?? why)\n")
@@ -62,7 +70,7 @@ enum CommandChoice {
       })
       if names.contains(word), let load = kept {  // a run of that target loads the script itself
         kept = nil
-        load.host.close()
+        load.session.host.close()
       }
       return names.contains(word)
     } catch is LoadTimedOut {
@@ -73,8 +81,8 @@ enum CommandChoice {
   }
 
   /// The load `isTarget` kept of `script` (a path from the working directory), once.
-  static func takeLoad(of script: String) -> Load? {
-    guard let load = kept, load.path == absolute(script) else { return nil }
+  func takeLoad(of script: String) -> Load? {
+    guard let load = kept, load.path == Self.absolute(script) else { return nil }
     kept = nil
     return load
   }
@@ -83,22 +91,23 @@ enum CommandChoice {
   /// loaded here as `--list` loads it: nothing runs and what it prints or writes is not
   /// shown. `seconds`: a time limit (`LoadDeadline`; `stuck` ends the process when Lua
   /// cannot be stopped); past it, `LoadTimedOut`.
-  static func declaredOperations(of script: String, within seconds: Double? = nil, keep: Bool = false,
+  func declaredOperations(of script: String, within seconds: Double? = nil, keep: Bool = false,
                                  stuck: @escaping @Sendable () -> Void = {}) throws -> [String] {
-    let path = absolute(script)
+    let path = Self.absolute(script)
     if let known = loaded[path] { return try known.get() }
     let result = Result { try read(script, within: seconds, keepingAs: keep ? path : nil, stuck: stuck) }
     loaded[path] = result
     return try result.get()
   }
 
-  private static func read(_ script: String, within seconds: Double?, keepingAs path: String?,
+  private func read(_ script: String, within seconds: Double?, keepingAs path: String?,
                            stuck: @escaping @Sendable () -> Void) throws -> [String] {
-    let scheduler = Scheduler(jobs: 1)
-    Taskrun.attachSignals(scheduler)  // a top level that loops: Ctrl-C stops it
     let messages = HeldMessages()
-    scheduler.sinks = [messages]  // with no sink at all, print would write to standard output
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    // With no sink at all, print would write to standard output.
+    let session = Session(jobs: 1, keepGoing: false, display: .sinks([messages]),
+                          host: .init(arguments: scriptArguments))
+    session.attachSignals()  // a top level that loops: Ctrl-C stops it
+    let scheduler = session.scheduler, host = session.host
     let deadline = seconds.map { LoadDeadline(seconds: $0, inbox: scheduler.inbox, stuck: stuck) }
     do {
       try host.loadToRead(path: script)
@@ -113,7 +122,7 @@ enum CommandChoice {
     }
     let names = scheduler.operations.filter { $0.group == nil }.map(\.name)
     if let path {
-      kept = Load(path: path, host: host, messages: messages)
+      kept = Load(path: path, session: session, messages: messages)
     } else {
       host.close()
     }

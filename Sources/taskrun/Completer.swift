@@ -51,6 +51,7 @@ enum Completer {
 
   /// The answer for `words` (after the program's name; the last is the word being completed).
   static func answer(_ words: [String]) -> String {
+    let loads = CommandChoice(scriptArguments: [])  // a completion's loads: each script once
     let current = words.last ?? ""
     var before = Array(words.dropLast())
     var subcommand: String?
@@ -60,7 +61,7 @@ enum Completer {
         before.removeFirst()
         subcommand = before.first
       } else {
-        subcommand = isTarget(first) ? nil : first
+        subcommand = isTarget(first, loads) ? nil : first
       }
       if subcommand != nil { before.removeFirst() }
     }
@@ -88,7 +89,7 @@ enum Completer {
     case "repl": return reply(positional.isEmpty ? .lua : .none, [], current)
     case "help": return reply(.none, positional.isEmpty ? Array(CommandChoice.subcommands.dropLast()) : [], current)
     default:
-      let targets = self.targets(before, positional, options)
+      let targets = self.targets(before, positional, options, loads)
       let first = positional.isEmpty
       return reply(first ? .lua : .none, (first && subcommand == nil ? CommandChoice.subcommands : []) + targets, current)
     }
@@ -108,7 +109,8 @@ enum Completer {
 
   /// The top-level operations of the script the words name (`-f`, `-C`, a first word that is
   /// a script) or taskrun finds, loaded as `--list` loads it; none when it does not load.
-  static func targets(_ words: [String], _ positional: [String], _ options: Options) -> [String] {
+  static func targets(_ words: [String], _ positional: [String], _ options: Options,
+                      _ loads: CommandChoice) -> [String] {
     func value(_ option: String) -> String? {
       words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
     }
@@ -120,7 +122,7 @@ enum Completer {
       script = name
     }
     guard let script, let seconds = secondsLeft() else { return [] }
-    return (try? CommandChoice.declaredOperations(of: script, within: seconds, stuck: giveUp)) ?? []
+    return (try? loads.declaredOperations(of: script, within: seconds, stuck: giveUp)) ?? []
   }
 
   /// Seconds one completion may spend loading scripts, all loads together: a top level that
@@ -136,9 +138,9 @@ enum Completer {
   }
 
   /// Whether a subcommand's name is a target of the found script, within the time left.
-  static func isTarget(_ word: String) -> Bool {
+  static func isTarget(_ word: String, _ loads: CommandChoice) -> Bool {
     guard let seconds = secondsLeft(), ScriptFinder.discover() != nil else { return false }
-    return (try? CommandChoice.isTarget(word, within: seconds, stuck: giveUp)) == true
+    return (try? loads.isTarget(word, within: seconds, stuck: giveUp)) == true
   }
 
   /// When Lua cannot be stopped (a finalizer that loops): no completions, and the end.

@@ -9,8 +9,8 @@ final class EventsReporter: EventSink {
   private let file: ReportFile
 
   /// `path` "-" means standard error.
-  init(path: String) throws {
-    file = try ReportFile(path: path, what: "events")
+  init(path: String, folder: Int32 = AT_FDCWD) throws {
+    file = try ReportFile(path: path, what: "events", folder: folder)
   }
 
   func receive(_ event: RunEvent) {

@@ -9,7 +9,7 @@ enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
   case dot, mermaid, json
 }
 
-struct GraphCommand: ParsableCommand {
+struct GraphCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "graph",
     abstract: "Print the graph of the targets and their dependencies (no target: all) without running it.",
@@ -23,21 +23,21 @@ struct GraphCommand: ParsableCommand {
                                valueName: "script-and-targets"))
   var words: [String] = []
 
-  func run() throws {
-    var host: ScriptHost?
+  func run(_ invocation: Invocation, choice: CommandChoice) throws {
+    var session: Session?
     let ops: [OperationNode]
     do {
       let (script, targets) = try ScriptFinder.resolve(file: nil, directory: nil, words: words)
-      let loaded = try load(script)
-      host = loaded
-      ops = loaded.scheduler.plan(for: try loaded.select(targets: targets))
+      let loaded = try load(script, invocation: invocation, choice: choice)
+      session = loaded
+      ops = loaded.scheduler.plan(for: try loaded.host.select(targets: targets))
     } catch let error as HostError {
-      if host?.scheduler.halted == true { throw Taskrun.Exit(.interrupted) }
+      if session?.scheduler.halted == true { throw Taskrun.Exit(.interrupted) }
       TerminalText.writeMessage("taskrun: \(error.description)")
       throw Taskrun.Exit(.usage)
     }
-    print(render(ops, scheduler: host!.scheduler), terminator: "")
-    if let caveat = host!.dryRunCaveat { writeStandardError(caveat + "\n") }
+    print(render(ops, scheduler: session!.scheduler), terminator: "")
+    if let caveat = session!.host.dryRunCaveat { writeStandardError(caveat + "\n") }
     throw Taskrun.Exit(.success)
   }
 
@@ -45,23 +45,22 @@ struct GraphCommand: ParsableCommand {
   /// error, out of the picture. The found script was already loaded so by the check whether
   /// `graph` is one of its targets: that load is drawn, and what it printed is shown now;
   /// loading it again would run its top level twice.
-  func load(_ script: String) throws -> ScriptHost {
-    if let kept = CommandChoice.takeLoad(of: script) {
+  func load(_ script: String, invocation: Invocation, choice: CommandChoice) throws -> Session {
+    if let kept = choice.takeLoad(of: script) {
       kept.messages.replay()
-      kept.host.scheduler.sinks = [MessagesToStandardError()]
-      return kept.host
+      kept.session.scheduler.sinks = [MessagesToStandardError()]
+      return kept.session
     }
-    let scheduler = Scheduler(jobs: 1)
-    Taskrun.attachSignals(scheduler)  // a script's top level may loop: Ctrl-C stops it
-    scheduler.sinks = [MessagesToStandardError()]
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    let session = Session(jobs: 1, keepGoing: false, display: .sinks([MessagesToStandardError()]),
+                          host: .init(arguments: invocation.scriptArguments))
+    session.attachSignals()  // a script's top level may loop: Ctrl-C stops it
     do {
-      try host.loadToRead(path: script)
+      try session.host.loadToRead(path: script)
     } catch let error as HostError {
-      if scheduler.halted { throw Taskrun.Exit(.interrupted) }
+      if session.scheduler.halted { throw Taskrun.Exit(.interrupted) }
       throw error
     }
-    return host
+    return session
   }
 
   func render(_ ops: [OperationNode], scheduler: Scheduler) -> String {

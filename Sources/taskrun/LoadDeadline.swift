@@ -8,8 +8,8 @@ import TaskEngine
 /// Stops a load that has not finished after `seconds` as Ctrl-C stops one: the interrupt flag
 /// ends Lua code at its next instruction (a loop, in a pcall or not), the scheduler is told
 /// (nothing more starts), and the Lua thread is woken from a blocking call (a read of a FIFO)
-/// every `Taskrun.wakeAfter` until the load has ended. Lua code that no hook reaches (a
-/// finalizer that loops) cannot be stopped: after `Taskrun.stuckAfter` more, `stuck` is
+/// every `Session.wakeAfter` until the load has ended. Lua code that no hook reaches (a
+/// finalizer that loops) cannot be stopped: after `Session.stuckAfter` more, `stuck` is
 /// called on another thread and must end the process.
 final class LoadDeadline: Sendable {
   let seconds: Double
@@ -17,7 +17,7 @@ final class LoadDeadline: Sendable {
   private let state = Atomic<Int>(0)
 
   /// Starts the clock for a load on the current thread (the Lua thread), whose scheduler has
-  /// its signals attached (`Taskrun.attachSignals`, which also prepares the wake-up).
+  /// its signals attached (`Session.attachSignals`, which also prepares the wake-up).
   init(seconds: Double, inbox: Inbox, stuck: @escaping @Sendable () -> Void) {
     self.seconds = seconds
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
@@ -25,14 +25,14 @@ final class LoadDeadline: Sendable {
       ScriptHost.interruptLua(true)
       inbox.postSignal(SIGALRM)
       wake()
-      DispatchQueue.global().asyncAfter(deadline: .now() + Taskrun.stuckAfter) { [self] in
+      DispatchQueue.global().asyncAfter(deadline: .now() + Session.stuckAfter) { [self] in
         if state.load(ordering: .sequentiallyConsistent) == 1 { stuck() }
       }
     }
   }
 
   private func wake() {
-    DispatchQueue.global().asyncAfter(deadline: .now() + Taskrun.wakeAfter) { [self] in
+    DispatchQueue.global().asyncAfter(deadline: .now() + Session.wakeAfter) { [self] in
       guard state.load(ordering: .sequentiallyConsistent) == 1 else { return }
       ScriptHost.wakeLuaThread()
       wake()

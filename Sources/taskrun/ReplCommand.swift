@@ -5,7 +5,7 @@ import Glibc
 import LuaHost
 import TaskEngine
 
-struct ReplCommand: ParsableCommand {
+struct ReplCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "repl",
     abstract: "An interactive prompt: declare operations, run them, inspect results.",
@@ -33,39 +33,28 @@ struct ReplCommand: ParsableCommand {
       :quit         leave (so does Ctrl-D)
     """
 
-  func run() throws {
-    let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
-    scheduler.keepGoing = true
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
-    let color = ColorPolicy.decide(disabled: false, isTerminal: isTerminal)
-    let lines = PlainReporter(verbosity: .normal, color: color, showStarts: !isTerminal)
-    var view: LiveReporter?
-    if isTerminal {
-      view = LiveReporter(lines: lines, color: color)
-      scheduler.sinks.append(view!)
-      scheduler.tickInterval = 1.0 / 15
-      RunCommand.liveView = view
-    } else {
-      scheduler.sinks.append(lines)
-    }
-    Taskrun.attachSignals(scheduler, thirdExits: false) { EditLineReader.interrupt() }
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
-    host.assumeYes = yes
+  func run(_ invocation: Invocation, choice: CommandChoice) throws {
+    let isTerminal = Session.outputIsTerminal
+    let lines = PlainReporter(verbosity: .normal, color: ColorPolicy.decide(disabled: false, isTerminal: isTerminal),
+                              showStarts: !isTerminal)
+    let session = Session(
+      jobs: jobs, keepGoing: true, display: .lines(lines, live: isTerminal),
+      host: .init(arguments: invocation.scriptArguments, assumeYes: yes, asksOnTerminal: true))
+    session.attachSignals(thirdExits: false) { EditLineReader.interrupt() }
+    let host = session.host
     host.freshRunPerRequest = true
-    host.captureWrites = view != nil
-    if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
     // A script that does not load is a usage error, as for a run: not a prompt without it.
     if let script, !load(script, into: host, prefix: "taskrun: ") {
-      Taskrun.finish(host, code: scheduler.halted ? ExitCode.interrupted.rawValue : ExitCode.usage.rawValue)
+      session.finish(code: session.scheduler.halted ? ExitCode.interrupted.rawValue : ExitCode.usage.rawValue)
     }
     if isatty(STDIN_FILENO) != 0 {  // a banner, as lua prints one
       print("\(TaskrunVersion.text) — :help for the commands, Ctrl-D to leave")
     }
     let reader: any LineReader = isatty(STDIN_FILENO) != 0
       ? EditLineReader.forTerminal(complete: { host.completions(for: $0) }) : PlainLineReader()
-    Repl(host: host, reader: reader, view: view).loop()
-    if host.exitCode != nil { _ = host.settle() }  // os.exit: the run it ended is reported
-    Taskrun.finish(host, code: 0)
+    Repl(host: host, reader: reader, view: session.liveView).loop()
+    if host.exitCode != nil { _ = session.settle() }  // os.exit: the run it ended is reported
+    session.finish(code: 0)
   }
 
   /// Loads a script's declarations; false (the error printed) when it did not load.

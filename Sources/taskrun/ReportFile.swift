@@ -24,19 +24,17 @@ final class ReportFile {
   /// never to whatever file reuses the descriptor.
   private var isClosed = false
 
-  /// The folder a relative report path is opened in: where taskrun started, set before the
-  /// script is looked for (which may change folder: `-C`, a taskrun.lua found in a parent).
-  nonisolated(unsafe) static var folder: Int32 = AT_FDCWD
-
-  /// `path` "-" means standard error. The open never waits: a FIFO that no process reads
+  /// `path` "-" means standard error; a relative one is opened in `folder` (a run gives where
+  /// taskrun started, opened before the script is looked for, which may change folder: `-C`,
+  /// a taskrun.lua found in a parent). The open never waits: a FIFO that no process reads
   /// would hold taskrun in open(2), where no signal reaches it, so it is refused (ENXIO).
-  init(path: String, what: String) throws {
+  init(path: String, what: String, folder: Int32 = AT_FDCWD) throws {
     self.path = path
     self.what = what
     if path == "-" {
       fd = STDERR_FILENO
     } else {
-      fd = openat(Self.folder, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
+      fd = openat(folder, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
       guard fd >= 0 else {
         let code = errno
         if code == ENXIO { throw ReporterError("cannot write \(what) to '\(path)': no reader on the FIFO (start its reader first)") }

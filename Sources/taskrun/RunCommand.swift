@@ -15,7 +15,7 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
   case auto, tty, plain, none
 }
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "taskrun",
     abstract: "Run task graphs declared in Lua: the targets and their dependencies (no target: everything the script declares).",
@@ -42,74 +42,30 @@ struct RunCommand: ParsableCommand {
     version: TaskrunVersion.text,
     subcommands: [ReplCommand.self, TestCommand.self, GraphCommand.self])
 
-  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Operations of the main queue that run at once (default: cores).")
-  var jobs: Int?
-
-  @Flag(name: [.customShort("k"), .customLong("keep-going")], help: "Keep starting independent operations after a failure.")
-  var keepGoing = false
-
-  @Flag(name: [.customShort("n"), .customLong("dry-run")], help: "Print the plan in execution order; run nothing.")
-  var dryRun = false
-
-  @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
-  var quiet = false
-
-  @Flag(name: .shortAndLong, help: "Stream command output, prefixed with the operation's name.")
-  var verbose = false
-
-  @Option(help: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.")
-  var progress: ProgressMode = .auto
-
-  @Flag(help: "Answer yes to every confirm(prompt) (needed when not on a terminal).")
-  var yes = false
-
-  @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR=1).")
-  var noColor = false
-
-  @Option(help: ArgumentHelp("Write every event as a JSON line to FILE (- for standard error).", valueName: "file"))
-  var events: String?
-
-  @Option(help: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file"))
-  var trace: String?
-
-  @Option(help: ArgumentHelp("Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB"))
-  var memory: Int?
-
-  @Flag(help: "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe.")
-  var sandbox = false
-
-  @Option(name: .customLong("output-limit"), help: ArgumentHelp(
-    "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB"))
-  var outputLimit: Int?
-
-  @Option(name: .customLong("output-file-limit"), help: ArgumentHelp(
-    "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).", valueName: "MB"))
-  var outputFileLimit: Int?
-
-  @Option(name: .customShort("f"), help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
-  var file: String?
-
-  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
-  var directory: String?
-
-  @Option(help: ArgumentHelp("Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.", valueName: "executor"))
-  var executor: ExecutorChoice?
-
-  @Flag(name: [.customShort("l"), .customLong("list")], help: "List the operations the script declares, with their desc; run nothing.")
-  var list = false
-
-  @Flag(name: .customLong("list-names"), help: .hidden)
-  var listNames = false
+  // Each option's names and help are its RunOption's (the quick parse reads the same ones).
+  @Option(name: RunOption.jobs.names, help: RunOption.jobs.help) var jobs: Int?
+  @Flag(name: RunOption.keepGoing.names, help: RunOption.keepGoing.help) var keepGoing = false
+  @Flag(name: RunOption.dryRun.names, help: RunOption.dryRun.help) var dryRun = false
+  @Flag(name: RunOption.quiet.names, help: RunOption.quiet.help) var quiet = false
+  @Flag(name: RunOption.verbose.names, help: RunOption.verbose.help) var verbose = false
+  @Option(name: RunOption.progress.names, help: RunOption.progress.help) var progress: ProgressMode = .auto
+  @Flag(name: RunOption.yes.names, help: RunOption.yes.help) var yes = false
+  @Flag(name: RunOption.noColor.names, help: RunOption.noColor.help) var noColor = false
+  @Option(name: RunOption.events.names, help: RunOption.events.help) var events: String?
+  @Option(name: RunOption.trace.names, help: RunOption.trace.help) var trace: String?
+  @Option(name: RunOption.memory.names, help: RunOption.memory.help) var memory: Int?
+  @Flag(name: RunOption.sandbox.names, help: RunOption.sandbox.help) var sandbox = false
+  @Option(name: RunOption.outputLimit.names, help: RunOption.outputLimit.help) var outputLimit: Int?
+  @Option(name: RunOption.outputFileLimit.names, help: RunOption.outputFileLimit.help) var outputFileLimit: Int?
+  @Option(name: RunOption.file.names, help: RunOption.file.help) var file: String?
+  @Option(name: RunOption.directory.names, help: RunOption.directory.help) var directory: String?
+  @Option(name: RunOption.executor.names, help: RunOption.executor.help) var executor: ExecutorChoice?
+  @Flag(name: RunOption.list.names, help: RunOption.list.help) var list = false
+  @Flag(name: RunOption.listNames.names, help: RunOption.listNames.help) var listNames = false
 
   @Argument(help: ArgumentHelp("The workflow script (a .lua file, a file whose first line is #!…taskrun, or - for standard input), then operations to run with their dependencies.",
                                valueName: "script-and-targets"))
   var words: [String] = []
-
-  /// The live view, so that every way out restores the terminal.
-  nonisolated(unsafe) static var liveView: LiveReporter?
-
-  /// Arguments after `--`, for the script's `arg` table (split off before parsing).
-  nonisolated(unsafe) static var scriptArguments: [String] = []
 
   /// What the command line asked for, as a plain value (the same one `RunOptions.parse` makes).
   var options: RunOptions {
@@ -124,7 +80,7 @@ struct RunCommand: ParsableCommand {
     if let problem = options.problem { throw ValidationError(problem) }
   }
 
-  func run() throws { try options.run() }
+  func run(_ invocation: Invocation, choice: CommandChoice) throws { try options.run(invocation) }
 }
 
 extension RunOptions {
@@ -145,85 +101,64 @@ extension RunOptions {
   }
 
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
-  func run() throws {
-    let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
-    scheduler.keepGoing = keepGoing
+  func run(_ invocation: Invocation) throws {
     if let outputLimit { ProcessRunner.memoryLimit = outputLimit << 20 }
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
+    let isTerminal = Session.outputIsTerminal
     let live = progress == .tty || (progress == .auto && isTerminal)
-    let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
     let reporter = PlainReporter(
       verbosity: progress == .none || quiet ? .quiet : verbose ? .verbose : .normal,
-      color: color, showStarts: !live)
-    if live && !quiet {
-      let view = LiveReporter(lines: reporter, color: color)
-      scheduler.sinks.append(view)
-      scheduler.tickInterval = 1.0 / 15
-      RunCommand.liveView = view
-    } else {
-      scheduler.sinks.append(reporter)
+      color: ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal), showStarts: !live)
+    let session = Session(
+      jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet),
+      host: .init(arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
+                  assumeYes: yes, asksOnTerminal: true))
+    let scheduler = session.scheduler
+    /// An error of the command line or the script: said, and the exit code 2.
+    func usage(_ message: String) -> Taskrun.Exit {
+      reporter.error(message)
+      return Taskrun.Exit(.usage)
     }
     // The script first (it may change folder), so that no report file is opened over it;
     // report paths stay relative to where taskrun started.
     var start = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let startFolder = getcwd(&start, start.count).map { String(cString: $0) } ?? "."
     let here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if here >= 0 { ReportFile.folder = here }
+    let reportFolder = here >= 0 ? here : AT_FDCWD
     let (script, targets): (String, [String])
     do {
       (script, targets) = try ScriptFinder.resolve(file: file, directory: directory, words: words)
     } catch let error as HostError {
-      reporter.error(error.description)
-      throw Taskrun.Exit(.usage)
+      throw usage(error.description)
     }
     for (option, report) in [("--events", events), ("--trace", trace)] {
       guard let report, let problem = ScriptOverwriteCheck.problem(
         option: option, report: report, script: script, folder: startFolder) else { continue }
-      reporter.error(problem)
-      throw Taskrun.Exit(.usage)
+      throw usage(problem)
     }
     // A dry run or a listing writes nothing: no report file is opened (opening empties it).
     let writesNothing = dryRun || list || listNames
     if writesNothing && (events != nil || trace != nil) {
       reporter.note("--events and --trace are not written by a dry run or a listing")
     }
-    let (events, trace) = writesNothing ? (nil, nil) : (self.events, self.trace)
     do {
-      if let events {
-        let sink = try EventsReporter(path: events)
-        // On the terminal the live view is on, the events' lines go above it, not through it.
-        if events == "-", isatty(STDERR_FILENO) != 0, let view = RunCommand.liveView {
-          view.eventsAbove = sink
-          let sinks = scheduler.sinks
-          scheduler.sinks = sinks  // the view's interests now include the events'
-        } else {
-          scheduler.sinks.append(sink)
-        }
-        scheduler.tickInterval = 1.0 / 15
-      }
-      if let trace { scheduler.sinks.append(try TraceReporter(path: trace)) }
+      try session.addReports(events: writesNothing ? nil : events, trace: writesNothing ? nil : trace,
+                             folder: reportFolder)
     } catch {
-      reporter.error("\(error)")
-      throw Taskrun.Exit(.usage)
+      throw usage("\(error)")
     }
     if let problem = Self.applyFileLimit(option: outputFileLimit,
                                           variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT")) {
-      reporter.error(problem)
-      throw Taskrun.Exit(.usage)
+      throw usage(problem)
     }
-    Taskrun.attachSignals(scheduler)
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments, memoryLimit: memory.map { $0 << 20 })
-    host.assumeYes = yes
-    host.captureWrites = RunCommand.liveView != nil
+    session.attachSignals()
+    let host = session.host
     host.dryRun = dryRun
     if sandbox { host.applySandbox() }
     if let executor {
       do { try host.chooseExecutor(executor.rawValue) } catch {
-        reporter.error("\(error)")
-        throw Taskrun.Exit(.usage)
+        throw usage("\(error)")
       }
     }
-    if isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
 
     if list || listNames {  // nothing runs, and what the script prints or writes is not the listing
       scheduler.sinks = [MessagesToStandardError()]
@@ -232,26 +167,22 @@ extension RunOptions {
       if list || listNames { try host.loadToRead(path: script) } else { try host.load(path: script) }
     } catch let error as HostError {
       // Stopped at the top level: what it started is cancelled; let it end and report it.
-      if host.exitCode != nil || scheduler.halted {
-        let summary = host.settle()
-        if summary == nil && host.exitCode == nil { reporter.note("interrupted") }
-        Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
-      }
+      session.finishIfStopped(noteInterrupted: true)
       if error.operationFailed {  // a top-level wait on a failed operation: a failed run, as run() is
         reporter.error(error.description)
-        _ = host.settle()
-        Taskrun.finish(host, code: ExitCode.failure.rawValue)
+        _ = session.settle()
+        session.finish(code: ExitCode.failure.rawValue)
       }
       reporter.error(error.description)
       scheduler.processes.endDescendants()
       throw Taskrun.Exit(.usage)
     }
     if host.exitCode != nil {  // os.exit caught by a pcall at the top level: still the end
-      _ = host.settle()
-      Taskrun.finish(host, code: ExitCode.success.rawValue)
+      _ = session.settle()
+      session.finish(code: ExitCode.success.rawValue)
     }
     if list || listNames {
-      print(ScriptFinder.listing(host.scheduler.operations, of: script, namesOnly: listNames), terminator: "")
+      print(ScriptFinder.listing(scheduler.operations, of: script, namesOnly: listNames), terminator: "")
       if let caveat = host.dryRunCaveat { writeStandardError(caveat + "\n") }
       throw Taskrun.Exit(.success)
     }
@@ -259,8 +190,7 @@ extension RunOptions {
     do {
       selected = try host.select(targets: targets)
     } catch let error as HostError {
-      reporter.error(error.description)
-      throw Taskrun.Exit(.usage)
+      throw usage(error.description)
     }
     if dryRun {
       reporter.plan(scheduler.plan(for: selected))
@@ -268,9 +198,8 @@ extension RunOptions {
       throw Taskrun.Exit(.success)
     }
     let summary = host.run(selected)
-    let code: ExitCode = summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure
     // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
     // process ends here.
-    Taskrun.finish(host, code: code.rawValue)
+    session.finish(code: Session.exitCode(of: summary).rawValue)
   }
 }

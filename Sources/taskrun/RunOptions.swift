@@ -3,7 +3,8 @@ import Glibc
 
 /// The run command's options as a plain value. `RunCommand` (swift-argument-parser) makes
 /// one; `parse` makes the same one for the common command lines without the reflection that
-/// costs a first parse about 3 ms of start-up.
+/// costs a first parse about 3 ms of start-up. Each option's spellings, help and reading
+/// are declared in `RunOption`.
 struct RunOptions: Equatable {
   var jobs: Int?
   var keepGoing = false
@@ -51,7 +52,7 @@ struct RunOptions: Equatable {
   /// answers them. `RunOptionsTests` checks that both parsers agree wherever this one answers.
   static func parse(_ arguments: [String]) -> RunOptions? {
     var options = RunOptions()
-    var seen: UInt32 = 0  // a bit per Key: a Set or a Dictionary here costs start-up a conformance search
+    var seen: UInt32 = 0  // a bit per option: a Set or a Dictionary here costs start-up a conformance search
     var i = 0
     while i < arguments.count {
       let argument = arguments[i]
@@ -67,75 +68,18 @@ struct RunOptions: Equatable {
         if given.isEmpty { return nil }  // `--events=` is a missing value
         value = given
       }
-      guard let key = Key(spelling: name), seen & key.bit == 0 else { return nil }
-      seen |= key.bit
-      if key.takesValue && value == nil {
+      guard let option = RunOption(spelling: name), seen & option.bit == 0 else { return nil }
+      seen |= option.bit
+      if option.takesValue && value == nil {
         // A value that looks like an option is one to swift-argument-parser: it decides.
         guard i < arguments.count, !arguments[i].hasPrefix("-") || arguments[i] == "-" else { return nil }
         value = arguments[i]
         i += 1
-      } else if !key.takesValue && value != nil {
+      } else if !option.takesValue && value != nil {
         return nil
       }
-      guard options.set(key, value ?? "") else { return nil }
+      guard option.read(value ?? "", into: &options) else { return nil }
     }
     return options.problem == nil ? options : nil
-  }
-
-  /// An option, whatever its spelling (`RunOptionsTests` checks the spellings against the help).
-  enum Key: Int {
-    case jobs, keepGoing, dryRun, quiet, verbose, list, progress, executor, yes, noColor
-    case sandbox, listNames, events, trace, file, directory, memory, outputLimit, outputFileLimit
-
-    /// Every spelling with its option, searched in order (25 short strings).
-    static let spellings: [(spelling: String, key: Key)] = [
-      ("-j", .jobs), ("--jobs", .jobs), ("-k", .keepGoing), ("--keep-going", .keepGoing),
-      ("-n", .dryRun), ("--dry-run", .dryRun), ("-q", .quiet), ("--quiet", .quiet),
-      ("-v", .verbose), ("--verbose", .verbose), ("-l", .list), ("--list", .list),
-      ("--progress", .progress), ("--executor", .executor), ("--yes", .yes), ("--no-color", .noColor),
-      ("--sandbox", .sandbox), ("--list-names", .listNames), ("--events", .events), ("--trace", .trace),
-      ("-f", .file), ("-C", .directory), ("--memory", .memory), ("--output-limit", .outputLimit),
-      ("--output-file-limit", .outputFileLimit),
-    ]
-
-    init?(spelling: String) {
-      guard let found = Self.spellings.first(where: { $0.spelling == spelling }) else { return nil }
-      self = found.key
-    }
-
-    var bit: UInt32 { 1 << UInt32(rawValue) }
-
-    var takesValue: Bool {
-      switch self {
-      case .jobs, .progress, .executor, .events, .trace, .file, .directory, .memory, .outputLimit, .outputFileLimit: true
-      default: false
-      }
-    }
-  }
-
-  /// Sets what `key` says; false for a value it does not accept.
-  private mutating func set(_ key: Key, _ value: String) -> Bool {
-    switch key {
-    case .keepGoing: keepGoing = true
-    case .dryRun: dryRun = true
-    case .quiet: quiet = true
-    case .verbose: verbose = true
-    case .list: list = true
-    case .yes: yes = true
-    case .noColor: noColor = true
-    case .sandbox: sandbox = true
-    case .listNames: listNames = true
-    case .events: events = value
-    case .trace: trace = value
-    case .file: file = value
-    case .directory: directory = value
-    case .jobs: guard let n = Int(value) else { return false }; jobs = n
-    case .memory: guard let n = Int(value) else { return false }; memory = n
-    case .outputLimit: guard let n = Int(value) else { return false }; outputLimit = n
-    case .outputFileLimit: guard let n = Int(value) else { return false }; outputFileLimit = n
-    case .progress: guard let mode = ProgressMode(rawValue: value) else { return false }; progress = mode
-    case .executor: guard let choice = ExecutorChoice(rawValue: value) else { return false }; executor = choice
-    }
-    return true
   }
 }

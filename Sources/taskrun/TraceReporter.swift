@@ -1,5 +1,6 @@
 // TraceReporter: --trace FILE, Chrome trace-event JSON (opens in Perfetto and chrome://tracing).
 import FoundationEssentials
+import Glibc
 import TaskEngine
 
 /// One complete ("X") event per operation attempt on lanes that show the parallelism; a
@@ -27,8 +28,8 @@ final class TraceReporter: EventSink {
     var end: Double?
   }
 
-  init(path: String) throws {
-    file = try ReportFile(path: path, what: "the trace")
+  init(path: String, folder: Int32 = AT_FDCWD) throws {
+    file = try ReportFile(path: path, what: "the trace", folder: folder)
     if file.isRegular { file.replace(with: Self.document([]).text) }  // a pipe gets one document, at the end
   }
 

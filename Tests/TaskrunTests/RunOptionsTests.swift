@@ -59,8 +59,8 @@ import TestSupport
     }
     let shown = Set(options).subtracting(["-h", "--help", "--version"])
     #expect(shown.count > 20, "\(help)")
-    let known = Set(RunOptions.Key.spellings.map(\.spelling))
-    #expect(known.count == RunOptions.Key.spellings.count, "a spelling is listed twice")
+    let known = Set(RunOption.spellings.map(\.spelling))
+    #expect(known.count == RunOption.spellings.count, "a spelling is listed twice")
     #expect(shown == known, "\(shown.symmetricDifference(known))")
   }
 

@@ -5,7 +5,7 @@ import Glibc
 import LuaHost
 import TaskEngine
 
-struct TestCommand: ParsableCommand {
+struct TestCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "test",
     abstract: "Run busted specs with the real luassert; each test is an operation.",
@@ -127,7 +127,7 @@ struct TestCommand: ParsableCommand {
     if tap && verbose { throw ValidationError("--tap and -v cannot be used together") }
   }
 
-  func run() throws {
+  func run(_ invocation: Invocation, choice: CommandChoice) throws {
     let start = FileManager.default.currentDirectoryPath
     // Our own report files are named from where taskrun started; busted's from -C's folder.
     let junitPath = junit.map { absolute($0, from: start) }
@@ -136,9 +136,10 @@ struct TestCommand: ParsableCommand {
       let folder = directory.reduce("") { absolute($1, from: $0) }
       guard FileManager.default.changeCurrentDirectoryPath(folder) else { usage("cannot change to directory '\(folder)'") }
     }
-    let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
-    scheduler.keepGoing = true
-    let host = ScriptHost(scheduler: scheduler, arguments: RunCommand.scriptArguments)
+    let session = Session(jobs: jobs, keepGoing: true, display: .sinks([]),
+                          host: .init(arguments: invocation.scriptArguments))
+    let scheduler = session.scheduler
+    let host = session.host
     do { try host.installTestRuntime() } catch let error as HostError { usage(error.description) }
     let settings: TestSettings
     do {
@@ -146,8 +147,7 @@ struct TestCommand: ParsableCommand {
     } catch let error as HostError {
       usage(error.description)
     }
-    let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
-    let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
+    let color = ColorPolicy.decide(disabled: noColor, isTerminal: Session.outputIsTerminal)
     // A report that cannot be written is a usage error found before anything runs.
     let junitReport = try junitPath.map(JUnitReport.open(path:))
     let report: any TestReport
@@ -158,20 +158,15 @@ struct TestCommand: ParsableCommand {
       scheduler.operation(named: name).map(host.testResults(for:)) ?? []
     }
     scheduler.sinks.append(results)
-    if let eventsPath {
-      do { scheduler.sinks.append(try EventsReporter(path: eventsPath)) } catch { usage("\(error)") }
-    }
-    Taskrun.attachSignals(scheduler)
+    do { try session.addReports(events: eventsPath, trace: nil, folder: AT_FDCWD, progressTicks: false) } catch { usage("\(error)") }
+    session.attachSignals()
 
     do {
       let files = try settings.files(host)
       try host.prepareTests(settings.options)
       try host.planTests(files: files, rounds: settings.rounds)
     } catch let error as HostError {
-      if scheduler.halted || host.exitCode != nil {
-        _ = host.settle()
-        Taskrun.finish(host, code: ExitCode.interrupted.rawValue)
-      }
+      session.finishIfStopped(noteInterrupted: false)
       scheduler.processes.endDescendants()
       usage(error.description)
     }
@@ -181,7 +176,7 @@ struct TestCommand: ParsableCommand {
     let writeFailed = junitReport?.writeError != nil || (report as? JUnitReport)?.writeError != nil
     let code: ExitCode = summary.interrupted || scheduler.interrupts > 0 ? .interrupted
       : writeFailed || counts.failed > 0 ? .failure : .success
-    Taskrun.finish(host, code: code.rawValue)
+    session.finish(code: code.rawValue)
   }
 
   /// The .busted file's options (-f's file, else ./.busted if there is one).

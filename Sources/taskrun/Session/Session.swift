@@ -1,0 +1,134 @@
+// Session: what one command of taskrun runs with (scheduler, sinks, live view, signals, Lua host) and its way out.
+import FoundationEssentials
+import Glibc
+import LuaHost
+import TaskEngine
+
+/// Builds, once for `run`, `repl`, `test`, `graph` and the quiet reads of `CommandChoice`,
+/// what a command runs with: the scheduler; its sinks (the progress display, `--events`,
+/// `--trace`) and their tick; the signals; the Lua host with its answers (`ask` on a
+/// terminal, `assumeYes`, writes captured under a live view); and the way out (`finish`:
+/// what the run left is ended, Lua closed, the exit code chosen).
+final class Session {
+  let scheduler: Scheduler
+  /// The live view, when progress is drawn on a terminal: every way out restores it.
+  let liveView: LiveReporter?
+  /// Lines per event, when the session shows its run (also what the live view scrolls).
+  let lines: PlainReporter?
+  private let setup: HostSetup
+
+  /// The Lua host. Built on first use: a command checks its options and report files first,
+  /// and their errors come before anything the host says (a lowered --memory). A command
+  /// attaches the signals (`attachSignals`) where a Ctrl-C starts to be its run's.
+  private(set) lazy var host: ScriptHost = makeHost()
+
+  /// How a session shows its run.
+  enum Display {
+    /// A line per event (`PlainReporter`), under a live view when `live` (then with a tick).
+    case lines(PlainReporter, live: Bool)
+    /// Only these sinks (test results, a read's messages).
+    case sinks([EventSink])
+  }
+
+  /// What the host is made with.
+  struct HostSetup {
+    /// The script's `arg` (the words after `--`).
+    var arguments: [String]
+    /// Bytes the Lua heap may take (nil: the default cap).
+    var memoryLimit: Int? = nil
+    /// Every confirm(prompt) is answered yes.
+    var assumeYes = false
+    /// Whether confirm(prompt) asks on the terminal when standard input is one.
+    var asksOnTerminal = false
+  }
+
+  init(jobs: Int?, keepGoing: Bool, display: Display, host setup: HostSetup) {
+    scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
+    scheduler.keepGoing = keepGoing
+    self.setup = setup
+    switch display {
+    case .lines(let reporter, let live):
+      lines = reporter
+      liveView = live ? LiveReporter(lines: reporter, color: reporter.color) : nil
+      if let liveView {
+        scheduler.sinks.append(liveView)
+        scheduler.tickInterval = 1.0 / 15
+        Taskrun.drawing(liveView)
+      } else {
+        scheduler.sinks.append(reporter)
+      }
+    case .sinks(let sinks):
+      lines = nil
+      liveView = nil
+      scheduler.sinks = sinks
+    }
+  }
+
+  /// Whether standard output is a terminal that can show a live view (not TERM=dumb).
+  static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb" }
+
+  /// Opens `--events` and `--trace` (nil: not asked), relative paths in `folder` (where
+  /// taskrun started), and adds them as sinks; an error says which file and why.
+  /// `progressTicks`: the events include the run's progress, 15 times a second.
+  func addReports(events: String?, trace: String?, folder: Int32, progressTicks: Bool = true) throws {
+    if let events {
+      let sink = try EventsReporter(path: events, folder: folder)
+      // On the terminal the live view is on, the events' lines go above it, not through it.
+      if events == "-", isatty(STDERR_FILENO) != 0, let view = liveView {
+        view.eventsAbove = sink
+        let sinks = scheduler.sinks
+        scheduler.sinks = sinks  // the view's interests now include the events'
+      } else {
+        scheduler.sinks.append(sink)
+      }
+      if progressTicks { scheduler.tickInterval = 1.0 / 15 }
+    }
+    if let trace { scheduler.sinks.append(try TraceReporter(path: trace, folder: folder)) }
+  }
+
+  private func makeHost() -> ScriptHost {
+    let host = ScriptHost(scheduler: scheduler, arguments: setup.arguments, memoryLimit: setup.memoryLimit)
+    host.assumeYes = setup.assumeYes
+    host.captureWrites = liveView != nil
+    if setup.asksOnTerminal && isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
+    return host
+  }
+
+  /// Lets what a stop left running end and be reported: the run's summary, or nil when no
+  /// run was under way.
+  func settle() -> RunSummary? { host.settle() }
+
+  /// A load that stopped at the top level because the run was halted (Ctrl-C) or os.exit
+  /// was called: what it started is cancelled, let end and reported, and the session ends
+  /// with 130 (or os.exit's status). `noteInterrupted`: a line says so when nothing else did.
+  /// Returns when the load was not stopped so.
+  func finishIfStopped(noteInterrupted: Bool) {
+    guard host.exitCode != nil || scheduler.halted else { return }
+    let summary = settle()
+    if noteInterrupted && summary == nil && host.exitCode == nil { lines?.note("interrupted") }
+    finish(code: ExitCode.interrupted.rawValue)
+  }
+
+  /// The end of every command that ran work: whatever the run left is ended (no descendant
+  /// outlives taskrun), Lua's finalizers run, and the process exits with `code` (or the
+  /// status `os.exit` asked for). A signal while finalizers run exits at once: a finalizer
+  /// that loops cannot hold taskrun, and hooks do not run inside finalizers.
+  func finish(code: Int32) -> Never {
+    scheduler.processes.endDescendants()
+    scheduler.endExecutors()  // Slurm jobs of the run are cancelled by name
+    SignalWatcher.shared.attach(inbox: scheduler.inbox, processes: scheduler.processes) { _, _ in
+      Taskrun.exitNow(ExitCode.interrupted.rawValue)
+    }
+    host.close()
+    let status = host.exitCode ?? code
+    // An --events or --trace file that could not be written (ReportFile said why): the
+    // run's record is incomplete, so the run did not succeed as asked.
+    Taskrun.leave(status == 0 && ReportFile.failures.load(ordering: .sequentiallyConsistent) > 0
+      ? ExitCode.failure.rawValue : status)
+  }
+
+  /// The exit code of a run that ended with `summary`.
+  static func exitCode(of summary: RunSummary) -> ExitCode {
+    summary.interrupted ? .interrupted : summary.allSucceeded ? .success : .failure
+  }
+}
