@@ -17,7 +17,7 @@ extension Scheduler {
           throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)", place: place)
         }
         if op.hasDependency(dependency) { continue }
-        if op.hasStarted || op.isFinished {
+        if !op.mayStillChange {
           throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started", place: place)
         }
         link(op, to: dependency)

@@ -177,7 +177,7 @@ public final class Scheduler {
   /// `op` runs after `dependency`. Duplicates are ignored; an edge that closes a cycle, or a
   /// dependency added to an operation that already started, is an error.
   public func addDependency(_ op: OperationNode, on dependency: OperationNode) throws {
-    if op.hasStarted || op.state == .ready || op.isFinished {
+    if !op.canTakeDependency {
       throw EngineError(.alreadyStarted,
         "cannot add a dependency to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
@@ -209,7 +209,7 @@ public final class Scheduler {
   }
 
   public func removeDependency(_ op: OperationNode, _ dependency: OperationNode) throws {
-    if op.hasStarted || op.isFinished {
+    if !op.mayStillChange {
       throw EngineError(.alreadyStarted, "cannot remove a dependency of '\(op.name)': it already started")
     }
     guard let index = op.dependencies.firstIndex(of: dependency) else { return }
@@ -434,7 +434,7 @@ public final class Scheduler {
 
   /// `op` executes only after every condition holds (evaluated in the order added).
   public func addCondition(_ condition: any OperationCondition, to op: OperationNode) throws {
-    guard op.state == .pending, !op.evaluatingConditions, !op.conditionsHeld else {
+    guard op.canTakeCondition else {
       throw EngineError(.alreadyStarted, "cannot add a condition to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
     op.conditions.append(condition)
@@ -446,7 +446,7 @@ public final class Scheduler {
     if let known = resourceCapacity[name], known != capacity {
       throw EngineError(.invalid, "resource '\(name)' already has capacity \(known), not \(capacity)")
     }
-    guard op.state == .pending || op.state == .ready, !op.hasStarted else {
+    guard op.canTakeResource else {
       throw EngineError(.alreadyStarted, "cannot add a resource to '\(op.name)': it already started")
     }
     resourceCapacity[name] = capacity
