@@ -1,6 +1,16 @@
 // Deadlocks: when nothing can happen any more, why each operation that never started never will.
 
 extension Scheduler {
+  /// Records that the body of `waiter` waits for `target`. Returns the cycle
+  /// (`waiter, …, waiter`) if that wait can never end, and then records nothing.
+  public func beginWait(_ waiter: OperationNode, for target: OperationNode) -> [OperationNode]? {
+    waits.beginWait(waiter, for: target)
+  }
+
+  public func endWait(_ waiter: OperationNode, for target: OperationNode) {
+    waits.endWait(waiter, for: target)
+  }
+
   /// When nothing can happen any more, scheduled operations that have not started never will
   /// (a suspended or zero-sized queue, a deadlock): cancel them with the reason. The reasons
   /// are all found before the first is cancelled: a cancel frees mutexes and ends groups, and
@@ -44,7 +54,7 @@ extension Scheduler {
       }
     case .executing:
       let children = op.isGroup ? op.children.filter { !$0.isFinished }.map { ($0, "'\($0.name)'") } : []
-      return children + (waits[op] ?? []).sorted { $0.id < $1.id }.map { ($0, "'\($0.name)'") }
+      return children + waits.targets(of: op).map { ($0, "'\($0.name)'") }
     }
   }
 

@@ -40,26 +40,6 @@ extension Scheduler {
       place: place)
   }
 
-  /// A dependency path from `start` down to `target` (both included), if there is one.
-  func path(from start: OperationNode, to target: OperationNode) -> [OperationNode]? {
-    var parent: [OperationNode: OperationNode] = [:]
-    var seen: Set<OperationNode> = [start]
-    var stack = [start]
-    while let node = stack.popLast() {
-      if node === target {
-        var path = [node]
-        var cursor = node
-        while let p = parent[cursor] { path.append(p); cursor = p }
-        return path.reversed()
-      }
-      for next in node.dependencies where !next.isFinished && seen.insert(next).inserted {
-        parent[next] = node
-        stack.append(next)
-      }
-    }
-    return nil
-  }
-
   /// One cycle of the whole graph as `a, b, c, a` (a depends on b …), or nil. O(V + E).
   public func findCycle() -> [OperationNode]? {
     enum Mark { case visiting, done }
@@ -142,8 +122,9 @@ extension Scheduler {
         + (op.error.map { ": \($0)" } ?? "")
     case .executing:
       if op.isCancelled { return "'\(op.name)' is executing and being cancelled (\(op.error ?? "cancelled"))" }
-      if let targets = waits[op], !targets.isEmpty {
-        return "'\(op.name)' is executing and waits for " + targets.sorted { $0.id < $1.id }
+      let targets = waits.targets(of: op)
+      if !targets.isEmpty {
+        return "'\(op.name)' is executing and waits for " + targets
           .map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
       }
       if let remote = op.remoteState { return "'\(op.name)' is executing: \(remote.sentence)" }

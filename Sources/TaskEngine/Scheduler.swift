@@ -91,7 +91,7 @@ public final class Scheduler {
   /// Queued `oneAtATime` bodies, with the operation each one is for.
   @exclusivity(unchecked) var exclusiveWaiters: [(op: OperationNode, run: () -> Void)] = []
   /// Executing operations by the operations they wait on (for deadlock detection).
-  @exclusivity(unchecked) var waits: [OperationNode: Set<OperationNode>] = [:]
+  @exclusivity(unchecked) var waits = WaitGraph()
   /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
   @exclusivity(unchecked) var cascade: [CascadeFrame] = []
   @exclusivity(unchecked) var cascading = false
@@ -184,7 +184,7 @@ public final class Scheduler {
     if op === dependency { throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)") }
     if op.hasDependency(dependency) { return }
     // A new edge op -> dependency closes a cycle only if op is already upstream of dependency.
-    if !op.dependents.isEmpty, let path = path(from: dependency, to: op) {
+    if !op.dependents.isEmpty, let path = PathSearch.path(from: dependency, to: op) {
       throw EngineError(.cycle, "dependency cycle: " + cycleText([op] + path))
     }
     link(op, to: dependency)
@@ -538,7 +538,7 @@ public final class Scheduler {
     op.finishTime = now
     let duration = op.duration
     if op.isScheduled && !op.isGroup, let duration { ranWeight += op.weight; ranSeconds += duration }
-    if !waits.isEmpty { waits[op] = nil }
+    waits.forget(op)
     if op.hasProgress {
       // Succeeding means complete, whatever the body left it at; its final state is reported.
       let progress = op.progress
