@@ -18,7 +18,7 @@ extension Scheduler {
   /// Returns whether it cancelled any.
   func cancelUnstartable() -> Bool {
     let cycles = deadlocks()
-    let parkedOps = Set(parked.map(ObjectIdentifier.init))
+    let parkedOps = Set(admission.parked.map(ObjectIdentifier.init))
     var reasons: [(op: OperationNode, reason: String)] = []
     for op in operations where op.isScheduled && !op.isFinished && op.state != .executing {
       let reason = cycles[ObjectIdentifier(op)].map { "never started: " + $0 }
@@ -46,11 +46,8 @@ extension Scheduler {
       return list
     case .ready:
       guard op.parked else { return [] }
-      return op.resources.flatMap { name -> [(op: OperationNode, text: String)] in
-        let holders = resourceHolders[name] ?? []
-        guard holders.count >= (resourceCapacity[name] ?? 1) else { return [] }
-        let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
-        return holders.map { ($0, "\(kind) '\(name)' (held by '\($0.name)')") }
+      return admission.waitingFor(op).flatMap { busy in
+        busy.holders.map { ($0, "\(busy.kind) '\(busy.resource)' (held by '\($0.name)')") }
       }
     case .executing:
       let children = op.isGroup ? op.children.filter { !$0.isFinished }.map { ($0, "'\($0.name)'") } : []

@@ -106,11 +106,8 @@ extension Scheduler {
   /// A sentence saying what `op` is waiting for, or what became of it.
   /// "waits for mutex 'm' (held by 'a')": what a parked operation waits for.
   func waitingForResources(_ op: OperationNode) -> String {
-    let busy = op.resources.filter { (resourceHolders[$0]?.count ?? 0) >= (resourceCapacity[$0] ?? 1) }
-    return "waits for " + busy.map { name in
-      let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
-      let holders = (resourceHolders[name] ?? []).map { "'\($0.name)'" }.joined(separator: ", ")
-      return "\(kind) '\(name)' (held by \(holders))"
+    "waits for " + admission.waitingFor(op).map { busy in
+      "\(busy.kind) '\(busy.resource)' (held by \(busy.holders.map { "'\($0.name)'" }.joined(separator: ", ")))"
     }.joined(separator: " and ")
   }
 
@@ -130,7 +127,7 @@ extension Scheduler {
       if let remote = op.remoteState { return "'\(op.name)' is executing: \(remote.sentence)" }
       return "'\(op.name)' is executing"
     case .ready:
-      if parked.contains(op) { return "'\(op.name)' is ready, but " + waitingForResources(op) }
+      if admission.parked.contains(op) { return "'\(op.name)' is ready, but " + waitingForResources(op) }
       let queue = op.queue
       if queue.isSuspended { return "'\(op.name)' is ready, but queue '\(queue.name)' is suspended" }
       let running = queue.operations.filter { $0.state == .executing }.map { "'\($0.name)'" }

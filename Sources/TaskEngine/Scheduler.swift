@@ -57,14 +57,8 @@ public final class Scheduler {
   @exclusivity(unchecked) var executing: [OperationNode] = []
   /// Scheduled operations that have not finished: the run is over when it is 0.
   @exclusivity(unchecked) public internal(set) var unfinishedScheduled = 0
-  /// Units of each resource category (mutex: 1), and who holds them now.
-  public private(set) var resourceCapacity: [String: Int] = [:]
-  @exclusivity(unchecked) var resourceHolders: [String: [OperationNode]] = [:]
-  /// Who released each resource last, and when (a ready-sequence number): see StartCause.
-  @exclusivity(unchecked) var resourceFreedBy: [String: (op: OperationNode, sequence: Int)] = [:]
-  @exclusivity(unchecked) var readySequence = 0
-  /// Ready operations waiting for resources, first come first served.
-  @exclusivity(unchecked) var parked: [OperationNode] = []
+  /// Resources, their holders and the operations parked for them (Admission/Admission.swift).
+  @exclusivity(unchecked) var admission = Admission()
   /// Executing operations per activity label.
   @exclusivity(unchecked) public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
@@ -87,9 +81,8 @@ public final class Scheduler {
   /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
   @exclusivity(unchecked) var killTimers: [Int: Int] = [:]
   @exclusivity(unchecked) var completionHandlers: [Int: (String?) -> Void] = [:]
-  @exclusivity(unchecked) var exclusiveBusy = false
-  /// Queued `oneAtATime` bodies, with the operation each one is for.
-  @exclusivity(unchecked) var exclusiveWaiters: [(op: OperationNode, run: () -> Void)] = []
+  /// The `confirm` prompts, asked one at a time (Conditions/PromptLine.swift).
+  let prompts = PromptLine()
   /// Executing operations by the operations they wait on (for deadlock detection).
   @exclusivity(unchecked) var waits = WaitGraph()
   /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
@@ -368,13 +361,13 @@ public final class Scheduler {
   public func pump() -> Bool {
     absorbSignals()
     var started = false
-    if !parked.isEmpty {
+    if !admission.parked.isEmpty {
       // Waiting for resources: first come, first served.
       var still: [OperationNode] = []
-      for op in parked where op.state == .ready {
+      for op in admission.parked where op.state == .ready {
         if op.queue.hasCapacity && acquire(op) { start(op); started = true } else { still.append(op) }
       }
-      parked = still
+      admission.parked = still
     }
     for queue in queues {
       // Bodies that waited come back first: they started before anything still ready.
@@ -390,47 +383,23 @@ public final class Scheduler {
         let op = entry.operation
         guard op.state == .ready else { continue }
         guard acquire(op) else {
-          op.parked = true
-          parked.append(op)
+          admission.park(op)
           continue
         }
         start(op)
         started = true
       }
-      if !queue.hasCapacity && !queue.ready.isEmpty { queue.blockedSequence = readySequence }
+      if !queue.hasCapacity && !queue.ready.isEmpty { queue.blockedSequence = admission.readySequence }
     }
     return started
   }
 
   /// Takes one unit of each of the operation's resources, all at once or none.
-  func acquire(_ op: OperationNode) -> Bool {
-    guard !op.resources.isEmpty else { return true }
-    let needed = op.resources.filter { !heldByEnclosingGroup(op, $0) }
-    for name in needed where (resourceHolders[name]?.count ?? 0) >= (resourceCapacity[name] ?? 1) {
-      return false
-    }
-    for name in needed { resourceHolders[name, default: []].append(op) }
-    return true
-  }
+  @inline(__always)
+  func acquire(_ op: OperationNode) -> Bool { admission.acquire(op) }
 
-  /// A group holding a category lets its children use it (no group/child deadlock).
-  func heldByEnclosingGroup(_ op: OperationNode, _ name: String) -> Bool {
-    var group = op.group
-    while let g = group {
-      if resourceHolders[name]?.contains(where: { $0 === g }) == true { return true }
-      group = g.group
-    }
-    return false
-  }
-
-  func release(_ op: OperationNode) {
-    guard !op.resources.isEmpty else { return }
-    readySequence += 1
-    for name in op.resources {
-      resourceHolders[name]?.removeAll { $0 === op }
-      resourceFreedBy[name] = (op, readySequence)
-    }
-  }
+  @inline(__always)
+  func release(_ op: OperationNode) { admission.release(op) }
 
   /// `op` executes only after every condition holds (evaluated in the order added).
   public func addCondition(_ condition: any OperationCondition, to op: OperationNode) throws {
@@ -443,15 +412,11 @@ public final class Scheduler {
   /// `op` takes one unit of resource `name` while it executes; at most `capacity` operations
   /// hold it at once (a mutex is capacity 1). A category keeps the capacity it was first given.
   public func require(resource name: String, capacity: Int, for op: OperationNode) throws {
-    if let known = resourceCapacity[name], known != capacity {
-      throw EngineError(.invalid, "resource '\(name)' already has capacity \(known), not \(capacity)")
-    }
-    guard op.canTakeResource else {
-      throw EngineError(.alreadyStarted, "cannot add a resource to '\(op.name)': it already started")
-    }
-    resourceCapacity[name] = capacity
-    if !op.resources.contains(name) { op.resources.append(name) }
+    try admission.require(resource: name, capacity: capacity, for: op)
   }
+
+  /// Units of each resource category (mutex: 1).
+  public var resourceCapacity: [String: Int] { admission.resourceCapacity }
 
   func start(_ op: OperationNode) {
     op.state = .executing
