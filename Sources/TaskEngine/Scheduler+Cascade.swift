@@ -99,9 +99,7 @@ extension Scheduler {
       // The last one is a tail call: its frame goes first, so a chain keeps one frame.
       if index == count - 1 { cascade.removeLast() } else { cascade[top].index += 1 }
       let dependent = op.dependents[index]
-      dependent.lastDependency = op
-      dependent.unfinishedDependencies -= 1
-      if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
+      if graph.releaseDependent(dependent, of: op) { evaluate(dependent) }
     }
   }
 }

@@ -20,7 +20,7 @@ extension Scheduler {
         if !op.mayStillChange {
           throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started", place: place)
         }
-        link(op, to: dependency)
+        graph.link(op, to: dependency)
         touched = true
         if let place { places[ObjectIdentifier(op), default: []].append((dependency, place)) }
       }
@@ -29,7 +29,7 @@ extension Scheduler {
       let place = zip(cycle, cycle.dropFirst()).lazy.compactMap { op, dependency in
         places[ObjectIdentifier(op)]?.first { $0.dependency === dependency }?.place
       }.first
-      throw EngineError(.cycle, "dependency cycle: " + cycleText(cycle), place: place)
+      throw EngineError(.cycle, "dependency cycle: " + Graph.cycleText(cycle), place: place)
     }
   }
 

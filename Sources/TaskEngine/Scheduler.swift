@@ -11,11 +11,8 @@ public final class Scheduler {
   public let clock: any SchedulerClock
   public let inbox: Inbox
   public let processes: ProcessRunner
-  @exclusivity(unchecked) public private(set) var operations: [OperationNode] = []
-  @exclusivity(unchecked) public private(set) var queues: [WorkQueue] = []
-  /// Each queue's index in `queues` by name: a new queue's name is checked without a scan.
-  @exclusivity(unchecked) var queueIndex: [String: Int] = [:]
-  public let mainQueue: WorkQueue
+  /// Operations, queues, their names and edges (Graph/Graph.swift).
+  @exclusivity(unchecked) var graph: Graph
   /// Without it, the first failure stops new operations from starting (running ones finish).
   @exclusivity(unchecked) public var keepGoing = false
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
@@ -69,7 +66,6 @@ public final class Scheduler {
   /// Successes not yet told (`successesAtTick`): told together before the next event.
   @exclusivity(unchecked) var heldSuccesses: [Success] = []
 
-  @exclusivity(unchecked) var names = NameIndex()
   @exclusivity(unchecked) var timers = Heap<TimerEntry>()
   @exclusivity(unchecked) var timerActions: [Int: () -> Void] = [:]
   @exclusivity(unchecked) var nextToken = 0
@@ -93,15 +89,13 @@ public final class Scheduler {
     self.clock = clock
     self.inbox = Inbox()
     self.processes = ProcessRunner(inbox: inbox)
-    self.mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
-    adopt(mainQueue)
+    self.graph = Graph(jobs: jobs)
+    adopt(graph.mainQueue)
     processes.wantsText = { [unowned self] token in outputTextWanted(token) }
   }
 
-  /// Lists a new queue and has its operations' progress changes reported here.
+  /// Has a new queue's operations' progress changes reported here.
   private func adopt(_ queue: WorkQueue) {
-    queueIndex[queue.name] = queues.count
-    queues.append(queue)
     queue.progressChanged = { [unowned self] op in progressDirty.append(op) }
   }
 
@@ -109,10 +103,7 @@ public final class Scheduler {
 
   /// A new queue; names are unique.
   public func makeQueue(name: String, maxConcurrent: Int = -1, suspended: Bool = false) throws -> WorkQueue {
-    if queueIndex[name] != nil {
-      throw EngineError(.duplicateName, "a queue named '\(name)' already exists")
-    }
-    let queue = WorkQueue(id: queues.count, name: name, maxConcurrent: maxConcurrent, suspended: suspended)
+    let queue = try graph.makeQueue(name: name, maxConcurrent: maxConcurrent, suspended: suspended)
     adopt(queue)
     return queue
   }
@@ -120,52 +111,31 @@ public final class Scheduler {
   /// A new operation; `name` must be unique (nil: "op1", "op2", … by declaration order).
   public func makeOperation(name: String? = nil, queue: WorkQueue? = nil,
                             body: (any OperationBody)? = nil) throws -> OperationNode {
-    let id = operations.count + 1
-    var finalName = name ?? "op\(id)"
-    if name == nil {  // a default name never takes one the script chose (op2 declared before)
-      var k = 1
-      while names.id(of: finalName, in: operations) != nil { k += 1; finalName = "op\(id)_\(k)" }
-    }
-    let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
-    op.hasDefaultName = name == nil
-    operations.append(op)  // the index reads names from the list
-    if let holderID = names.insert(finalName, id: id, in: operations) {
-      let holder = operations[holderID - 1]
-      guard holder.hasDefaultName else {
-        operations.removeLast()
-        throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
-      }
-      // ...nor one it chooses later: the unnamed operation moves aside.
-      var k = 1, moved = finalName
-      while names.id(of: moved, in: operations) != nil { k += 1; moved = "\(finalName)_\(k)" }
-      names.replace(finalName, with: id, in: operations)
-      holder.name = moved
-      _ = names.insert(moved, id: holderID, in: operations)
-    }
-    op.body = body
-    op.queue.operations.append(op)
-    return op
+    try graph.makeOperation(name: name, queue: queue, body: body)
   }
 
-  public func operation(named name: String) -> OperationNode? {
-    names.id(of: name, in: operations).map { operations[$0 - 1] }
+  public func operation(named name: String) -> OperationNode? { graph.operation(named: name) }
+
+  /// Every operation, in declaration order (ids count from 1).
+  public var operations: [OperationNode] {
+    @inline(__always) _read { yield graph.operations }
   }
+
+  /// Every queue, the main queue first.
+  public var queues: [WorkQueue] {
+    @inline(__always) _read { yield graph.queues }
+  }
+
+  public var mainQueue: WorkQueue { graph.mainQueue }
 
   // Other modules get these through calls: their direct reads of a field would keep the
   // exclusivity check that `@exclusivity(unchecked)` removes only inside this module.
 
   /// The operation with id `id` (ids count from 1 in declaration order).
-  public func operation(id: Int) -> OperationNode { operations[id - 1] }
+  public func operation(id: Int) -> OperationNode { graph.operations[id - 1] }
 
   /// The operations not scheduled yet, in declaration order.
   public func unscheduledOperations() -> [OperationNode] { operations.filter { !$0.isScheduled } }
-
-  /// "a -> b -> a", shortened for a long cycle (a 200,000-operation ring prints one line).
-  func cycleText(_ cycle: [OperationNode]) -> String {
-    let names = cycle.map(\.name)
-    guard names.count > 12 else { return names.joined(separator: " -> ") }
-    return (names.prefix(6) + ["… (\(names.count - 9) more)"] + names.suffix(3)).joined(separator: " -> ")
-  }
 
   /// `op` runs after `dependency`. Duplicates are ignored; an edge that closes a cycle, or a
   /// dependency added to an operation that already started, is an error.
@@ -178,18 +148,10 @@ public final class Scheduler {
     if op.hasDependency(dependency) { return }
     // A new edge op -> dependency closes a cycle only if op is already upstream of dependency.
     if !op.dependents.isEmpty, let path = PathSearch.path(from: dependency, to: op) {
-      throw EngineError(.cycle, "dependency cycle: " + cycleText([op] + path))
+      throw EngineError(.cycle, "dependency cycle: " + Graph.cycleText([op] + path))
     }
-    link(op, to: dependency)
+    graph.link(op, to: dependency)
     if op.isScheduled { schedule([dependency]) }
-  }
-
-  /// The edge itself, with no checks: `op` waits for `dependency` (if it has not finished).
-  func link(_ op: OperationNode, to dependency: OperationNode) {
-    op.appendDependency(dependency)
-    if dependency.dependents.isEmpty { dependency.dependents.reserveCapacity(4) }  // grows once, not at 1, 2, 4
-    dependency.dependents.append(op)
-    if !dependency.isFinished { op.unfinishedDependencies += 1 }
   }
 
   /// A dependency by name: an edge at once if the name exists, else recorded for
@@ -205,13 +167,7 @@ public final class Scheduler {
     if !op.mayStillChange {
       throw EngineError(.alreadyStarted, "cannot remove a dependency of '\(op.name)': it already started")
     }
-    guard let index = op.dependencies.firstIndex(of: dependency) else { return }
-    op.removeDependency(at: index)
-    dependency.dependents.removeAll { $0 === op }
-    if !dependency.isFinished {
-      op.unfinishedDependencies -= 1
-      if op.unfinishedDependencies == 0 && op.isScheduled { evaluate(op) }
-    }
+    if graph.unlink(op, from: dependency) { evaluate(op) }
   }
 
   // MARK: Running
@@ -868,11 +824,5 @@ public final class Scheduler {
 
 extension Scheduler {
   /// Forgets the operation created last (its declaration failed half-way).
-  public func discard(_ op: OperationNode) {
-    guard operations.last === op, !op.isScheduled else { return }
-    names.remove(op.name, in: operations)
-    operations.removeLast()
-    op.queue.operations.removeAll { $0 === op }
-    for dependency in op.dependencies { dependency.dependents.removeAll { $0 === op } }
-  }
+  public func discard(_ op: OperationNode) { graph.discard(op) }
 }
