@@ -65,7 +65,7 @@ extension Scheduler {
       while cascade[top].index < children.count {
         let child = children[cascade[top].index]
         cascade[top].index += 1
-        guard !child.isFinished && !child.hasStarted && child.state != .executing else { continue }
+        guard child.mayStillChange else { continue }
         child.isScheduled = true
         unfinishedScheduled += 1
         counts.pending += 1

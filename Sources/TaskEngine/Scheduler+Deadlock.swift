@@ -59,35 +59,14 @@ extension Scheduler {
   /// from that operation: "deadlock: 'x' waits for mutex 'm' (held by 'g'), which waits for
   /// 'c', which waits for 'x'". One depth-first walk of what waits for what: O(V + E).
   func deadlocks() -> [ObjectIdentifier: String] {
-    enum Mark { case visiting, done }
-    var marks: [ObjectIdentifier: Mark] = [:]
     var found: [ObjectIdentifier: String] = [:]
-    for root in operations where root.isScheduled && !root.isFinished && marks[ObjectIdentifier(root)] == nil {
-      // The current path: each node, what it waits for, and how far through that it is.
-      var path: [(op: OperationNode, next: [(op: OperationNode, text: String)], index: Int)] = [(root, blockers(of: root), 0)]
-      marks[ObjectIdentifier(root)] = .visiting
-      while let (node, next, index) = path.last {
-        guard index < next.count else {
-          marks[ObjectIdentifier(node)] = .done
-          path.removeLast()
-          continue
-        }
-        path[path.count - 1].index += 1
-        let target = next[index].op
-        switch marks[ObjectIdentifier(target)] {
-        case .visiting:
-          // A cycle: from `target` along the path back to it.
-          let start = path.firstIndex { $0.op === target }!
-          let hops = path[start...].map { (from: $0.op, text: $0.next[$0.index - 1].text) }
-          for (i, hop) in hops.enumerated() where found[ObjectIdentifier(hop.from)] == nil {
-            found[ObjectIdentifier(hop.from)] = sentence(Array(hops[i...] + hops[..<i]))
-          }
-        case .done: continue
-        case nil:
-          marks[ObjectIdentifier(target)] = .visiting
-          path.append((target, blockers(of: target), 0))
-        }
+    let roots = operations.lazy.filter { $0.isScheduled && !$0.isFinished }
+    PathSearch.cycles(from: roots, next: { blockers(of: $0).map { ($0.op, $0.text) } }) { cycle in
+      let hops = cycle.map { (from: $0.from, text: $0.label) }
+      for (i, hop) in hops.enumerated() where found[ObjectIdentifier(hop.from)] == nil {
+        found[ObjectIdentifier(hop.from)] = sentence(Array(hops[i...] + hops[..<i]))
       }
+      return false
     }
     return found
   }

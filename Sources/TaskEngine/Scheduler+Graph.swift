@@ -42,32 +42,12 @@ extension Scheduler {
 
   /// One cycle of the whole graph as `a, b, c, a` (a depends on b …), or nil. O(V + E).
   public func findCycle() -> [OperationNode]? {
-    enum Mark { case visiting, done }
-    var marks: [OperationNode: Mark] = [:]
-    for root in operations where marks[root] == nil {
-      // Iterative DFS keeping the current path, so deep graphs cannot overflow the stack.
-      var path: [(OperationNode, Int)] = [(root, 0)]
-      marks[root] = .visiting
-      while let (node, index) = path.last {
-        if index < node.dependencies.count {
-          path[path.count - 1].1 += 1
-          let next = node.dependencies[index]
-          switch marks[next] {
-          case .visiting:
-            let start = path.firstIndex { $0.0 === next }!
-            return path[start...].map(\.0) + [next]
-          case .done: continue
-          case nil:
-            marks[next] = .visiting
-            path.append((next, 0))
-          }
-        } else {
-          marks[node] = .done
-          path.removeLast()
-        }
-      }
+    var cycle: [OperationNode]?
+    PathSearch.cycles(from: operations, next: { $0.dependencies.map { ($0, ()) } }) { hops in
+      cycle = hops.map(\.from) + [hops[0].from]
+      return true
     }
-    return nil
+    return cycle
   }
 
   /// `ops` and everything they depend on, in an order they could run one by one: dependencies

@@ -40,4 +40,29 @@ import Testing
     waits.forget(b)
     #expect(waits.targets(of: b).isEmpty, "a finished waiter waits for nothing")
   }
+
+  /// The whole-graph walk hands over each cycle once, with the label of every hop, from the
+  /// node it closes on; it stops at the first when asked to (the cycle report of late names).
+  @Test func theCycleWalkHandsOverEveryCycleWithItsHops() {
+    // a -> b -> c -> a, d -> e -> d, f -> a (f reaches a cycle but is on none)
+    let ops = nodes(["a", "b", "c", "d", "e", "f"], [0: [1], 1: [2], 2: [0], 3: [4], 4: [3], 5: [0]])
+    func labelled(_ op: OperationNode) -> [(op: OperationNode, label: String)] {
+      op.dependencies.map { ($0, "\(op.name)>\($0.name)") }
+    }
+    var seen: [[String]] = []
+    PathSearch.cycles(from: ops, next: labelled) { hops in
+      seen.append(hops.map(\.label))
+      return false
+    }
+    #expect(seen == [["a>b", "b>c", "c>a"], ["d>e", "e>d"]])
+    seen = []
+    PathSearch.cycles(from: ops.reversed(), next: labelled) { hops in
+      seen.append(hops.map(\.from.name))
+      return true
+    }
+    #expect(seen == [["a", "b", "c"]], "from f: the first cycle met, then it stops")
+    var none = 0
+    PathSearch.cycles(from: ops, next: { _ in [(op: OperationNode, label: Int)]() }) { _ in none += 1; return false }
+    #expect(none == 0)
+  }
 }
