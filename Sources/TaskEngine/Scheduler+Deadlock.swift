@@ -61,7 +61,7 @@ extension Scheduler {
   func deadlocks() -> [ObjectIdentifier: String] {
     var found: [ObjectIdentifier: String] = [:]
     let roots = operations.lazy.filter { $0.isScheduled && !$0.isFinished }
-    PathSearch.cycles(from: roots, next: { blockers(of: $0).map { ($0.op, $0.text) } }) { cycle in
+    PathSearch.cycles(from: roots, next: { blockers(of: $0).map { (op: $0.op, label: $0.text) } }) { cycle in
       let hops = cycle.map { (from: $0.from, text: $0.label) }
       for (i, hop) in hops.enumerated() where found[ObjectIdentifier(hop.from)] == nil {
         found[ObjectIdentifier(hop.from)] = sentence(Array(hops[i...] + hops[..<i]))

@@ -43,7 +43,7 @@ extension Scheduler {
   /// One cycle of the whole graph as `a, b, c, a` (a depends on b …), or nil. O(V + E).
   public func findCycle() -> [OperationNode]? {
     var cycle: [OperationNode]?
-    PathSearch.cycles(from: operations, next: { $0.dependencies.map { ($0, ()) } }) { hops in
+    PathSearch.cycles(from: operations, next: { $0.dependencies.lazy.map { (op: $0, label: ()) } }) { hops in
       cycle = hops.map(\.from) + [hops[0].from]
       return true
     }

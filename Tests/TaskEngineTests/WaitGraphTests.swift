@@ -47,7 +47,7 @@ import Testing
     // a -> b -> c -> a, d -> e -> d, f -> a (f reaches a cycle but is on none)
     let ops = nodes(["a", "b", "c", "d", "e", "f"], [0: [1], 1: [2], 2: [0], 3: [4], 4: [3], 5: [0]])
     func labelled(_ op: OperationNode) -> [(op: OperationNode, label: String)] {
-      op.dependencies.map { ($0, "\(op.name)>\($0.name)") }
+      op.dependencies.map { (op: $0, label: "\(op.name)>\($0.name)") }
     }
     var seen: [[String]] = []
     PathSearch.cycles(from: ops, next: labelled) { hops in

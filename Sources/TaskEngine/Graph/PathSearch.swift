@@ -36,22 +36,26 @@ enum PathSearch {
     return nil
   }
 
-  /// Walks what each node leads to (`next`: targets, each with a label for the hop) from
-  /// every root, depth first and once per node, so it is O(V + E) and cannot overflow the
-  /// stack. At each hop back onto the current path (a cycle) it calls `found` with the hops
-  /// of that cycle, from the node it closes on around to the hop back; it stops when `found`
-  /// returns true.
-  static func cycles<Roots: Sequence<OperationNode>, Label>(
-    from roots: Roots, next: (OperationNode) -> [(op: OperationNode, label: Label)],
-    found: ([(from: OperationNode, label: Label)]) -> Bool
-  ) {
+  /// Walks what each node leads to (`next`: targets, each with a label for the hop; a lazy
+  /// view of a node's own list allocates nothing) from every root, depth first and once per
+  /// node, so it is O(V + E) and cannot overflow the stack. At each hop back onto the current
+  /// path (a cycle) it calls `found` with the hops of that cycle, from the node it closes on
+  /// around to the hop back; it stops when `found` returns true.
+  static func cycles<Roots: Sequence<OperationNode>, Hops: RandomAccessCollection, Label>(
+    from roots: Roots, next: (OperationNode) -> Hops, found: ([(from: OperationNode, label: Label)]) -> Bool
+  ) where Hops.Element == (op: OperationNode, label: Label), Hops.Index == Int {
     var marks: [ObjectIdentifier: Mark] = [:]
     for root in roots where marks[ObjectIdentifier(root)] == nil {
       // The current path: each node, where it leads, and how far through that it is.
-      var path: [(op: OperationNode, next: [(op: OperationNode, label: Label)], index: Int)] = [(root, next(root), 0)]
-      marks[ObjectIdentifier(root)] = .visiting
+      var path: [(op: OperationNode, next: Hops, index: Int)] = []
+      func enter(_ node: OperationNode) {
+        let hops = next(node)
+        path.append((node, hops, hops.startIndex))
+        marks[ObjectIdentifier(node)] = .visiting
+      }
+      enter(root)
       while let (node, targets, index) = path.last {
-        guard index < targets.count else {
+        guard index < targets.endIndex else {
           marks[ObjectIdentifier(node)] = .done
           path.removeLast()
           continue
@@ -64,8 +68,7 @@ enum PathSearch {
           if found(path[start...].map { (from: $0.op, label: $0.next[$0.index - 1].label) }) { return }
         case .done: continue
         case nil:
-          marks[ObjectIdentifier(target)] = .visiting
-          path.append((target, next(target), 0))
+          enter(target)
         }
       }
     }
