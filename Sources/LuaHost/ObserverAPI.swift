@@ -75,7 +75,7 @@ extension ScriptHost {
     guard let observer = observer(at: i, on: s) else {
       throw ScriptError("\(what): observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got \(s.typeName(i)))")
     }
-    guard op.state == .pending else {
+    guard op.canTakeObserver else {
       throw ScriptError("cannot add an observer to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
     switch observer {

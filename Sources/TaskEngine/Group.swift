@@ -96,7 +96,7 @@ extension Scheduler {
       if a === child { throw EngineError(.cycle, "group cycle: '\(child.name)' contains '\(group.name)'") }
       ancestor = a.group
     }
-    guard child.state == .pending, !child.isScheduled else {
+    guard child.canJoinGroup else {
       throw EngineError(.alreadyStarted, "cannot put '\(child.name)' in group '\(group.name)': it is already part of the run")
     }
     guard !group.isFinished else {

@@ -45,17 +45,7 @@ extension Scheduler {
   /// whose operation has finished meanwhile (cancelled by a stop or Ctrl-C) is dropped
   /// unrun: nothing waits for its answer any more.
   public func oneAtATime(for op: OperationNode, _ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
-    let run = { [unowned self] in
-      exclusiveBusy = true
-      body { [unowned self] in
-        exclusiveBusy = false
-        while !exclusiveWaiters.isEmpty {
-          let next = exclusiveWaiters.removeFirst()
-          if next.op.state == .pending && !next.op.isFinished { return next.run() }
-        }
-      }
-    }
-    if exclusiveBusy { exclusiveWaiters.append((op, run)) } else { run() }
+    prompts.enter(for: op, body)
   }
 }
 

@@ -65,7 +65,7 @@ extension Scheduler {
       while cascade[top].index < children.count {
         let child = children[cascade[top].index]
         cascade[top].index += 1
-        guard !child.isFinished && !child.hasStarted && child.state != .executing else { continue }
+        guard child.mayStillChange else { continue }
         child.isScheduled = true
         unfinishedScheduled += 1
         counts.pending += 1
@@ -99,9 +99,7 @@ extension Scheduler {
       // The last one is a tail call: its frame goes first, so a chain keeps one frame.
       if index == count - 1 { cascade.removeLast() } else { cascade[top].index += 1 }
       let dependent = op.dependents[index]
-      dependent.lastDependency = op
-      dependent.unfinishedDependencies -= 1
-      if dependent.unfinishedDependencies == 0 && dependent.isScheduled { evaluate(dependent) }
+      if graph.releaseDependent(dependent, of: op) { evaluate(dependent) }
     }
   }
 }

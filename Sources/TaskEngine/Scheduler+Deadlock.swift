@@ -1,6 +1,16 @@
 // Deadlocks: when nothing can happen any more, why each operation that never started never will.
 
 extension Scheduler {
+  /// Records that the body of `waiter` waits for `target`. Returns the cycle
+  /// (`waiter, …, waiter`) if that wait can never end, and then records nothing.
+  public func beginWait(_ waiter: OperationNode, for target: OperationNode) -> [OperationNode]? {
+    waits.beginWait(waiter, for: target)
+  }
+
+  public func endWait(_ waiter: OperationNode, for target: OperationNode) {
+    waits.endWait(waiter, for: target)
+  }
+
   /// When nothing can happen any more, scheduled operations that have not started never will
   /// (a suspended or zero-sized queue, a deadlock): cancel them with the reason. The reasons
   /// are all found before the first is cancelled: a cancel frees mutexes and ends groups, and
@@ -8,7 +18,7 @@ extension Scheduler {
   /// Returns whether it cancelled any.
   func cancelUnstartable() -> Bool {
     let cycles = deadlocks()
-    let parkedOps = Set(parked.map(ObjectIdentifier.init))
+    let parkedOps = Set(admission.parked.map(ObjectIdentifier.init))
     var reasons: [(op: OperationNode, reason: String)] = []
     for op in operations where op.isScheduled && !op.isFinished && op.state != .executing {
       let reason = cycles[ObjectIdentifier(op)].map { "never started: " + $0 }
@@ -36,15 +46,12 @@ extension Scheduler {
       return list
     case .ready:
       guard op.parked else { return [] }
-      return op.resources.flatMap { name -> [(op: OperationNode, text: String)] in
-        let holders = resourceHolders[name] ?? []
-        guard holders.count >= (resourceCapacity[name] ?? 1) else { return [] }
-        let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
-        return holders.map { ($0, "\(kind) '\(name)' (held by '\($0.name)')") }
+      return admission.waitingFor(op).flatMap { busy in
+        busy.holders.map { ($0, "\(busy.kind) '\(busy.resource)' (held by '\($0.name)')") }
       }
     case .executing:
       let children = op.isGroup ? op.children.filter { !$0.isFinished }.map { ($0, "'\($0.name)'") } : []
-      return children + (waits[op] ?? []).sorted { $0.id < $1.id }.map { ($0, "'\($0.name)'") }
+      return children + waits.targets(of: op).map { ($0, "'\($0.name)'") }
     }
   }
 
@@ -52,35 +59,14 @@ extension Scheduler {
   /// from that operation: "deadlock: 'x' waits for mutex 'm' (held by 'g'), which waits for
   /// 'c', which waits for 'x'". One depth-first walk of what waits for what: O(V + E).
   func deadlocks() -> [ObjectIdentifier: String] {
-    enum Mark { case visiting, done }
-    var marks: [ObjectIdentifier: Mark] = [:]
     var found: [ObjectIdentifier: String] = [:]
-    for root in operations where root.isScheduled && !root.isFinished && marks[ObjectIdentifier(root)] == nil {
-      // The current path: each node, what it waits for, and how far through that it is.
-      var path: [(op: OperationNode, next: [(op: OperationNode, text: String)], index: Int)] = [(root, blockers(of: root), 0)]
-      marks[ObjectIdentifier(root)] = .visiting
-      while let (node, next, index) = path.last {
-        guard index < next.count else {
-          marks[ObjectIdentifier(node)] = .done
-          path.removeLast()
-          continue
-        }
-        path[path.count - 1].index += 1
-        let target = next[index].op
-        switch marks[ObjectIdentifier(target)] {
-        case .visiting:
-          // A cycle: from `target` along the path back to it.
-          let start = path.firstIndex { $0.op === target }!
-          let hops = path[start...].map { (from: $0.op, text: $0.next[$0.index - 1].text) }
-          for (i, hop) in hops.enumerated() where found[ObjectIdentifier(hop.from)] == nil {
-            found[ObjectIdentifier(hop.from)] = sentence(Array(hops[i...] + hops[..<i]))
-          }
-        case .done: continue
-        case nil:
-          marks[ObjectIdentifier(target)] = .visiting
-          path.append((target, blockers(of: target), 0))
-        }
+    let roots = operations.lazy.filter { $0.isScheduled && !$0.isFinished }
+    PathSearch.cycles(from: roots, next: { blockers(of: $0).map { (op: $0.op, label: $0.text) } }) { cycle in
+      let hops = cycle.map { (from: $0.from, text: $0.label) }
+      for (i, hop) in hops.enumerated() where found[ObjectIdentifier(hop.from)] == nil {
+        found[ObjectIdentifier(hop.from)] = sentence(Array(hops[i...] + hops[..<i]))
       }
+      return false
     }
     return found
   }

@@ -17,10 +17,10 @@ extension Scheduler {
           throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)", place: place)
         }
         if op.hasDependency(dependency) { continue }
-        if op.hasStarted || op.isFinished {
+        if !op.mayStillChange {
           throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started", place: place)
         }
-        link(op, to: dependency)
+        graph.link(op, to: dependency)
         touched = true
         if let place { places[ObjectIdentifier(op), default: []].append((dependency, place)) }
       }
@@ -29,7 +29,7 @@ extension Scheduler {
       let place = zip(cycle, cycle.dropFirst()).lazy.compactMap { op, dependency in
         places[ObjectIdentifier(op)]?.first { $0.dependency === dependency }?.place
       }.first
-      throw EngineError(.cycle, "dependency cycle: " + cycleText(cycle), place: place)
+      throw EngineError(.cycle, "dependency cycle: " + Graph.cycleText(cycle), place: place)
     }
   }
 
@@ -40,54 +40,14 @@ extension Scheduler {
       place: place)
   }
 
-  /// A dependency path from `start` down to `target` (both included), if there is one.
-  func path(from start: OperationNode, to target: OperationNode) -> [OperationNode]? {
-    var parent: [OperationNode: OperationNode] = [:]
-    var seen: Set<OperationNode> = [start]
-    var stack = [start]
-    while let node = stack.popLast() {
-      if node === target {
-        var path = [node]
-        var cursor = node
-        while let p = parent[cursor] { path.append(p); cursor = p }
-        return path.reversed()
-      }
-      for next in node.dependencies where !next.isFinished && seen.insert(next).inserted {
-        parent[next] = node
-        stack.append(next)
-      }
-    }
-    return nil
-  }
-
   /// One cycle of the whole graph as `a, b, c, a` (a depends on b …), or nil. O(V + E).
   public func findCycle() -> [OperationNode]? {
-    enum Mark { case visiting, done }
-    var marks: [OperationNode: Mark] = [:]
-    for root in operations where marks[root] == nil {
-      // Iterative DFS keeping the current path, so deep graphs cannot overflow the stack.
-      var path: [(OperationNode, Int)] = [(root, 0)]
-      marks[root] = .visiting
-      while let (node, index) = path.last {
-        if index < node.dependencies.count {
-          path[path.count - 1].1 += 1
-          let next = node.dependencies[index]
-          switch marks[next] {
-          case .visiting:
-            let start = path.firstIndex { $0.0 === next }!
-            return path[start...].map(\.0) + [next]
-          case .done: continue
-          case nil:
-            marks[next] = .visiting
-            path.append((next, 0))
-          }
-        } else {
-          marks[node] = .done
-          path.removeLast()
-        }
-      }
+    var cycle: [OperationNode]?
+    PathSearch.cycles(from: operations, next: { $0.dependencies.lazy.map { (op: $0, label: ()) } }) { hops in
+      cycle = hops.map(\.from) + [hops[0].from]
+      return true
     }
-    return nil
+    return cycle
   }
 
   /// `ops` and everything they depend on, in an order they could run one by one: dependencies
@@ -126,11 +86,8 @@ extension Scheduler {
   /// A sentence saying what `op` is waiting for, or what became of it.
   /// "waits for mutex 'm' (held by 'a')": what a parked operation waits for.
   func waitingForResources(_ op: OperationNode) -> String {
-    let busy = op.resources.filter { (resourceHolders[$0]?.count ?? 0) >= (resourceCapacity[$0] ?? 1) }
-    return "waits for " + busy.map { name in
-      let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
-      let holders = (resourceHolders[name] ?? []).map { "'\($0.name)'" }.joined(separator: ", ")
-      return "\(kind) '\(name)' (held by \(holders))"
+    "waits for " + admission.waitingFor(op).map { busy in
+      "\(busy.kind) '\(busy.resource)' (held by \(busy.holders.map { "'\($0.name)'" }.joined(separator: ", ")))"
     }.joined(separator: " and ")
   }
 
@@ -142,14 +99,15 @@ extension Scheduler {
         + (op.error.map { ": \($0)" } ?? "")
     case .executing:
       if op.isCancelled { return "'\(op.name)' is executing and being cancelled (\(op.error ?? "cancelled"))" }
-      if let targets = waits[op], !targets.isEmpty {
-        return "'\(op.name)' is executing and waits for " + targets.sorted { $0.id < $1.id }
+      let targets = waits.targets(of: op)
+      if !targets.isEmpty {
+        return "'\(op.name)' is executing and waits for " + targets
           .map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
       }
       if let remote = op.remoteState { return "'\(op.name)' is executing: \(remote.sentence)" }
       return "'\(op.name)' is executing"
     case .ready:
-      if parked.contains(op) { return "'\(op.name)' is ready, but " + waitingForResources(op) }
+      if admission.parked.contains(op) { return "'\(op.name)' is ready, but " + waitingForResources(op) }
       let queue = op.queue
       if queue.isSuspended { return "'\(op.name)' is ready, but queue '\(queue.name)' is suspended" }
       let running = queue.operations.filter { $0.state == .executing }.map { "'\($0.name)'" }

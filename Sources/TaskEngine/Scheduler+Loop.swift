@@ -78,36 +78,6 @@ extension Scheduler {
     queue.async { inbox.post(.completion(token: token, answer: work())) }
   }
 
-  // MARK: Waiting between operations (deadlock detection)
-
-  /// Records that the body of `waiter` waits for `target`. Returns the cycle
-  /// (`waiter, …, waiter`) if that wait can never end, and then records nothing.
-  public func beginWait(_ waiter: OperationNode, for target: OperationNode) -> [OperationNode]? {
-    // What blocks a node: its unfinished dependencies and the operations its body waits for.
-    var parent: [OperationNode: OperationNode] = [:]
-    var seen: Set<OperationNode> = [target]
-    var stack = [target]
-    while let node = stack.popLast() {
-      if node === waiter {
-        var path = [node]
-        var cursor = node
-        while let p = parent[cursor] { path.append(p); cursor = p }
-        return [waiter] + path.reversed()
-      }
-      let blockers = node.dependencies.filter { !$0.isFinished } + Array(waits[node] ?? [])
-      for next in blockers where seen.insert(next).inserted {
-        parent[next] = node
-        stack.append(next)
-      }
-    }
-    waits[waiter, default: []].insert(target)
-    return nil
-  }
-
-  public func endWait(_ waiter: OperationNode, for target: OperationNode) {
-    waits[waiter]?.remove(target)
-  }
-
   // MARK: The loop
 
   /// Runs until `done()` holds. Returns false if it stopped because nothing could make

@@ -11,11 +11,8 @@ public final class Scheduler {
   public let clock: any SchedulerClock
   public let inbox: Inbox
   public let processes: ProcessRunner
-  @exclusivity(unchecked) public private(set) var operations: [OperationNode] = []
-  @exclusivity(unchecked) public private(set) var queues: [WorkQueue] = []
-  /// Each queue's index in `queues` by name: a new queue's name is checked without a scan.
-  @exclusivity(unchecked) var queueIndex: [String: Int] = [:]
-  public let mainQueue: WorkQueue
+  /// Operations, queues, their names and edges (Graph/Graph.swift).
+  @exclusivity(unchecked) var graph: Graph
   /// Without it, the first failure stops new operations from starting (running ones finish).
   @exclusivity(unchecked) public var keepGoing = false
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
@@ -57,14 +54,8 @@ public final class Scheduler {
   @exclusivity(unchecked) var executing: [OperationNode] = []
   /// Scheduled operations that have not finished: the run is over when it is 0.
   @exclusivity(unchecked) public internal(set) var unfinishedScheduled = 0
-  /// Units of each resource category (mutex: 1), and who holds them now.
-  public private(set) var resourceCapacity: [String: Int] = [:]
-  @exclusivity(unchecked) var resourceHolders: [String: [OperationNode]] = [:]
-  /// Who released each resource last, and when (a ready-sequence number): see StartCause.
-  @exclusivity(unchecked) var resourceFreedBy: [String: (op: OperationNode, sequence: Int)] = [:]
-  @exclusivity(unchecked) var readySequence = 0
-  /// Ready operations waiting for resources, first come first served.
-  @exclusivity(unchecked) var parked: [OperationNode] = []
+  /// Resources, their holders and the operations parked for them (Admission/Admission.swift).
+  @exclusivity(unchecked) var admission = Admission()
   /// Executing operations per activity label.
   @exclusivity(unchecked) public private(set) var activityCounts: [String: Int] = [:]
   /// Operations whose progress changed since the last tick.
@@ -75,7 +66,6 @@ public final class Scheduler {
   /// Successes not yet told (`successesAtTick`): told together before the next event.
   @exclusivity(unchecked) var heldSuccesses: [Success] = []
 
-  @exclusivity(unchecked) var names = NameIndex()
   @exclusivity(unchecked) var timers = Heap<TimerEntry>()
   @exclusivity(unchecked) var timerActions: [Int: () -> Void] = [:]
   @exclusivity(unchecked) var nextToken = 0
@@ -87,11 +77,10 @@ public final class Scheduler {
   /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
   @exclusivity(unchecked) var killTimers: [Int: Int] = [:]
   @exclusivity(unchecked) var completionHandlers: [Int: (String?) -> Void] = [:]
-  @exclusivity(unchecked) var exclusiveBusy = false
-  /// Queued `oneAtATime` bodies, with the operation each one is for.
-  @exclusivity(unchecked) var exclusiveWaiters: [(op: OperationNode, run: () -> Void)] = []
+  /// The `confirm` prompts, asked one at a time (Conditions/PromptLine.swift).
+  let prompts = PromptLine()
   /// Executing operations by the operations they wait on (for deadlock detection).
-  @exclusivity(unchecked) var waits: [OperationNode: Set<OperationNode>] = [:]
+  @exclusivity(unchecked) var waits = WaitGraph()
   /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
   @exclusivity(unchecked) var cascade: [CascadeFrame] = []
   @exclusivity(unchecked) var cascading = false
@@ -100,15 +89,13 @@ public final class Scheduler {
     self.clock = clock
     self.inbox = Inbox()
     self.processes = ProcessRunner(inbox: inbox)
-    self.mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
-    adopt(mainQueue)
+    self.graph = Graph(jobs: jobs)
+    adopt(graph.mainQueue)
     processes.wantsText = { [unowned self] token in outputTextWanted(token) }
   }
 
-  /// Lists a new queue and has its operations' progress changes reported here.
+  /// Has a new queue's operations' progress changes reported here.
   private func adopt(_ queue: WorkQueue) {
-    queueIndex[queue.name] = queues.count
-    queues.append(queue)
     queue.progressChanged = { [unowned self] op in progressDirty.append(op) }
   }
 
@@ -116,10 +103,7 @@ public final class Scheduler {
 
   /// A new queue; names are unique.
   public func makeQueue(name: String, maxConcurrent: Int = -1, suspended: Bool = false) throws -> WorkQueue {
-    if queueIndex[name] != nil {
-      throw EngineError(.duplicateName, "a queue named '\(name)' already exists")
-    }
-    let queue = WorkQueue(id: queues.count, name: name, maxConcurrent: maxConcurrent, suspended: suspended)
+    let queue = try graph.makeQueue(name: name, maxConcurrent: maxConcurrent, suspended: suspended)
     adopt(queue)
     return queue
   }
@@ -127,76 +111,47 @@ public final class Scheduler {
   /// A new operation; `name` must be unique (nil: "op1", "op2", … by declaration order).
   public func makeOperation(name: String? = nil, queue: WorkQueue? = nil,
                             body: (any OperationBody)? = nil) throws -> OperationNode {
-    let id = operations.count + 1
-    var finalName = name ?? "op\(id)"
-    if name == nil {  // a default name never takes one the script chose (op2 declared before)
-      var k = 1
-      while names.id(of: finalName, in: operations) != nil { k += 1; finalName = "op\(id)_\(k)" }
-    }
-    let op = OperationNode(id: id, name: finalName, queue: queue ?? mainQueue)
-    op.hasDefaultName = name == nil
-    operations.append(op)  // the index reads names from the list
-    if let holderID = names.insert(finalName, id: id, in: operations) {
-      let holder = operations[holderID - 1]
-      guard holder.hasDefaultName else {
-        operations.removeLast()
-        throw EngineError(.duplicateName, "an operation named '\(finalName)' already exists")
-      }
-      // ...nor one it chooses later: the unnamed operation moves aside.
-      var k = 1, moved = finalName
-      while names.id(of: moved, in: operations) != nil { k += 1; moved = "\(finalName)_\(k)" }
-      names.replace(finalName, with: id, in: operations)
-      holder.name = moved
-      _ = names.insert(moved, id: holderID, in: operations)
-    }
-    op.body = body
-    op.queue.operations.append(op)
-    return op
+    try graph.makeOperation(name: name, queue: queue, body: body)
   }
 
-  public func operation(named name: String) -> OperationNode? {
-    names.id(of: name, in: operations).map { operations[$0 - 1] }
+  public func operation(named name: String) -> OperationNode? { graph.operation(named: name) }
+
+  /// Every operation, in declaration order (ids count from 1).
+  public var operations: [OperationNode] {
+    @inline(__always) _read { yield graph.operations }
   }
+
+  /// Every queue, the main queue first.
+  public var queues: [WorkQueue] {
+    @inline(__always) _read { yield graph.queues }
+  }
+
+  public var mainQueue: WorkQueue { graph.mainQueue }
 
   // Other modules get these through calls: their direct reads of a field would keep the
   // exclusivity check that `@exclusivity(unchecked)` removes only inside this module.
 
   /// The operation with id `id` (ids count from 1 in declaration order).
-  public func operation(id: Int) -> OperationNode { operations[id - 1] }
+  public func operation(id: Int) -> OperationNode { graph.operations[id - 1] }
 
   /// The operations not scheduled yet, in declaration order.
   public func unscheduledOperations() -> [OperationNode] { operations.filter { !$0.isScheduled } }
 
-  /// "a -> b -> a", shortened for a long cycle (a 200,000-operation ring prints one line).
-  func cycleText(_ cycle: [OperationNode]) -> String {
-    let names = cycle.map(\.name)
-    guard names.count > 12 else { return names.joined(separator: " -> ") }
-    return (names.prefix(6) + ["… (\(names.count - 9) more)"] + names.suffix(3)).joined(separator: " -> ")
-  }
-
   /// `op` runs after `dependency`. Duplicates are ignored; an edge that closes a cycle, or a
   /// dependency added to an operation that already started, is an error.
   public func addDependency(_ op: OperationNode, on dependency: OperationNode) throws {
-    if op.hasStarted || op.state == .ready || op.isFinished {
+    if !op.canTakeDependency {
       throw EngineError(.alreadyStarted,
         "cannot add a dependency to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
     if op === dependency { throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)") }
     if op.hasDependency(dependency) { return }
     // A new edge op -> dependency closes a cycle only if op is already upstream of dependency.
-    if !op.dependents.isEmpty, let path = path(from: dependency, to: op) {
-      throw EngineError(.cycle, "dependency cycle: " + cycleText([op] + path))
+    if !op.dependents.isEmpty, let path = PathSearch.path(from: dependency, to: op) {
+      throw EngineError(.cycle, "dependency cycle: " + Graph.cycleText([op] + path))
     }
-    link(op, to: dependency)
+    graph.link(op, to: dependency)
     if op.isScheduled { schedule([dependency]) }
-  }
-
-  /// The edge itself, with no checks: `op` waits for `dependency` (if it has not finished).
-  func link(_ op: OperationNode, to dependency: OperationNode) {
-    op.appendDependency(dependency)
-    if dependency.dependents.isEmpty { dependency.dependents.reserveCapacity(4) }  // grows once, not at 1, 2, 4
-    dependency.dependents.append(op)
-    if !dependency.isFinished { op.unfinishedDependencies += 1 }
   }
 
   /// A dependency by name: an edge at once if the name exists, else recorded for
@@ -209,16 +164,10 @@ public final class Scheduler {
   }
 
   public func removeDependency(_ op: OperationNode, _ dependency: OperationNode) throws {
-    if op.hasStarted || op.isFinished {
+    if !op.mayStillChange {
       throw EngineError(.alreadyStarted, "cannot remove a dependency of '\(op.name)': it already started")
     }
-    guard let index = op.dependencies.firstIndex(of: dependency) else { return }
-    op.removeDependency(at: index)
-    dependency.dependents.removeAll { $0 === op }
-    if !dependency.isFinished {
-      op.unfinishedDependencies -= 1
-      if op.unfinishedDependencies == 0 && op.isScheduled { evaluate(op) }
-    }
+    if graph.unlink(op, from: dependency) { evaluate(op) }
   }
 
   // MARK: Running
@@ -368,13 +317,13 @@ public final class Scheduler {
   public func pump() -> Bool {
     absorbSignals()
     var started = false
-    if !parked.isEmpty {
+    if !admission.parked.isEmpty {
       // Waiting for resources: first come, first served.
       var still: [OperationNode] = []
-      for op in parked where op.state == .ready {
+      for op in admission.parked where op.state == .ready {
         if op.queue.hasCapacity && acquire(op) { start(op); started = true } else { still.append(op) }
       }
-      parked = still
+      admission.parked = still
     }
     for queue in queues {
       // Bodies that waited come back first: they started before anything still ready.
@@ -390,51 +339,27 @@ public final class Scheduler {
         let op = entry.operation
         guard op.state == .ready else { continue }
         guard acquire(op) else {
-          op.parked = true
-          parked.append(op)
+          admission.park(op)
           continue
         }
         start(op)
         started = true
       }
-      if !queue.hasCapacity && !queue.ready.isEmpty { queue.blockedSequence = readySequence }
+      if !queue.hasCapacity && !queue.ready.isEmpty { queue.blockedSequence = admission.readySequence }
     }
     return started
   }
 
   /// Takes one unit of each of the operation's resources, all at once or none.
-  func acquire(_ op: OperationNode) -> Bool {
-    guard !op.resources.isEmpty else { return true }
-    let needed = op.resources.filter { !heldByEnclosingGroup(op, $0) }
-    for name in needed where (resourceHolders[name]?.count ?? 0) >= (resourceCapacity[name] ?? 1) {
-      return false
-    }
-    for name in needed { resourceHolders[name, default: []].append(op) }
-    return true
-  }
+  @inline(__always)
+  func acquire(_ op: OperationNode) -> Bool { admission.acquire(op) }
 
-  /// A group holding a category lets its children use it (no group/child deadlock).
-  func heldByEnclosingGroup(_ op: OperationNode, _ name: String) -> Bool {
-    var group = op.group
-    while let g = group {
-      if resourceHolders[name]?.contains(where: { $0 === g }) == true { return true }
-      group = g.group
-    }
-    return false
-  }
-
-  func release(_ op: OperationNode) {
-    guard !op.resources.isEmpty else { return }
-    readySequence += 1
-    for name in op.resources {
-      resourceHolders[name]?.removeAll { $0 === op }
-      resourceFreedBy[name] = (op, readySequence)
-    }
-  }
+  @inline(__always)
+  func release(_ op: OperationNode) { admission.release(op) }
 
   /// `op` executes only after every condition holds (evaluated in the order added).
   public func addCondition(_ condition: any OperationCondition, to op: OperationNode) throws {
-    guard op.state == .pending, !op.evaluatingConditions, !op.conditionsHeld else {
+    guard op.canTakeCondition else {
       throw EngineError(.alreadyStarted, "cannot add a condition to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
     op.conditions.append(condition)
@@ -443,15 +368,11 @@ public final class Scheduler {
   /// `op` takes one unit of resource `name` while it executes; at most `capacity` operations
   /// hold it at once (a mutex is capacity 1). A category keeps the capacity it was first given.
   public func require(resource name: String, capacity: Int, for op: OperationNode) throws {
-    if let known = resourceCapacity[name], known != capacity {
-      throw EngineError(.invalid, "resource '\(name)' already has capacity \(known), not \(capacity)")
-    }
-    guard op.state == .pending || op.state == .ready, !op.hasStarted else {
-      throw EngineError(.alreadyStarted, "cannot add a resource to '\(op.name)': it already started")
-    }
-    resourceCapacity[name] = capacity
-    if !op.resources.contains(name) { op.resources.append(name) }
+    try admission.require(resource: name, capacity: capacity, for: op)
   }
+
+  /// Units of each resource category (mutex: 1).
+  public var resourceCapacity: [String: Int] { admission.resourceCapacity }
 
   func start(_ op: OperationNode) {
     op.state = .executing
@@ -538,7 +459,7 @@ public final class Scheduler {
     op.finishTime = now
     let duration = op.duration
     if op.isScheduled && !op.isGroup, let duration { ranWeight += op.weight; ranSeconds += duration }
-    if !waits.isEmpty { waits[op] = nil }
+    waits.forget(op)
     if op.hasProgress {
       // Succeeding means complete, whatever the body left it at; its final state is reported.
       let progress = op.progress
@@ -903,11 +824,5 @@ public final class Scheduler {
 
 extension Scheduler {
   /// Forgets the operation created last (its declaration failed half-way).
-  public func discard(_ op: OperationNode) {
-    guard operations.last === op, !op.isScheduled else { return }
-    names.remove(op.name, in: operations)
-    operations.removeLast()
-    op.queue.operations.removeAll { $0 === op }
-    for dependency in op.dependencies { dependency.dependents.removeAll { $0 === op } }
-  }
+  public func discard(_ op: OperationNode) { graph.discard(op) }
 }

@@ -27,24 +27,17 @@ public struct StartCause {
 
 extension Scheduler {
   /// Records that `op` became ready now.
-  func noteReady(_ op: OperationNode) {
-    readySequence += 1
-    op.readySequence = readySequence
-  }
+  @inline(__always)
+  func noteReady(_ op: OperationNode) { admission.noteReady(op) }
 
   /// Records why `op` starts now (its first attempt): a resource or queue slot it had to wait
   /// for after it was ready, else what made it ready (its last dependency, or its producer or
   /// group if that came later). A slot or a plain dependency, what most operations waited
   /// for, is two stores: no `StartCause` made and taken apart.
   func recordStartCause(of op: OperationNode) {
-    if op.parked {
-      let freed = op.resources.compactMap { name in resourceFreedBy[name].map { (name, $0) } }
-        .max { $0.1.sequence < $1.1.sequence }
-      if let (name, release) = freed {
-        let kind = resourceCapacity[name] == 1 ? "mutex" : "resource"
-        op.startCause = StartCause(after: release.op, kind: .resource, detail: "\(kind) '\(name)'")
-        return
-      }
+    if op.parked, let cause = admission.resourceCause(of: op) {
+      op.startCause = cause
+      return
     }
     if op.readySequence <= op.queue.blockedSequence, let freer = op.queue.freedBy {
       (op.causeAfter, op.causeKind) = (freer, .queue)  // the detail is the queue's name

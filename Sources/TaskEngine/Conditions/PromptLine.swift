@@ -1,0 +1,26 @@
+// PromptLine: the `confirm` prompts' queue: one question at a time, first come first served.
+
+/// Runs one body at a time between its start and its `finished()` (prompts wait for each
+/// other, like alerts), the others queued in order. A queued body whose operation is no
+/// longer pending when its turn comes (cancelled by a stop or Ctrl-C) is dropped unrun:
+/// nothing waits for its answer any more.
+final class PromptLine {
+  private var busy = false
+  /// Queued bodies, with the operation each one is for.
+  private var waiting: [(op: OperationNode, run: () -> Void)] = []
+
+  /// Runs `body` now if the line is free, else when the bodies before it have finished.
+  func enter(for op: OperationNode, _ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
+    let run = { [unowned self] in
+      busy = true
+      body { [unowned self] in
+        busy = false
+        while !waiting.isEmpty {
+          let next = waiting.removeFirst()
+          if next.op.state == .pending && !next.op.isFinished { return next.run() }
+        }
+      }
+    }
+    if busy { waiting.append((op, run)) } else { run() }
+  }
+}
