@@ -19,23 +19,42 @@ struct PerKind {
 }
 
 extension ScriptHost {
-  /// Creates the metatable, method table and handle cache of each kind, from its noun.
+  /// The noun of each handle kind, by `HandleKind.rawValue` (as a `luaL_Reg` lists a
+  /// library): the name its metatable carries, and how to bind it.
+  static let nounRegistry: [(name: String, bind: @Sendable () -> NounBinding)] = [
+    ("operation", { operationNoun.binding() }),
+    ("queue", { queueNoun.binding() }),
+    ("progress", { progressNoun.binding() }),
+  ]
+
+  /// The noun of `kind`, bound the first time a handle of that kind is read, written or
+  /// described (a run that only declares operations binds none: start-up stays as cheap);
+  /// its methods go into the kind's method table then.
+  func noun(_ kind: HandleKind) -> NounBinding {
+    if let noun = handles.nouns[kind.rawValue] { return noun }
+    let noun = Self.nounRegistry[kind.rawValue].bind()
+    precondition(noun.kind == kind && noun.name == Self.nounRegistry[kind.rawValue].name, "one noun per handle kind")
+    let s = stack
+    s.pushRef(handles.methods[kind]!)
+    for (name, method) in noun.methods {
+      pushFunction(method)
+      s.rawSet(-2, name)
+    }
+    s.pop()
+    handles.nouns[kind.rawValue] = noun
+    return noun
+  }
+
+  /// Creates the metatable, method table (the noun fills it when bound) and handle cache of
+  /// each kind.
   func installHandleKinds() {
     let s = stack
-    handles.nouns = [Self.operationNoun.binding(), Self.queueNoun.binding(), Self.progressNoun.binding()]
-      .sorted { $0.kind.rawValue < $1.kind.rawValue }
     for kind in HandleKind.allCases {
-      let noun = handles.noun(kind)
-      precondition(noun.kind == kind, "one noun per handle kind")
       s.newTable()
       handles.caches[kind] = s.ref()
       s.newTable()
-      for (name, method) in noun.methods {
-        pushFunction(method)
-        s.rawSet(-2, name)
-      }
       handles.methods[kind] = s.ref()
-      pushMarkerMetatable(noun.name) { host, s in host.describe(kind, s) }
+      pushMarkerMetatable(Self.nounRegistry[kind.rawValue].name) { host, s in host.describe(kind, s) }
       pushFunction { host, s in try host.index(kind, s) }
       s.rawSet(-2, "__index")
       pushFunction { host, s in try host.newIndex(kind, s) }
@@ -165,7 +184,7 @@ extension ScriptHost {
 
   /// `__index` of every handle kind: the noun's raw path, a method, then a field.
   func index(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
-    let noun = handles.noun(kind)
+    let noun = self.noun(kind)
     if let raw = noun.rawIndex, try raw(self, s) { return 1 }
     guard let key = s.string(2) else { s.pushNil(); return 1 }
     s.pushRef(handles.methods[kind]!)
@@ -178,7 +197,7 @@ extension ScriptHost {
 
   /// `__newindex` of every handle kind: the noun's raw path, then a field's setter.
   func newIndex(_ kind: HandleKind, _ s: LuaStack) throws -> Int32 {
-    let noun = handles.noun(kind)
+    let noun = self.noun(kind)
     if let raw = noun.rawNewIndex, try raw(self, s) { return 0 }
     guard let key = s.string(2) else { throw ScriptError("\(noun.name) fields are named by strings") }
     if noun.readOnly { try noun.set(self, s, nil, key, 3) }  // refuses, whatever the handle
@@ -189,7 +208,7 @@ extension ScriptHost {
 
   /// `__tostring` of every handle kind (the REPL shows it too).
   func describe(_ kind: HandleKind, _ s: LuaStack) -> String {
-    let noun = handles.noun(kind)
+    let noun = self.noun(kind)
     guard let id = handleID(kind, at: 1, on: s) else { return noun.name }
     return noun.describe(self, id)
   }

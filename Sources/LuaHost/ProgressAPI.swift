@@ -57,7 +57,7 @@ extension ScriptHost {
     guard s.type(spec) == LUA_TTABLE else {
       throw ScriptError.badArgument(1, to: "progress", expected: "table", got: s.typeName(spec))
     }
-    try checkFields(s, spec, valid: handles.noun(.progress).settable, in: "progress")
+    try checkFields(s, spec, valid: noun(.progress).settable, in: "progress")
     let total = try optionalInteger(s, spec, "total", in: "progress") ?? -1
     let kind: ProgressNode.Kind?
     if let name = try optionalString(s, spec, "kind", in: "progress") {
@@ -87,7 +87,7 @@ extension ScriptHost {
   /// Sets field `key` of `node` from the value at `value`, as `p[key] = value` does (nil
   /// resets the optional ones; see `progressNoun`).
   func setProgressField(_ node: ProgressNode, _ key: String, value i: Int32, _ s: LuaStack) throws {
-    try handles.noun(.progress).set(self, s, progressID(node), key, i)
+    try noun(.progress).set(self, s, progressID(node), key, i)
   }
 
   /// Stores a handler and wires it to the node; it is called with the node's handle.

@@ -17,7 +17,7 @@ import TaskEngine
   @Test func everyDeclaredFieldAndMethodReads() throws {
     let host = try Self.host()
     for (kind, variable) in Self.handles {
-      let noun = host.handles.noun(kind)
+      let noun = host.noun(kind)
       let names = (noun.readable + noun.methodNames).map { "'\($0)'" }.joined(separator: ", ")
       // Reading a declared name never raises; a name close to one raises with a hint.
       try host.execute(source: """
@@ -30,10 +30,10 @@ import TaskEngine
 
   @Test func onlyFieldsWithSettersCanBeSet() throws {
     let host = try Self.host()
-    #expect(host.handles.noun(.operation).settable.isEmpty)
-    #expect(host.handles.noun(.queue).settable == ["max_concurrent", "suspended"])
+    #expect(host.noun(.operation).settable.isEmpty)
+    #expect(host.noun(.queue).settable == ["max_concurrent", "suspended"])
     for (kind, variable) in Self.handles {
-      let noun = host.handles.noun(kind)
+      let noun = host.noun(kind)
       let readOnly = noun.readable.filter { !noun.settable.contains($0) }.map { "'\($0)'" }.joined(separator: ", ")
       try host.execute(source: """
         for _, k in ipairs { \(readOnly) } do

@@ -10,10 +10,8 @@ struct HandleTables {
   var metatableAddresses = [UnsafeRawPointer?](repeating: nil, count: HandleKind.allCases.count)
   var caches = PerKind()
   var methods = PerKind()
-  /// By kind (`HandleKind.rawValue`).
-  var nouns: [NounBinding] = []
+  /// By kind (`HandleKind.rawValue`), bound on first use (see `ScriptHost.noun`).
+  var nouns = [NounBinding?](repeating: nil, count: HandleKind.allCases.count)
   /// The private key under which a progress handle (a table) keeps its id.
   let progressKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
-
-  func noun(_ kind: HandleKind) -> NounBinding { nouns[kind.rawValue] }
 }
