@@ -30,10 +30,7 @@ extension ScriptHost {
     }
     stack.rawSet(-2, "__index")
     refuseWrites("a condition")
-    conditionMetaAddress = lua_topointer(L, -1)
-    conditionMeta = stack.ref()
-    stack.newTable()
-    conditionBoxes = stack.ref()
+    conditions.install(self)
   }
 
   /// A condition value: a box around the index of what it stands for.
@@ -41,13 +38,11 @@ extension ScriptHost {
     var bytes = HostCharge.condition
     if case .resource(let name, _) = condition { bytes += name.utf8.count }
     try charge(bytes, on: s)
-    conditionValues.append(condition)
-    pushBox(conditionValues.count - 1, cache: conditionBoxes, meta: conditionMeta, on: s)
+    conditions.push(condition, host: self, on: s)
   }
 
   func condition(at i: Int32, on s: LuaStack) -> LuaCondition? {
-    boxIndex(at: i, address: conditionMetaAddress, cache: conditionBoxes, count: conditionValues.count, on: s)
-      .map { conditionValues[$0] }
+    conditions.value(at: i, host: self, on: s)
   }
 
   /// The engine condition at argument `i` (a resource cannot be negated or combined).

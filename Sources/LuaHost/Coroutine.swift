@@ -84,7 +84,7 @@ extension ScriptHost {
   func makeCoroutine(function: Int32, op: OperationNode?, ending: LuaCoroutine.Ending) -> LuaCoroutine {
     let s = stack
     let thread: OpaquePointer, ref: Int32
-    if let idle = idleThreads.popLast() {
+    if let idle = coroutines.idleThreads.popLast() {
       (thread, ref) = idle
     } else {
       thread = lua_newthread(L)!
@@ -93,8 +93,8 @@ extension ScriptHost {
     s.pushRef(function)
     lua_xmove(L, thread, 1)
     let co = LuaCoroutine(thread: thread, ref: ref, op: op, onEnd: ending)
-    co.liveIndex = live.count
-    live.append(co)
+    co.liveIndex = coroutines.live.count
+    coroutines.live.append(co)
     return co
   }
 
@@ -126,10 +126,10 @@ extension ScriptHost {
     let previous = current
     current = co
     tl_set_current(co.control)
-    tl_watchdog_begin(watchdog, co.thread, co.control, Self.timeSlice)
+    tl_watchdog_begin(coroutines.watchdog, co.thread, co.control, Self.timeSlice)
     var results: Int32 = 0
     var status = tl_protected_resume(co.thread, L, arguments, &results)
-    tl_watchdog_end(watchdog)
+    tl_watchdog_end(coroutines.watchdog)
     tl_set_current(previous?.control)
     current = previous
     let s = LuaStack(L: co.thread)
@@ -139,7 +139,7 @@ extension ScriptHost {
     }
     switch status {
     case LUA_YIELD:
-      if results >= 2, lua_touserdata(co.thread, -results) == requestMarker {
+      if results >= 2, lua_touserdata(co.thread, -results) == coroutines.requestMarker {
         let base = s.top - results + 1
         let kind = s.string(base + 1) ?? ""
         handleRequest(co, kind: kind, base: base + 2, top: s.top)
@@ -198,9 +198,9 @@ extension ScriptHost {
   private func end(_ co: LuaCoroutine, _ how: CoroutineEnd) {
     co.isDead = true
     if case .failed(let failure) = how, failure.raisedByHook != 0 { stopCommands(openedBy: co) }
-    let last = live.removeLast()
+    let last = coroutines.live.removeLast()
     if last !== co {
-      live[co.liveIndex] = last
+      coroutines.live[co.liveIndex] = last
       last.liveIndex = co.liveIndex
     }
     switch co.onEnd {
@@ -209,9 +209,9 @@ extension ScriptHost {
     }
     // A thread that ended cleanly is kept for the next coroutine (a new one costs a state,
     // a stack and a registry slot), unless Lua code may still hold it or left a hook on it.
-    if !co.escaped, idleThreads.count < Self.idleThreadLimit, lua_status(co.thread) == LUA_OK,
+    if !co.escaped, coroutines.idleThreads.count < Self.idleThreadLimit, lua_status(co.thread) == LUA_OK,
        lua_gettop(co.thread) == 0, lua_gethook(co.thread) == nil {
-      idleThreads.append((co.thread, co.ref))
+      coroutines.idleThreads.append((co.thread, co.ref))
     } else {
       stack.unref(co.ref)
     }
@@ -222,16 +222,16 @@ extension ScriptHost {
   /// Resumes `co` from the loop, never from inside another coroutine's host call. `push`
   /// pushes the resume values onto the coroutine's stack and returns how many.
   func resumeSoon(_ co: LuaCoroutine, _ push: @escaping () -> Int32) {
-    runnable.append { [unowned self] in
+    coroutines.runnable.append { [unowned self] in
       guard !co.isDead else { return }
       resume(co, arguments: push())
     }
-    guard !drainScheduled else { return }
-    drainScheduled = true
+    guard !coroutines.drainScheduled else { return }
+    coroutines.drainScheduled = true
     scheduler.after(0) { [unowned self] in
-      drainScheduled = false
-      let batch = runnable
-      runnable = []
+      coroutines.drainScheduled = false
+      let batch = coroutines.runnable
+      coroutines.runnable = []
       for step in batch { step() }
     }
   }

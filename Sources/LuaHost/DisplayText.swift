@@ -45,7 +45,7 @@ extension ScriptHost {
   /// As `displayText`, for argument `n` of `function`, in the words Lua uses for arguments.
   func displayArgument(_ text: String, _ n: Int, _ function: String) throws {
     guard DisplayText.isClean(text) else {
-      throw ScriptError("bad argument #\(n) to '\(function)' (text without control characters expected, got \(DisplayText.quoted(text)))")
+      throw ScriptError.badArgument(n, to: function, expected: "text without control characters", got: DisplayText.quoted(text))
     }
   }
 }

@@ -18,7 +18,8 @@ extension ScriptHost {
       case LUA_TBOOLEAN: code = s.boolean(1) ? 0 : 1
       default:
         guard let n = s.number(1), n.isFinite, n == n.rounded(), n >= 0, n <= 255 else {
-          throw ScriptError("bad argument #1 to 'exit' (an exit status from 0 to 255 or a boolean expected, got \(host.describeArgument(s, 1)))")
+          throw ScriptError.badArgument(1, to: "exit", expected: "an exit status from 0 to 255 or a boolean",
+                                        got: host.describeArgument(s, 1))
         }
         code = Int32(n)
       }
@@ -39,7 +40,7 @@ extension ScriptHost {
     // The signal watcher raises the flag too, but after it posts the signal: without this the
     // loop could resume the top level first, and a pcall around `wait` would let it go on.
     if scheduler.endedBy == nil { setInterrupt(true) }
-    for co in live where co.op == nil && co.pending != nil {
+    for co in coroutines.live where co.op == nil && co.pending != nil {
       // The REPL's `run` is not raised out of on Ctrl-C: the halt cancels its operations and
       // it returns false and the summary once they have ended (their commands reaped), as
       // documented. os.exit still stops it.

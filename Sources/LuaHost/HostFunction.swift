@@ -52,10 +52,3 @@ let hostDispatch: @convention(c) (OpaquePointer?, Int32) -> Int32 = { L, index i
     return error.positioned ? TL_RAISE : TL_RAISE_PLAIN
   }
 }
-
-extension LuaStack {
-  /// A "bad argument" error in Lua's own words: bad argument #1 to 'sleep' (number expected, got nil).
-  func badArgument(_ n: Int32, _ function: String, _ expected: String) -> ScriptError {
-    ScriptError("bad argument #\(n) to '\(function)' (\(expected) expected, got \(typeName(n)))")
-  }
-}

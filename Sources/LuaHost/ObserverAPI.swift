@@ -13,7 +13,7 @@ extension ScriptHost {
     case lua(LuaObserver)
   }
 
-  /// The metatable that marks observer values (boxes, see `pushObserver`).
+  /// The metatable that marks observer values (boxes, see `pushObserver`) and their description.
   func installObserverKind() {
     pushMarkerMetatable("observer") { host, s in
       switch host.observer(at: 1, on: s) {
@@ -25,10 +25,7 @@ extension ScriptHost {
       }
     }
     refuseWrites("an observer")
-    observerMetaAddress = lua_topointer(L, -1)
-    observerMeta = stack.ref()
-    stack.newTable()
-    observerBoxes = stack.ref()
+    observers.install(self)
   }
 
   func observerFunctions() -> [(String, HostFunction)] {
@@ -57,17 +54,14 @@ extension ScriptHost {
     ]
   }
 
-  /// An observer value: a box around its place in `observerValues` (what it does cannot be
-  /// changed from Lua).
+  /// An observer value: a box around it (what it does cannot be changed from Lua).
   func pushObserver(_ observer: Observer, on s: LuaStack) {
-    observerValues.append(observer)
-    pushBox(observerValues.count - 1, cache: observerBoxes, meta: observerMeta, on: s)
+    observers.push(observer, host: self, on: s)
   }
 
   /// The observer at `i`, if it is one.
   func observer(at i: Int32, on s: LuaStack) -> Observer? {
-    boxIndex(at: i, address: observerMetaAddress, cache: observerBoxes, count: observerValues.count, on: s)
-      .map { observerValues[$0] }
+    observers.value(at: i, host: self, on: s)
   }
 
   /// Attaches the observer at `i` to `op` (before it starts).

@@ -19,7 +19,7 @@ final class LuaFunctionBody: OperationBody {
   func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String) {
     guard let coroutine else { return }
     coroutine.control.pointee.cancelled = 1  // for the hook; and wake what it waits on
-    host.noteBlockStop(operation, thread: coroutine.thread)  // while its stack still says where
+    host.tests.noteBlockStop(operation, thread: coroutine.thread)  // while its stack still says where
     host.interruptPending(coroutine, reason: reason)
   }
 }
@@ -102,53 +102,8 @@ extension ScriptHost {
     return 1
   }
 
-  /// `group { name = "import", a, b, c, after = …, conditions = … }`
-  func createGroup(_ s: LuaStack) throws -> Int32 {
-    guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "group", "table") }
-    let spec = try readSpec(s, 1, groupKeys, list: true, in: subject("group", s, 1))
-    let name = try stringField(s, at: spec[.name], "name", in: "group")
-    if let name { try displayText(name, "group: field 'name'") }
-    func what() -> String { name.map { "group '\($0)'" } ?? "group" }
-    var queue: WorkQueue?
-    if !s.isNil(spec[.queue]) {
-      queue = self.queue(at: spec[.queue], on: s)
-      if queue == nil { throw ScriptError("\(what()): field 'queue' must be a queue (got \(s.typeName(spec[.queue])))") }
-    }
-    let group: OperationNode
-    do { group = try scheduler.makeGroup(name: name, queue: queue) } catch let error as EngineError {
-      throw ScriptError(error.description)
-    }
-    do {
-      try configure(group, from: s, spec, what: what())
-      for k in 0..<s.rawLength(1) {
-        s.rawGet(1, k + 1)
-        defer { s.pop() }
-        try addToGroup(group, s, s.top, what: what())
-      }
-    } catch {
-      scheduler.discard(group)
-      throw error
-    }
-    if let producer = current?.op {
-      if let enclosing = producer.group { try? scheduler.add(group, to: enclosing) }
-      if group.group == nil { scheduler.schedule([group]) }
-      scheduler.produced(group, by: producer)
-    }
-    pushHandle(.operation, id: group.id, on: s)
-    return 1
-  }
-
-  func addToGroup(_ group: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
-    guard let child = operation(at: i, on: s) else {
-      throw ScriptError("\(what): children must be operations (got \(s.typeName(i)))")
-    }
-    do { try scheduler.add(child, to: group) } catch let error as EngineError {
-      throw ScriptError(error.description)
-    }
-  }
-
   /// The fields operations and groups share, from their slots.
-  private func configure(_ op: OperationNode, from s: LuaStack, _ spec: SpecSlots,
+  func configure(_ op: OperationNode, from s: LuaStack, _ spec: SpecSlots,
                          what: @autoclosure () -> String) throws {
     // Most specs set none of these: an absent field costs one type check, not a call.
     if !s.isNil(spec[.priority]), let priority = try stringField(s, at: spec[.priority], "priority", in: what()) {
@@ -268,7 +223,7 @@ extension ScriptHost {
     op.outputObserver = { [unowned self, unowned op] text in
       let s = stack
       for line in text.split(separator: "\n") {
-        s.pushRef(stringMatch)
+        s.pushRef(refs.stringMatch)
         s.push(String(line))
         s.push(pattern)
         guard tl_pcall(L, 2, 2, 0) == LUA_OK else {
@@ -305,7 +260,7 @@ extension ScriptHost {
   func bodyEnded(_ co: LuaCoroutine, _ body: LuaFunctionBody, _ how: CoroutineEnd) {
     let op = co.op!
     body.coroutine = nil
-    let skipReason = skipOnReturn.isEmpty ? nil : skipOnReturn.removeValue(forKey: op)
+    let skipReason = tests.skipOnReturn.isEmpty ? nil : tests.skipOnReturn.removeValue(forKey: op)
     switch how {
     case .returned(let co, let count):
       let s = LuaStack(L: co.thread)
@@ -324,7 +279,7 @@ extension ScriptHost {
       // Stopped by the interrupt flag: the scheduler hears of the signal now, before it
       // lets anything start because this operation ended.
       if failure.raisedByHook == 2 { scheduler.absorbSignals() }
-      if failure.raisedByHook != 0 { noteBlockStop(op, control: co.control.pointee) }
+      if failure.raisedByHook != 0 { tests.noteBlockStop(op, control: co.control.pointee) }
       if failure.raisedByHook == 3 {
         scheduler.expire(op)
         scheduler.finish(op, .cancelled)
@@ -337,49 +292,6 @@ extension ScriptHost {
     }
   }
 
-  func operationField(_ op: OperationNode, _ key: String, _ s: LuaStack) throws -> Int32 {
-    switch key {
-    case "name": s.push(op.name)
-    case "state": s.push(op.state.rawValue)
-    case "cancelled": s.push(op.isCancelled || op.outcome == .cancelled)
-    case "failed": s.push(op.failed)
-    case "skipped": s.push(op.skipped)
-    case "succeeded": s.push(op.succeeded)
-    case "outcome": op.outcome.map { s.push($0.rawValue) } ?? s.pushNil()
-    case "error": op.error.map { s.push($0) } ?? s.pushNil()
-    case "error_kind": op.errorKind.map { s.push($0.rawValue) } ?? s.pushNil()
-    case "traceback": op.traceback.map { s.push($0) } ?? s.pushNil()
-    case "result": pushResult(of: op, on: s)
-    case "duration": op.duration.map { s.push($0) } ?? s.pushNil()
-    case "attempt": s.push(op.attempt)
-    case "priority": s.push(op.priority.name)
-    case "when": s.push(op.policy.rawValue)
-    case "weight": s.push(op.weight)
-    case "desc": op.desc.map { s.push($0) } ?? s.pushNil()
-    case "timeout": op.timeout.map { s.push($0) } ?? s.pushNil()
-    case "activities":
-      s.newTable(array: Int32(op.activities.count))
-      for (i, label) in op.activities.enumerated() {
-        s.push(label)
-        s.rawSet(-2, i + 1)
-      }
-    case "queue": pushHandle(.queue, id: op.queue.id, on: s)
-    case "group": if let group = op.group { pushHandle(.operation, id: group.id, on: s) } else { s.pushNil() }
-    case "children": pushOperations(op.children, on: s)
-    case "progress": pushHandle(.progress, id: progressID(op.progress), on: s)
-    case "dependencies": pushOperations(op.dependencies, on: s)
-    default:
-      let known = Self.operationReadable + operationMethods().map(\.0) + ["wait"]
-      let hint = suggestion(for: key, among: known)
-      throw ScriptError("operation '\(op.name)' has no field '\(key)'" + (hint.isEmpty ? "" : "; \(hint)"))
-    }
-    return 1
-  }
-
-  static let operationReadable = ["group", "children", "progress", "name", "state", "cancelled", "failed", "skipped", "succeeded",
-    "outcome", "error", "error_kind", "traceback", "result", "duration", "attempt", "priority", "when", "weight",
-    "desc", "timeout", "activities", "queue", "dependencies"]
-
   /// The body's return value, or `{status, stdout, stderr}` for a command.
   func pushResult(of op: OperationNode, on s: LuaStack) {
     if op.hostData == nil, let result = op.commandResult {
@@ -389,62 +301,5 @@ extension ScriptHost {
     guard let reference = op.hostData as? LuaReference else { return s.pushNil() }
     stack.pushRef(reference.ref)
     if s.L != L { lua_xmove(L, s.L, 1) }
-  }
-
-  func operationMethods() -> [(String, HostFunction)] {
-    [
-      ("after", { host, s in
-        let op = try host.selfOperation(s, "after")
-        for i in stride(from: 2, through: max(2, s.top), by: 1) where i <= s.top {
-          try host.addDependencies(op, s, i, what: "operation '\(op.name)'", field: "argument #\(i - 1) to 'after'")
-        }
-        s.setTop(1)
-        return 1
-      }),
-      ("remove_dependency", { host, s in
-        let op = try host.selfOperation(s, "remove_dependency")
-        guard let dependency = host.operation(at: 2, on: s) else {
-          throw s.badArgument(2, "remove_dependency", "operation")
-        }
-        do { try host.scheduler.removeDependency(op, dependency) } catch let error as EngineError {
-          throw ScriptError(error.description)
-        }
-        return 0
-      }),
-      ("cancel", { host, s in
-        let op = try host.selfOperation(s, "cancel")
-        let reason = s.isNil(2) ? "cancelled" : (s.string(2) ?? s.describe(2))
-        try host.displayArgument(reason, 1, "cancel")
-        host.scheduler.cancel(op, reason: reason)
-        return 0
-      }),
-      ("add", { host, s in
-        let group = try host.selfOperation(s, "add")
-        guard group.isGroup else { throw ScriptError("add: '\(group.name)' is not a group") }
-        for i in stride(from: 2, through: s.top, by: 1) {
-          try host.addToGroup(group, s, i, what: "group '\(group.name)'")
-        }
-        s.setTop(1)
-        return 1
-      }),
-      ("add_condition", { host, s in
-        let op = try host.selfOperation(s, "add_condition")
-        try host.attachCondition(op, s, 2, what: "operation '\(op.name)'")
-        return 0
-      }),
-      ("add_observer", { host, s in
-        let op = try host.selfOperation(s, "add_observer")
-        try host.attachObserver(op, s, 2, what: "operation '\(op.name)'")
-        return 0
-      }),
-      ("why", { host, s in
-        s.push(host.scheduler.explain(try host.selfOperation(s, "why")))
-        return 1
-      }),
-    ]
-  }
-
-  func selfOperation(_ s: LuaStack, _ method: String) throws -> OperationNode {
-    scheduler.operation(id: try receiverID(.operation, s, method))
   }
 }

@@ -13,32 +13,32 @@ import TaskEngine
 extension ScriptHost {
   /// The first `p.completed = value` since the last sync (the value is at 3, the key at 2).
   func armProgress(id: Int, value: Int, on s: LuaStack) {
-    progressNodes[id].completed = Int64(value)
+    progressHandles.nodes[id].completed = Int64(value)
     s.pushValue(2)
     s.pushValue(3)
     lua_rawset(s.L, 1)
-    armedProgress.append(id)
+    progressHandles.armed.append(id)
   }
 
   /// Applies the raw `completed` of every armed handle and disarms it; the message of the
   /// first value that is not a whole number, if any.
   func syncProgress() -> String? {
-    guard !armedProgress.isEmpty else { return nil }
-    let armed = armedProgress
-    armedProgress = []
+    guard !progressHandles.armed.isEmpty else { return nil }
+    let armed = progressHandles.armed
+    progressHandles.armed = []
     let s = stack
     var failure: String?
     for id in armed {
       pushHandle(.progress, id: id)
-      s.pushRef(completedKey)
+      s.pushRef(progressHandles.completedKey)
       lua_rawget(L, -2)
       do {
-        try setProgressField(progressNodes[id], "completed", value: -1, s)
+        try setProgressField(progressHandles.nodes[id], "completed", value: -1, s)
       } catch {
         failure = failure ?? "\(error)"
       }
       s.pop()
-      s.pushRef(completedKey)
+      s.pushRef(progressHandles.completedKey)
       s.pushNil()
       lua_rawset(L, -3)
       s.pop()

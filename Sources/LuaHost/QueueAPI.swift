@@ -1,9 +1,10 @@
-// The queue API: queue{...}, its fields (max_concurrent is settable) and methods.
+// The queue API: queue{...} (the handle's face: QueueNoun).
 import CLua
 import CLuaShim
 import TaskEngine
 
 extension ScriptHost {
+  /// The fields queue{} takes.
   static let queueFields = ["name", "max_concurrent", "suspended", "executor", "slurm"]
 
   /// `queue { name =, max_concurrent =, suspended = }`
@@ -34,83 +35,5 @@ extension ScriptHost {
       throw ScriptError("\(what): max_concurrent must be a whole number from 0 to \(Limits.maxCount), or -1 for unlimited (got \(formatNumber(value)))")
     }
     return Int(value)
-  }
-
-  func queueField(_ queue: WorkQueue, _ key: String, _ s: LuaStack) throws -> Int32 {
-    switch key {
-    case "name": s.push(queue.name)
-    case "max_concurrent": s.push(queue.maxConcurrent)
-    case "suspended": s.push(queue.isSuspended)
-    case "count": s.push(queue.count)
-    case "running": s.push(queue.running)
-    case "operations": pushOperations(queue.operations, on: s)
-    default:
-      let known = ["name", "max_concurrent", "suspended", "count", "running", "operations", "wait"]
-        + queueMethods().map(\.0)
-      let hint = suggestion(for: key, among: known)
-      throw ScriptError("queue '\(queue.name)' has no field '\(key)'" + (hint.isEmpty ? "" : "; \(hint)"))
-    }
-    return 1
-  }
-
-  func setQueueField(_ queue: WorkQueue, _ key: String, _ s: LuaStack) throws {
-    let what = "queue '\(queue.name)'"
-    switch key {
-    case "max_concurrent":
-      guard let value = try numberField(s, at: 3, "max_concurrent", in: what) else {
-        throw ScriptError("\(what): max_concurrent must be a number (got nil)")
-      }
-      queue.maxConcurrent = try concurrency(value, what)
-    case "suspended":
-      guard s.type(3) == LUA_TBOOLEAN else {
-        throw ScriptError("\(what): suspended must be a boolean (got \(s.typeName(3)))")
-      }
-      if s.boolean(3) { scheduler.suspend(queue) } else { scheduler.resume(queue) }
-    default:
-      throw ScriptError("\(what): '\(key)' cannot be set (settable: max_concurrent, suspended)")
-    }
-  }
-
-  static let queueReadable = ["name", "max_concurrent", "suspended", "count", "running", "operations"]
-
-  func queueMethods() -> [(String, HostFunction)] {
-    func target(_ host: ScriptHost, _ s: LuaStack, _ method: String) throws -> WorkQueue {
-      host.scheduler.queues[try host.receiverID(.queue, s, method)]
-    }
-    return [
-      ("suspend", { host, s in host.scheduler.suspend(try target(host, s, "suspend")); return 0 }),
-      ("resume", { host, s in host.scheduler.resume(try target(host, s, "resume")); return 0 }),
-      ("cancel_all", { host, s in
-        let queue = try target(host, s, "cancel_all")
-        host.scheduler.cancelAll(queue, reason: s.string(2) ?? "cancelled")
-        return 0
-      }),
-    ]
-  }
-
-  /// The global functions implemented in Swift (the yielding ones come from the prelude).
-  func globalFunctions() -> [(String, HostFunction)] {
-    [
-      ("operation", { host, s in try host.createOperation(s) }),
-      ("queue", { host, s in try host.charged(HostCharge.queue, s) { try host.createQueue(s) } }),
-      ("group", { host, s in try host.charged(HostCharge.group, s) { try host.createGroup(s) } }),
-      ("print", { host, s in
-        // Like Lua's print, but through the reporters, so a live view keeps its place.
-        // A __tostring that raises (or runs too long) raises from print, as in lua5.4.
-        var parts: [String] = []
-        for i in stride(from: 1, through: s.top, by: 1) {
-          if let text = s.string(i) { parts.append(text); continue }
-          guard tl_safe_tostring(s.L, i) == LUA_OK else { return TL_RAISE_PLAIN }
-          parts.append(s.string(-1) ?? "?")
-          s.pop()
-        }
-        host.scheduler.message(parts.joined(separator: "\t"), from: host.current?.op)
-        return 0
-      }),
-      ("cancelled", { host, s in
-        s.push(host.current?.op?.isCancelled ?? (tl_interrupted() != 0))
-        return 1
-      }),
-    ]
   }
 }

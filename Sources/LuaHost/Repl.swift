@@ -79,13 +79,8 @@ extension ScriptHost {
           tl_bounded_call(L, 0, 1) == LUA_OK else { return [] }  // user code: bounded, as every call the host makes
     var candidates: [String] = []
     if let kind = HandleKind.allCases.first(where: { handleID($0, at: -1, on: s) != nil }) {
-      let fields: [String]
-      switch kind {
-      case .operation: fields = Self.operationReadable
-      case .queue: fields = Self.queueReadable
-      case .progress: fields = Self.progressReadable
-      }
-      candidates = (isMethod ? [] : fields) + methods(of: kind).map(\.0) + (kind == .progress ? [] : ["wait"])
+      let noun = self.noun(kind)
+      candidates = (isMethod ? [] : noun.readable) + noun.methodNames
     } else if s.type(-1) == LUA_TTABLE {
       candidates = names(in: -1)
     }

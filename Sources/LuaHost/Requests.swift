@@ -240,7 +240,7 @@ extension ScriptHost {
   /// wake: fail each with a message naming what it waits for. Returns whether it did.
   func failStalledWaits() -> Bool {
     var changed = false
-    for co in live {
+    for co in coroutines.live {
       if case .wait(let ops, _)? = co.pending {
         let open = ops.filter { !$0.isFinished }.map { scheduler.explain($0) }
         interruptPending(co, reason: "deadlock: nothing can make progress; " + open.joined(separator: "; "))

@@ -26,41 +26,12 @@ public final class ScriptHost {
   let L: OpaquePointer
   var stack: LuaStack { LuaStack(L: L) }
   @exclusivity(unchecked) var functions: [HostFunction] = []
-  @exclusivity(unchecked) var metatables = PerKind()
-  @exclusivity(unchecked) var metatableAddresses = [UnsafeRawPointer?](repeating: nil, count: HandleKind.allCases.count)
-  @exclusivity(unchecked) var handleTables = PerKind()
-  @exclusivity(unchecked) var methodTables = PerKind()
-  /// The light userdata that marks a yield as a request to the scheduler.
-  let requestMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
-  /// Arms the interrupt hook on the running coroutine when its slice ends or on Ctrl-C.
-  let watchdog = tl_watchdog_new()!
-  /// Every coroutine that has not ended (each knows its index), and finished threads kept
-  /// for reuse with their registry references.
-  @exclusivity(unchecked) var live: [LuaCoroutine] = []
-  @exclusivity(unchecked) var idleThreads: [(thread: OpaquePointer, ref: Int32)] = []
-  /// The coroutine whose code is running now (nil between resumes).
-  @exclusivity(unchecked) var current: LuaCoroutine?
-  /// Resumptions waiting for the loop (never nested inside another coroutine's run).
-  @exclusivity(unchecked) var runnable: [() -> Void] = []
-  @exclusivity(unchecked) var drainScheduled = false
-  /// Progress nodes Lua holds handles to (index = handle id), and what Lua attached to them.
-  @exclusivity(unchecked) var progressNodes: [ProgressNode] = []
-  var progressIDs: [ObjectIdentifier: Int] = [:]
-  var progressHandlers: [ObjectIdentifier: [String: Int32]] = [:]
-  var progressObservers: [ObjectIdentifier: [Int32]] = [:]
-  var observedDirty: Set<ObjectIdentifier> = []
-  @exclusivity(unchecked) var observerFlushScheduled = false
-  /// Implicit composition for Lua code that runs outside any coroutine (observers, handlers).
-  let scriptlessContext = ProgressContext()
-  /// The Lua thread whose call into the host is in progress (handlers run on its stack).
-  @exclusivity(unchecked) var callState: OpaquePointer?
-  /// Interned Lua strings of hot field names, compared by address (short strings are unique).
-  @exclusivity(unchecked) var hotKeys = HotKeys()
-  struct HotKeys { var completed: UnsafePointer<CChar>? }
-  /// The string "completed" (a registry reference), and the progress handles whose
-  /// `completed` Lua has stored raw since the last sync (see ProgressSync).
-  @exclusivity(unchecked) var completedKey: Int32 = LUA_NOREF
-  @exclusivity(unchecked) var armedProgress: [Int] = []
+  /// Per handle kind: metatables, handle caches, method tables, nouns (see Handles).
+  @exclusivity(unchecked) var handles = HandleTables()
+  /// Live, idle and running coroutines, and those waiting to resume (see Coroutine).
+  @exclusivity(unchecked) var coroutines = CoroutineBook()
+  /// Progress nodes Lua holds handles to, and what Lua attached to them (see ProgressAPI).
+  @exclusivity(unchecked) var progressHandles = ProgressHandles()
   /// The fields operation{} and group{} take (see SpecSlots), made on first use (a `lazy`
   /// field would keep the exclusivity check on every operation{}).
   @exclusivity(unchecked) private var keys: (operation: SpecKeys?, group: SpecKeys?)
@@ -74,68 +45,36 @@ public final class ScriptHost {
     keys.group = specKeys([.name, .after, .queue, .priority, .when, .conditions, .timeout, .observers, .weight, .desc])
     return keys.group!
   }
-  /// The private key under which a progress handle keeps its id.
-  let handleKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
-  /// The metatable of condition values and what each stands for (by its `id`).
-  var conditionMeta: Int32 = LUA_NOREF
-  var conditionMetaAddress: UnsafeRawPointer?
-  var conditionValues: [LuaCondition] = []
-  var conditionBoxes: Int32 = LUA_NOREF
+  /// Condition values and what each stands for (see ConditionAPI).
+  let conditions = BoxRegistry<LuaCondition>()
   /// Per operation id: the conditions that handed their decision on to the one about to be
   /// evaluated (see `evaluateCondition`).
   var conditionChains: [Int: [(ref: Int32, name: String)]] = [:]
-  /// Observers made by observer{} (by the `id` in their value).
-  var observerValues: [Observer] = []
-  var observerBoxes: Int32 = LUA_NOREF
-  /// The metatable of observer values (activity, timeout).
-  var observerMeta: Int32 = LUA_NOREF
-  var observerMetaAddress: UnsafeRawPointer?
-  /// The REPL's way of showing results (format.lua), compiled the first time it is needed:
-  /// a run never shows results, and compiling it was a fifth of the prelude's start-up.
-  var formatter: Int32 = LUA_NOREF
-  /// `string.match`, for `progress = pattern` on commands.
-  var stringMatch: Int32 = LUA_NOREF
-  /// `taskrun test`: the busted runtime, the test each operation runs (by operation id), and
-  /// bodies that end as skipped when they return (a pending test).
-  var testRuntime: Int32 = LUA_NOREF
-  var testCases: [Int: TestCase] = [:]
-  var testErrors: [Int: [TestCase]] = [:]
-  var testBlocks: [Int: TestCase] = [:]
-  /// The line an interrupted block body had reached in its own file, by operation id.
-  var blockStops: [Int: Int] = [:]
-  /// With --timeout a block's body runs as an operation of its own: that operation's id, to
-  /// the block's.
-  var blockBodies: [Int: Int] = [:]
-  /// io.write to standard output (and error) goes through the reporters (a live view draws
-  /// there); `pendingWrite` holds a written line still waiting for its newline, per stream.
-  @exclusivity(unchecked) public var captureWrites = false
-  /// A load that only reads the script (`loadToRead`): writes to standard output and error
-  /// become messages, as print's do, whatever the terminal; the sinks show or drop them.
-  @exclusivity(unchecked) var writesAreMessages = false
+  /// Observer values made by observer{}, activity, timeout and background (see ObserverAPI).
+  let observers = BoxRegistry<Observer>()
+  /// The REPL's formatter and `string.match`.
+  var refs = LibraryRefs()
+  /// `taskrun test`: busted's runtime and what each operation reports (see TestSuite).
+  let tests = TestRuntime()
+  /// io.write to standard output (and error) through the reporters (see Writes).
+  @exclusivity(unchecked) var writes = WriteCapture()
+  /// `--executor` and the Slurm job name of this run (see SlurmAPI).
+  @exclusivity(unchecked) var executor = ExecutorChoice()
+  /// io.popen's commands whose handles are open (LuaProcesses).
+  var luaChildren = LuaChildren()
   /// The REPL: each `run()` at the top level, with nothing running, is a run of its own
   /// (its counts and elapsed time start from zero).
   @exclusivity(unchecked) public var freshRunPerRequest = false
-  /// `--executor`: "slurm" or "local" (nil: each queue says, else this machine), and the
-  /// job name of this run's Slurm jobs.
-  @exclusivity(unchecked) var executorChoice: String?
-  lazy var slurmTag = Slurm.runTag()
-  @exclusivity(unchecked) var pendingWrite = ["", ""]
-  /// io.popen's commands whose handles are open (LuaProcesses).
-  var luaChildren = LuaChildren()
-  @exclusivity(unchecked) var skipOnReturn: [OperationNode: String] = [:]
-  /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
-  @exclusivity(unchecked) public var assumeYes = false
-  public var ask: (@Sendable (String) -> Bool?)?
+  /// `confirm(prompt)`: --yes, or how to ask.
+  @exclusivity(unchecked) var confirm = ConfirmAnswers()
   /// The Lua library's version: "Lua 5.4.4".
   public static let luaRelease = "Lua \(LUA_VERSION_MAJOR).\(LUA_VERSION_MINOR).\(LUA_VERSION_RELEASE)"
 
   /// Script arguments (`arg`).
   let arguments: [String]
   @exclusivity(unchecked) var scriptPath = "?"
-  /// Bytes the Lua heap may hold while Lua code runs (`--memory`, else the default of
-  /// `MemoryBudget`; 0: no limit), and whether it is that default.
-  public let memoryLimit: Int
-  public let memoryLimitIsDefault: Bool
+  /// The Lua heap's cap (see `memoryLimit`).
+  let heap: HeapLimit
   /// `-n`, `taskrun graph`, `--list`: the script is loaded, nothing runs or writes (see
   /// `dryRunRequest` and DryRun.swift); `dryRunAssumed`: the commands whose result the top
   /// level got without running them.
@@ -153,14 +92,13 @@ public final class ScriptHost {
   public init(scheduler: Scheduler, arguments: [String] = [], memoryLimit: Int? = nil) {
     self.scheduler = scheduler
     self.arguments = arguments
-    let heap = MemoryBudget.current().luaHeap(asked: memoryLimit)
-    self.memoryLimit = heap.bytes
-    memoryLimitIsDefault = memoryLimit == nil
-    if heap.lowered {
+    let budget = MemoryBudget.current().luaHeap(asked: memoryLimit)
+    heap = HeapLimit(bytes: budget.bytes, isDefault: memoryLimit == nil)
+    if budget.lowered {
       writeStandardError("taskrun: note: --memory \(memoryLimit! >> 20) MB is more than this process can get (ulimit -v, "
-                         + "its cgroup, physical memory): the Lua heap is capped at \(heap.bytes >> 20) MB\n")
+                         + "its cgroup, physical memory): the Lua heap is capped at \(budget.bytes >> 20) MB\n")
     }
-    L = tl_newstate(self.memoryLimit)
+    L = tl_newstate(heap.bytes)
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)
@@ -182,8 +120,8 @@ public final class ScriptHost {
 
   deinit {
     close()
-    requestMarker.deallocate()
-    handleKey.deallocate()
+    coroutines.requestMarker.deallocate()
+    handles.progressKey.deallocate()
   }
 
   /// Closes the Lua state as lua.c does at exit (pending finalizers run, `__gc` and `__close`);
@@ -192,7 +130,7 @@ public final class ScriptHost {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
-    tl_watchdog_free(watchdog)
+    tl_watchdog_free(coroutines.watchdog)
     tl_closestate(L)
   }
   private var isClosed = false
@@ -224,11 +162,11 @@ public final class ScriptHost {
     s.rawSet(-2, "progress")
     let api = s.ref()
     loadChunk("prelude.lua", as: "=[taskrun]")
-    tl_pushlightuserdata(L, requestMarker)
+    tl_pushlightuserdata(L, coroutines.requestMarker)
     s.pushRef(api)
-    s.pushRef(methodTables[.operation]!)
-    s.pushRef(methodTables[.queue]!)
-    tl_pushwatchfns(L, watchdog)
+    s.pushRef(handles.methods[.operation]!)
+    s.pushRef(handles.methods[.queue]!)
+    tl_pushwatchfns(L, coroutines.watchdog)
     pushFunction { host, s in  // coroutine.running() hands out the thread: never reuse it
       if let co = host.current, co.thread == s.L { co.escaped = true }
       return 0
@@ -238,11 +176,11 @@ public final class ScriptHost {
     lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
     s.rawGet(-1, "string")
     s.rawGet(-1, "match")
-    stringMatch = s.ref()
+    refs.stringMatch = s.ref()
     s.pop(2)
     s.push("completed")
-    hotKeys.completed = lua_tolstring(L, -1, nil)
-    completedKey = s.ref()  // kept alive for the state's life, so the address stays valid
+    progressHandles.completedAddress = lua_tolstring(L, -1, nil)
+    progressHandles.completedKey = s.ref()  // kept alive for the state's life, so the address stays valid
   }
 
   // MARK: Loading and running scripts
@@ -346,12 +284,12 @@ public final class ScriptHost {
 
   /// Pushes the formatter of format.lua, compiling it the first time.
   private func pushFormatter() {
-    if formatter == LUA_NOREF {
+    if refs.formatter == LUA_NOREF {
       loadChunk("format.lua", as: "=[format]")
       if tl_pcall(L, 0, 1, 0) != LUA_OK { fatalError("taskrun format.lua: \(stack.describe(-1))") }
-      formatter = stack.ref()
+      refs.formatter = stack.ref()
     }
-    stack.pushRef(formatter)
+    stack.pushRef(refs.formatter)
   }
 
   /// `arg`: the script's path at 0 and the arguments after `--` from 1, as lua.c does.

@@ -120,7 +120,7 @@ extension ScriptHost {
     }
     guard s.type(options) == LUA_TTABLE else {
       if !s.isNil(options) {
-        throw ScriptError("bad argument #2 to '\(function)' (options table expected, got \(s.typeName(options)))")
+        throw ScriptError.badArgument(2, to: function, expected: "options table", got: s.typeName(options))
       }
       return spec
     }

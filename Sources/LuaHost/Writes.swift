@@ -28,18 +28,18 @@ extension ScriptHost {
   /// Text written to standard output (`stream` 0) or error (1) while writes are captured:
   /// each whole line is a message above the view; a partial line waits for its newline.
   func capturedWrite(_ text: String, stream: Int) {
-    pendingWrite[stream] += text
-    while let newline = pendingWrite[stream].firstIndex(of: "\n") {
-      scheduler.message(String(pendingWrite[stream][..<newline]), from: current?.op)
-      pendingWrite[stream].removeSubrange(...newline)
+    writes.pending[stream] += text
+    while let newline = writes.pending[stream].firstIndex(of: "\n") {
+      scheduler.message(String(writes.pending[stream][..<newline]), from: current?.op)
+      writes.pending[stream].removeSubrange(...newline)
     }
   }
 
   /// Prints written lines that never got their newline (at the end of a run).
   func flushWrites() {
-    for stream in pendingWrite.indices where !pendingWrite[stream].isEmpty {
-      scheduler.message(pendingWrite[stream], from: nil)
-      pendingWrite[stream] = ""
+    for stream in writes.pending.indices where !writes.pending[stream].isEmpty {
+      scheduler.message(writes.pending[stream], from: nil)
+      writes.pending[stream] = ""
     }
   }
 }

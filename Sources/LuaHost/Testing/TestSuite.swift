@@ -82,7 +82,7 @@ extension ScriptHost {
         defer { s.pop() }
         throw HostError(s.describe(-1))
       }
-      if chunk == "busted/files.lua" { testRuntime = s.ref() } else { s.pop() }
+      if chunk == "busted/files.lua" { tests.runtime = s.ref() } else { s.pop() }
     }
   }
 
@@ -112,7 +112,7 @@ extension ScriptHost {
   /// Whether `name` matches one of the Lua `patterns` (busted's test file `pattern`).
   public func fileName(_ name: String, matches patterns: [String]) -> Bool {
     let s = stack
-    s.pushRef(testRuntime)
+    s.pushRef(tests.runtime)
     _ = s.rawGet(-1, "matches")
     s.push(name)
     pushList(patterns)
@@ -159,63 +159,9 @@ extension ScriptHost {
     }
   }
 
-  /// What an operation of the run reports: its test (a test Ctrl-C or a timeout ended
-  /// without saying gets its status from the operation's outcome) and the errors outside
-  /// tests it met (a file, a describe body, hooks).
-  public func testResults(for op: OperationNode) -> [TestCase] {
-    var results: [TestCase] = []
-    if var test = testCases[op.id], test.counted {
-      test.ran = op.hasStarted || op.errorKind != .interrupted
-      if test.status == nil, let outcome = op.outcome {
-        switch outcome {
-        case .succeeded: test.status = .passed
-        case .skipped: test.status = .pending
-        case .failed, .cancelled:
-          test.status = .error
-          test.message = "\(test.file):\(test.line): " + (op.error ?? outcome.rawValue)
-        }
-      }
-      results.append(test)
-    }
-    // A block (file, describe) an interrupt stopped before its body had declared its tests:
-    // an error if the body was running, else a block not run.
-    if var block = testBlocks[op.id], op.errorKind == .interrupted {
-      block.ran = op.hasStarted
-      block.status = .error
-      block.line = blockStops[op.id] ?? block.line
-      block.message = "\(block.file):\(block.line): interrupted while its body ran (the tests it had yet to declare did not run)"
-      results.append(block)
-    }
-    return results + (testErrors[op.id] ?? [])
-  }
-
-  /// A block's body is being stopped (Ctrl-C) while suspended in `thread`: remembers the
-  /// line of its own file it stands on, the innermost frame of that file, so the error points
-  /// there and not at the block's declaration (a file's is line 0).
-  func noteBlockStop(_ op: OperationNode, thread: OpaquePointer) {
-    let id = blockBodies[op.id] ?? op.id
-    guard let block = testBlocks[id] else { return }
-    var frame = lua_Debug()
-    var level: Int32 = 0
-    while lua_getstack(thread, level, &frame) != 0 {
-      level += 1
-      guard lua_getinfo(thread, "Sl", &frame) != 0, frame.currentline > 0 else { continue }
-      let source = withUnsafeBytes(of: frame.short_src) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if source == block.file {
-        blockStops[id] = Int(frame.currentline)
-        return
-      }
-    }
-  }
-
-  /// A block's body the hook stopped while it ran (a loop): the line the hook first raised
-  /// at, if that was in the block's own file and nothing was noted when it was interrupted.
-  func noteBlockStop(_ op: OperationNode, control: tl_control) {
-    let id = blockBodies[op.id] ?? op.id
-    guard let block = testBlocks[id], blockStops[id] == nil, control.stop_line > 0 else { return }
-    let source = withUnsafeBytes(of: control.stop_src) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    if source == block.file { blockStops[id] = Int(control.stop_line) }
-  }
+  /// What an operation of the run reports: its test and the errors outside tests it met
+  /// (see `TestRuntime.results`).
+  public func testResults(for op: OperationNode) -> [TestCase] { tests.results(for: op) }
 
   private func pushList(_ list: [String], on s: LuaStack? = nil) {
     let s = s ?? stack
@@ -230,7 +176,7 @@ extension ScriptHost {
   private func callRuntime(_ name: String, results: @escaping (LuaStack) -> Void = { _ in },
                            arguments: (LuaStack) -> Int32) throws {
     let s = stack
-    s.pushRef(testRuntime)
+    s.pushRef(tests.runtime)
     _ = s.rawGet(-1, name)
     let function = s.ref()
     s.pop()
@@ -250,43 +196,43 @@ extension ScriptHost {
     [
       ("case", { host, s in
         guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.testCases[op.id] = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?",
+        host.tests.cases[op.id] = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?",
                                          line: s.integer(4) ?? 0)
         return 0
       }),
       ("status", { host, s in
         guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.testCases[op.id]?.status = s.string(2).flatMap(TestCase.Status.init(rawValue:))
-        host.testCases[op.id]?.message = s.string(3)
-        host.testCases[op.id]?.traceback = s.string(4)
+        host.tests.cases[op.id]?.status = s.string(2).flatMap(TestCase.Status.init(rawValue:))
+        host.tests.cases[op.id]?.message = s.string(3)
+        host.tests.cases[op.id]?.traceback = s.string(4)
         return 0
       }),
       ("skip", { host, s in
         guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.skipOnReturn[op] = s.string(2) ?? "pending"
+        host.tests.skipOnReturn[op] = s.string(2) ?? "pending"
         return 0
       }),
       ("block", { host, s in  // block(op, name, file, line): a block's body runs in op
         guard let op = host.operation(at: 1, on: s) else { return 0 }
         var block = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?", line: s.integer(4) ?? 0)
         block.outside = true
-        host.testBlocks[op.id] = block
+        host.tests.blocks[op.id] = block
         return 0
       }),
       ("body", { host, s in  // body(op, block): with --timeout op runs the body of block's op
         guard let op = host.operation(at: 1, on: s), let block = host.operation(at: 2, on: s) else { return 0 }
-        host.blockBodies[op.id] = block.id
+        host.tests.blockBodies[op.id] = block.id
         return 0
       }),
       ("declared", { host, s in  // its body has run: from here on it only waits for its tests
         guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.testBlocks[op.id] = nil
-        host.blockStops[op.id] = nil
+        host.tests.blocks[op.id] = nil
+        host.tests.blockStops[op.id] = nil
         return 0
       }),
       ("drop", { host, s in
         guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.testCases[op.id]?.counted = false
+        host.tests.cases[op.id]?.counted = false
         return 0
       }),
       ("extra", { host, s in  // extra(op, status, name, file, line, message, traceback)
@@ -296,7 +242,7 @@ extension ScriptHost {
         error.message = s.string(6)
         error.traceback = s.string(7)
         error.outside = true
-        host.testErrors[op.id, default: []].append(error)
+        host.tests.errors[op.id, default: []].append(error)
         return 0
       }),
     ]
