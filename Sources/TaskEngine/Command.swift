@@ -156,7 +156,7 @@ public struct CommandResult: Sendable, Equatable {
 /// Runs one command as an operation's body: exit status 0 succeeds, anything else fails.
 public final class CommandBody: OperationBody {
   public let spec: CommandSpec
-  private var token: Int?
+  private var token: CommandToken?
 
   public init(_ spec: CommandSpec) { self.spec = spec }
 

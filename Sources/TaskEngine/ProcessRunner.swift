@@ -27,7 +27,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   @exclusivity(unchecked) private var nextStopCheck = 0.0
   /// Whether a command's output must be posted as text as it comes (the scheduler's answer,
   /// asked on its thread at each read; nil: always).
-  @exclusivity(unchecked) var wantsText: ((Int) -> Bool)?
+  @exclusivity(unchecked) var wantsText: ((CommandToken) -> Bool)?
   /// Programs found in taskrun's PATH, by name (scheduler thread only).
   @exclusivity(unchecked) private var resolved: [String: String] = [:]
 
@@ -65,7 +65,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   /// Starts `spec`; its completion arrives as `.processExited(token:…)`. A command that
   /// cannot start completes at once with status 127 and the reason on stderr.
-  public func start(_ spec: CommandSpec, token: Int) {
+  public func start(_ spec: CommandSpec, token: CommandToken) {
     let argv = spec.argv
     let env = mergedEnvironment(spec.environment)
     // taskrun's own PATH, unless the command's env sets one
@@ -127,13 +127,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Sends `signal` to the process group of the command started with `token`, if its leader
   /// has not been reaped; it remembers that the command was asked to stop, so what is left
   /// of its group is killed when the leader exits.
-  public func signal(token: Int, _ signal: Int32) {
+  public func signal(token: CommandToken, _ signal: Int32) {
     self.signal(token: token, signal, group: true)
   }
 
   /// `group: false` signals the command's own process only (srun passes USR1 on, but its
   /// helper in the same group would die of it).
-  public func signal(token: Int, _ signal: Int32, group: Bool) {
+  public func signal(token: CommandToken, _ signal: Int32, group: Bool) {
     lock.lock(); defer { lock.unlock() }
     guard let child = live.first(where: { $0.token == token }), !child.reaped else { return }
     child.signalled = true
@@ -164,7 +164,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     for child in live where !child.reaped { kill(-child.pid, SIGCONT) }
   }
 
-  private func fail(token: Int, _ message: String) {
+  private func fail(token: CommandToken, _ message: String) {
     inbox.post(.processOutput(token: token, stream: .stderr, text: message + "\n"))
     inbox.post(.processExited(token: token, result: CommandResult(status: 127, stdout: "", stderr: message + "\n")))
   }

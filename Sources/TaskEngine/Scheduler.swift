@@ -8,9 +8,14 @@ import Synchronization
 /// Everything here is called from the thread that calls `run(until:)`; other threads talk to
 /// it through the `inbox` only.
 public final class Scheduler {
-  public let clock: any SchedulerClock
-  public let inbox: Inbox
-  public let processes: ProcessRunner
+  /// Time, the inbox, timers and off-thread completions.
+  public let loop: EventLoop
+  /// Every running command, local or remote, with its executor.
+  let commands: CommandTable
+  public var clock: any SchedulerClock { loop.clock }
+  public var inbox: Inbox { loop.inbox }
+  /// This machine's executor.
+  public var processes: ProcessRunner { commands.processes }
   @exclusivity(unchecked) public private(set) var operations: [OperationNode] = []
   @exclusivity(unchecked) public private(set) var queues: [WorkQueue] = []
   /// Each queue's index in `queues` by name: a new queue's name is checked without a scan.
@@ -76,17 +81,6 @@ public final class Scheduler {
   @exclusivity(unchecked) var heldSuccesses: [Success] = []
 
   @exclusivity(unchecked) var names = NameIndex()
-  @exclusivity(unchecked) var timers = Heap<TimerEntry>()
-  @exclusivity(unchecked) var timerActions: [Int: () -> Void] = [:]
-  @exclusivity(unchecked) var nextToken = 0
-  @exclusivity(unchecked) var commandHandlers: [Int: (CommandResult) -> Void] = [:]
-  @exclusivity(unchecked) var commandOwners: [Int: OperationNode] = [:]
-  /// Commands running elsewhere than here, by token, and every such executor of the run.
-  @exclusivity(unchecked) var remoteCommands: [Int: any CommandExecutor] = [:]
-  var executors: [any CommandExecutor] = []
-  /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
-  @exclusivity(unchecked) var killTimers: [Int: Int] = [:]
-  @exclusivity(unchecked) var completionHandlers: [Int: (String?) -> Void] = [:]
   @exclusivity(unchecked) var exclusiveBusy = false
   /// Queued `oneAtATime` bodies, with the operation each one is for.
   @exclusivity(unchecked) var exclusiveWaiters: [(op: OperationNode, run: () -> Void)] = []
@@ -97,9 +91,8 @@ public final class Scheduler {
   @exclusivity(unchecked) var cascading = false
 
   public init(clock: any SchedulerClock = MonotonicClock(), jobs: Int = 1) {
-    self.clock = clock
-    self.inbox = Inbox()
-    self.processes = ProcessRunner(inbox: inbox)
+    loop = EventLoop(clock: clock)
+    commands = CommandTable(loop: loop, processes: ProcessRunner(inbox: loop.inbox))
     self.mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
     adopt(mainQueue)
     processes.wantsText = { [unowned self] token in outputTextWanted(token) }
