@@ -34,9 +34,11 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Seconds output is still read after a command exited (a background child may hold its
   /// pipes open for much longer: the operation ends anyway).
   public static let drainTime = 0.2
-  /// Bytes of one stream of one command kept in memory (`--output-limit`); past it the whole
-  /// stream goes to a file in the `SpillFolder` and memory keeps the last `tailBytes`.
-  nonisolated(unsafe) public static var memoryLimit = 16 << 20
+  /// What a command's streams keep in memory and on disk (the command line sets it before
+  /// any command starts; read on the scheduler's thread as each one starts).
+  @exclusivity(unchecked) public var outputLimits = OutputLimits()
+  /// Bytes of a stream's end kept in memory past `outputLimits.memory` (and in its file past
+  /// `outputLimits.file`).
   public static let tailBytes = 64 << 10
   /// Seconds between two looks for commands the terminal stopped (SIGCHLD is not used: see
   /// CSpawn's signals.c).
@@ -44,9 +46,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Bytes read from one pipe before the scheduler handles them: a command printing without
   /// end then waits on its writes while its output is reported, and cannot fill memory.
   public static let readLimit = 1 << 20
-  /// Bytes of one stream kept in its file past the memory limit (`--output-file-limit` or
-  /// TASKRUN_OUTPUT_FILE_LIMIT, in MB): past it the file keeps the beginning and the last `tailBytes`.
-  nonisolated(unsafe) public static var fileLimit = 1 << 30
 
   /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the
   /// index in `snapshot` of its command times 4, plus 0 for stdout, 1 for stderr, 2 for the pidfd.
@@ -94,7 +93,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       close(outPipe[1]); close(errPipe[1])
       (outPipe[1], errPipe[1]) = (-1, -1)
     }
-    let child = RunningCommand(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd)
+    let child = RunningCommand(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd,
+                               limits: outputLimits)
     lock.lock()
     live.append(child)
     lock.unlock()

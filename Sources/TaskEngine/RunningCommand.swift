@@ -16,7 +16,7 @@ final class RunningCommand {
   /// -1: none (without a pidfd they are closed at once).
   var writeOut: Int32, writeErr: Int32
   var pidfd: Int32
-  var stdout = OutputCapture(), stderr = OutputCapture()
+  var stdout: OutputCapture, stderr: OutputCapture
   var outLines = OutputLines(), errLines = OutputLines()
   var status: Int32?
   var drainUntil: Double?
@@ -28,8 +28,9 @@ final class RunningCommand {
   var signalled = false
   var reason: String?
 
-  init(pid: pid_t, token: CommandToken, stdout: [Int32], stderr: [Int32], pidfd: Int32) {
+  init(pid: pid_t, token: CommandToken, stdout: [Int32], stderr: [Int32], pidfd: Int32, limits: OutputLimits) {
     self.pid = pid
+    (self.stdout, self.stderr) = (OutputCapture(limits: limits), OutputCapture(limits: limits))
     self.token = token
     (out, err) = (stdout[0], stderr[0])
     (writeOut, writeErr) = (stdout[1], stderr[1])

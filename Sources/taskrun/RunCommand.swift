@@ -131,16 +131,16 @@ extension RunOptions {
   /// `--output-file-limit`, else TASKRUN_OUTPUT_FILE_LIMIT: MB of one stream kept in its file
   /// past `--output-limit` (1 to 1048576, default 1024; the option is checked by `problem`);
   /// why the variable's value is refused, or nil. The option wins: the variable is not read.
-  static func applyFileLimit(option: Int?, variable value: String?) -> String? {
+  static func applyFileLimit(option: Int?, variable value: String?, to limits: inout OutputLimits) -> String? {
     if let option {
-      ProcessRunner.fileLimit = option << 20
+      limits.file = option << 20
       return nil
     }
     guard let value, !value.isEmpty else { return nil }
     guard let mb = Int(value), (1...1_048_576).contains(mb) else {
       return "TASKRUN_OUTPUT_FILE_LIMIT must be a whole number of MB from 1 to 1048576 (got '\(value)')"
     }
-    ProcessRunner.fileLimit = mb << 20
+    limits.file = mb << 20
     return nil
   }
 
@@ -148,7 +148,7 @@ extension RunOptions {
   func run() throws {
     let scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
     scheduler.keepGoing = keepGoing
-    if let outputLimit { ProcessRunner.memoryLimit = outputLimit << 20 }
+    if let outputLimit { scheduler.processes.outputLimits.memory = outputLimit << 20 }
     let isTerminal = isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb"
     let live = progress == .tty || (progress == .auto && isTerminal)
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal)
@@ -207,7 +207,8 @@ extension RunOptions {
       throw Taskrun.Exit(.usage)
     }
     if let problem = Self.applyFileLimit(option: outputFileLimit,
-                                          variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT")) {
+                                          variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT"),
+                                          to: &scheduler.processes.outputLimits) {
       reporter.error(problem)
       throw Taskrun.Exit(.usage)
     }
