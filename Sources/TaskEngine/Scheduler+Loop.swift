@@ -116,7 +116,8 @@ extension Scheduler {
   }
 
   /// Carries out what a command reported (`CommandTable.route`).
-  func handle(_ report: CommandReport) {
+  @inline(__always)
+  func handle(_ report: __owned CommandReport) {
     switch report {
     case .output(let op, let text, let stream):
       record(output: text, stream: stream, for: op)

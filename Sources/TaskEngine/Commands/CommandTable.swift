@@ -39,7 +39,8 @@ public final class CommandTable {
   let loop: EventLoop
   /// The local executor: commands run here, in process groups of their own.
   public let processes: ProcessRunner
-  @exclusivity(unchecked) private var entries: [CommandToken: Entry] = [:]
+  /// By `CommandToken.raw`: an Int key hashes on the standard library's fast path.
+  @exclusivity(unchecked) private var entries: [Int: Entry] = [:]
   @exclusivity(unchecked) private var lastToken = 0
   /// Every executor other than `processes` that the run uses (ended by `endAll`).
   private var executors: [any CommandExecutor] = []
@@ -59,7 +60,7 @@ public final class CommandTable {
     lastToken += 1
     let token = CommandToken(lastToken)
     let executor = executor ?? processes
-    entries[token] = Entry(owner: owner, executor: executor, completion: completion, killTimer: nil)
+    entries[token.raw] = Entry(owner: owner, executor: executor, completion: completion, killTimer: nil)
     executor.start(spec, token: token)
     return token
   }
@@ -67,32 +68,34 @@ public final class CommandTable {
   /// Asks a running command to stop: SIGTERM through its executor, SIGKILL once `grace`
   /// seconds passed on the loop without its exit. A second call while it stops does nothing.
   func terminate(_ token: CommandToken, grace: Double) {
-    guard let entry = entries[token], entry.killTimer == nil else { return }
+    guard let entry = entries[token.raw], entry.killTimer == nil else { return }
     let executor = entry.executor
     executor.signal(token: token, SIGTERM)
-    entries[token]?.killTimer = loop.after(grace) { [weak self] in
-      self?.entries[token]?.killTimer = nil
+    entries[token.raw]?.killTimer = loop.after(grace) { [weak self] in
+      self?.entries[token.raw]?.killTimer = nil
       executor.signal(token: token, SIGKILL)
     }
   }
 
   /// What the inbox's `item` means for its command, if it is a report of a command this table
-  /// runs; an exit removes the command (and its SIGKILL timer).
-  func route(_ item: InboxItem) -> CommandReport? {
+  /// runs; an exit removes the command (and its SIGKILL timer). Inlined into the loop: an
+  /// item is large (a command's whole result), and each copy of it was a `memcpy`.
+  @inline(__always)
+  func route(_ item: __owned InboxItem) -> CommandReport? {
     switch item {
     case .processOutput(let token, let stream, let text):
-      guard let entry = entries[token], let op = entry.owner else { return nil }
+      guard let entry = entries[token.raw], let op = entry.owner else { return nil }
       if entry.executor === processes { return .output(op, text, stream) }
       let shown = entry.executor.shown(text, stream: stream)
       return shown.isEmpty ? nil : .output(op, shown, stream)
     case .processBytes(let token, _, let bytes):
-      return entries[token]?.owner.map { .bytes($0, bytes) }
+      return entries[token.raw]?.owner.map { .bytes($0, bytes) }
     case .processOverwrite(let token, let text):
-      return entries[token]?.owner.map { .overwrite($0, text) }
+      return entries[token.raw]?.owner.map { .overwrite($0, text) }
     case .commandState(let token, let state):
-      return entries[token]?.owner.map { .state($0, state) }
+      return entries[token.raw]?.owner.map { .state($0, state) }
     case .processExited(let token, let result):
-      guard let entry = entries.removeValue(forKey: token) else { return nil }
+      guard let entry = entries.removeValue(forKey: token.raw) else { return nil }
       loop.cancel(entry.killTimer)
       return .exited(entry.executor === processes ? result : entry.executor.finished(result), entry.completion)
     case .signal, .completion, .wake:
@@ -103,7 +106,7 @@ public final class CommandTable {
   /// The operation of the command `token` if it runs here (the local runner); nil when it
   /// runs elsewhere (its executor may filter its text) or for no operation.
   func localOwner(of token: CommandToken) -> OperationNode? {
-    guard let entry = entries[token], entry.executor === processes else { return nil }
+    guard let entry = entries[token.raw], entry.executor === processes else { return nil }
     return entry.owner
   }
 
