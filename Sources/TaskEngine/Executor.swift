@@ -1,8 +1,10 @@
 // Executor: where an operation's `sh` command runs. This machine (ProcessRunner) unless its
-// queue names another (a Slurm cluster, Slurm/); every executor reports to the same inbox.
+// queue names another (a Slurm cluster, Slurm/), or nowhere in a dry run (DryRunExecutor);
+// every executor reports to the same inbox.
 
-/// Runs commands for the scheduler. Reports arrive in the scheduler's inbox, tagged with the
-/// token: `.processOutput` (whole lines) and exactly one `.processExited` per command.
+/// Runs commands for the scheduler's `CommandTable`. Reports arrive in the scheduler's inbox,
+/// tagged with the token: `.processOutput` (whole lines) and exactly one `.processExited` per
+/// command.
 public protocol CommandExecutor: AnyObject {
   /// Starts `spec` for `token`.
   func start(_ spec: CommandSpec, token: CommandToken)
