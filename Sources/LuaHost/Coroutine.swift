@@ -49,8 +49,8 @@ final class LuaCoroutine {
   }
 
   enum Pending {
-    case sleep(timer: Int)
-    case command(token: Int)
+    case sleep(timer: TimerID)
+    case command(token: CommandToken)
     /// os.execute's command (in a coroutine that can yield).
     case execute(LuaExecution)
     /// `isRun`: a `run` request, which answers false and the summary when its operations

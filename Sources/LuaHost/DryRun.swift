@@ -6,8 +6,8 @@ import TaskEngine
 
 extension ScriptHost {
   /// Runs dryrun.lua on the globals (once, when `dryRun` is set): os.execute and io.popen say
-  /// what they would run, writes are refused, C modules are not loaded. Requests (`sh`,
-  /// `sleep`, `run`, `wait`) are answered by `dryRunRequest`.
+  /// what they would run, writes are refused, C modules are not loaded. Requests (`sleep`,
+  /// `run`, `wait`) are answered by `dryRunRequest`, `sh` by the `DryRunExecutor`.
   func applyDryRun() {
     let s = stack
     loadChunk("dryrun.lua", as: "=[dry run]")
@@ -57,6 +57,12 @@ extension ScriptHost {
     writesAreMessages = true
     defer { flushWrites() }
     try load(path: path)
+  }
+
+  /// The executor of the top level's `sh` in a dry run: it starts nothing, and its note of
+  /// what it would run is a faked result (`dryRunNote`).
+  func dryRunExecutor() -> DryRunExecutor {
+    DryRunExecutor(inbox: scheduler.inbox) { [unowned self] text in dryRunNote(text, faked: true) }
   }
 
   /// Prints "(dry run) text" as the script's output (to stderr when standard output is the

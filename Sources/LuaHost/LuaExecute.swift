@@ -16,7 +16,7 @@ final class LuaExecution {
   /// SIGTERM sent: when, and how many interrupts had been posted then.
   var terminated: (at: Double, posted: Int)?
   /// The timer that looks at it again.
-  var ticker = 0
+  var ticker: TimerID?
   /// When it was seen to exit, and its wait status.
   var exited: Double?
   var status: Int32 = 0

@@ -16,7 +16,7 @@ extension ScriptHost {
       s.setTop(base - 3)  // nothing starts after an interrupt, not even from the top level
       return fail(co, scheduler.endedBy ?? "interrupted")
     }
-    if dryRun, co.op == nil { return dryRunRequest(co, kind: kind, base: base, top: top) }
+    if dryRun, co.op == nil, kind != "sh" { return dryRunRequest(co, kind: kind, base: base, top: top) }
     do {
       switch kind {
       case "sleep":
@@ -33,7 +33,9 @@ extension ScriptHost {
         let spec = try commandSpec(s, base, options: base + 1, function: "sh")
         let check = s.type(base + 1) == LUA_TTABLE ? s.rawGet(base + 1, "check") != LUA_TBOOLEAN || s.boolean(-1) : true
         s.setTop(base - 3)
-        let token = scheduler.runCommand(spec, for: co.op) { [unowned self] result in
+        // A dry run's top level runs nothing: the dry-run executor says what it would run.
+        let executor = dryRun && co.op == nil ? dryRunExecutor() : nil
+        let token = scheduler.runCommand(spec, for: co.op, on: executor) { [unowned self] result in
           co.pending = nil
           if let reason = co.interruptReason { return fail(co, reason) }
           if let op = co.op, op.isCancelled { return fail(co, op.error ?? "cancelled") }
@@ -71,25 +73,16 @@ extension ScriptHost {
   }
 
   /// A dry run (`-n`, `taskrun graph`) runs nothing, not even from the script's top level:
-  /// `sh` says what it would run and returns `{ status = 0, stdout = "", stderr = "" }`,
-  /// `sleep` returns at once, `run` returns true and `wait` nothing; what `run` and `wait`
-  /// name stays in the plan. Arguments are checked as in a real run.
+  /// `sh` goes to the `DryRunExecutor` (it says what it would run and returns
+  /// `{ status = 0, stdout = "", stderr = "" }`), `sleep` returns at once, `run` returns true
+  /// and `wait` nothing; what `run` and `wait` name stays in the plan. Arguments are checked
+  /// as in a real run.
   func dryRunRequest(_ co: LuaCoroutine, kind: String, base: Int32, top: Int32) {
-    let s = LuaStack(L: co.thread)
-    defer { s.setTop(base - 3) }
-    do {
-      switch kind {
-      case "sh":
-        let spec = try commandSpec(s, base, options: base + 1, function: "sh")
-        dryRunNote("sh: \(spec.display)", faked: true)
-        succeed(co) { s in self.pushCommandResult(CommandResult(status: 0, stdout: "", stderr: ""), on: s); return 1 }
-      case "run":
-        succeed(co) { s in s.push(true); return 1 }
-      default:
-        succeed(co)
-      }
-    } catch {
-      fail(co, ScriptError(raising: error))
+    LuaStack(L: co.thread).setTop(base - 3)
+    if kind == "run" {
+      succeed(co) { s in s.push(true); return 1 }
+    } else {
+      succeed(co)
     }
   }
 

@@ -8,16 +8,19 @@ extension ScriptHost {
   static let slurmFields = ["partition", "account", "cpus", "mem", "time", "extra"]
 
   /// The queue's executor from its spec table at `index` (nil: this machine), given the
-  /// command line's `--executor` (`executorChoice`).
+  /// command line's `--executor` (`executorChoice`): the engine makes it (SlurmExecutors).
   func queueExecutor(_ s: LuaStack, _ index: Int32, in what: String) throws -> (any CommandExecutor)? {
     let asked = try optionalString(s, index, "executor", in: what)
     if let asked, asked != "local", asked != "slurm" {
       throw ScriptError("\(what): executor must be \"local\" or \"slurm\" (got '\(asked)')")
     }
     let placement = try slurmPlacement(s, index, in: what)
-    let kind = executorChoice == "local" ? "local" : asked ?? executorChoice ?? "local"
-    guard kind == "slurm" else { return nil }
-    return try slurmExecutor(placement ?? SlurmPlacement(), for: what)
+    do {
+      return try scheduler.executor(asked: asked, choice: executorChoice, placement: placement ?? SlurmPlacement(),
+                                    tag: slurmTag)
+    } catch {
+      throw ScriptError("\(what): \(error)")
+    }
   }
 
   /// `slurm = { partition =, account =, cpus =, mem =, time =, extra = { … } }`, or nil.
@@ -66,34 +69,15 @@ extension ScriptHost {
     return placement
   }
 
-  /// The Slurm executor for a queue: a job step per command inside the allocation taskrun
-  /// runs in, else a batch job per command, in a folder of the run on the shared filesystem
-  /// (TASKRUN_SLURM_DIR, else .taskrun/slurm/RUN under the current folder). Without Slurm's
-  /// tools it is an error that says so.
-  func slurmExecutor(_ placement: SlurmPlacement, for what: String) throws -> any CommandExecutor {
-    let missing = Slurm.missingTools()
-    guard missing.isEmpty else {
-      throw ScriptError("\(what): executor 'slurm' needs Slurm's tools, and \(missing.joined(separator: ", ")) are not on PATH")
-    }
-    let executor: any CommandExecutor
-    if Slurm.insideAllocation {
-      executor = SlurmStepExecutor(processes: scheduler.processes, placement: placement, tag: slurmTag)
-    } else {
-      let environment = ProcessInfo.processInfo.environment
-      let base = environment["TASKRUN_SLURM_DIR"].map { URL(fileURLWithPath: $0) }
-        ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".taskrun/slurm")
-      let interval = environment["TASKRUN_SLURM_POLL"].flatMap(Double.init).map { min(60, max(0.1, $0)) } ?? 1
-      executor = SlurmBatchExecutor(inbox: scheduler.inbox, placement: placement, tag: slurmTag,
-                                    folder: base.appendingPathComponent(slurmTag), interval: interval)
-    }
-    scheduler.use(executor)
-    return executor
-  }
-
   /// `--executor slurm|local`: the default for queues that do not name one (main_queue too);
   /// `local` runs everything here. Throws when Slurm cannot be used.
   public func chooseExecutor(_ choice: String) throws {
     executorChoice = choice
-    if choice == "slurm" { scheduler.mainQueue.executor = try slurmExecutor(SlurmPlacement(), for: "--executor slurm") }
+    guard choice == "slurm" else { return }
+    do {
+      scheduler.mainQueue.executor = try scheduler.slurmExecutor(SlurmPlacement(), tag: slurmTag)
+    } catch {
+      throw ScriptError("--executor slurm: \(error)")
+    }
   }
 }

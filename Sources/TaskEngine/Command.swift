@@ -88,13 +88,13 @@ public struct CommandSpec: Sendable, Equatable {
 public struct CommandResult: Sendable, Equatable {
   /// Exit status; 128 + signal number when killed by a signal; 127 when it could not start.
   public var status: Int32
-  /// What it wrote, byte for byte: all of it, or past `ProcessRunner.memoryLimit` the last
+  /// What it wrote, byte for byte: all of it, or past `OutputLimits.memory` the last
   /// `ProcessRunner.tailBytes`, with the whole of it in `stdoutFile` / `stderrFile`.
   public var stdoutBytes: [UInt8]
   public var stderrBytes: [UInt8]
   public var stdoutFile: String?
   public var stderrFile: String?
-  /// Bytes of each stream kept neither in memory nor in its file (past `ProcessRunner.fileLimit`,
+  /// Bytes of each stream kept neither in memory nor in its file (past `OutputLimits.file`,
   /// or past the memory limit when no file could be made).
   public var stdoutDropped = 0
   public var stderrDropped = 0
@@ -156,7 +156,7 @@ public struct CommandResult: Sendable, Equatable {
 /// Runs one command as an operation's body: exit status 0 succeeds, anything else fails.
 public final class CommandBody: OperationBody {
   public let spec: CommandSpec
-  private var token: Int?
+  private var token: CommandToken?
 
   public init(_ spec: CommandSpec) { self.spec = spec }
 

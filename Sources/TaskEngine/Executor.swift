@@ -1,14 +1,16 @@
 // Executor: where an operation's `sh` command runs. This machine (ProcessRunner) unless its
-// queue names another (a Slurm cluster, Slurm/); every executor reports to the same inbox.
+// queue names another (a Slurm cluster, Slurm/), or nowhere in a dry run (DryRunExecutor);
+// every executor reports to the same inbox.
 
-/// Runs commands for the scheduler. Reports arrive in the scheduler's inbox, tagged with the
-/// token: `.processOutput` (whole lines) and exactly one `.processExited` per command.
+/// Runs commands for the scheduler's `CommandTable`. Reports arrive in the scheduler's inbox,
+/// tagged with the token: `.processOutput` (whole lines) and exactly one `.processExited` per
+/// command.
 public protocol CommandExecutor: AnyObject {
   /// Starts `spec` for `token`.
-  func start(_ spec: CommandSpec, token: Int)
+  func start(_ spec: CommandSpec, token: CommandToken)
   /// SIGTERM asks the command to stop (its group gets TERM, then KILL after the grace);
   /// SIGKILL ends it.
-  func signal(token: Int, _ signal: Int32)
+  func signal(token: CommandToken, _ signal: Int32)
   /// The command's output as the reports show it (an executor may drop its own lines).
   func shown(_ text: String, stream: OutputChannel) -> String
   /// The command's result as its operation sees it.

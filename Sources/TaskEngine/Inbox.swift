@@ -6,16 +6,16 @@ import Synchronization
 
 /// Something that happened off the scheduler's thread: a process exited, output arrived, a signal.
 public enum InboxItem: Sendable {
-  case processOutput(token: Int, stream: OutputChannel, text: String)
+  case processOutput(token: CommandToken, stream: OutputChannel, text: String)
   /// Whole lines as the command wrote them, not decoded: what no reporter and no progress
   /// pattern reads goes only to the operation's kept tail, decoded if a report needs it.
-  case processBytes(token: Int, stream: OutputChannel, bytes: [UInt8])
+  case processBytes(token: CommandToken, stream: OutputChannel, bytes: [UInt8])
   /// A stretch of a line a command overwrote with a carriage return (a progress meter): it
   /// feeds `progress =` patterns but is not output of its own.
-  case processOverwrite(token: Int, text: String)
-  case processExited(token: Int, result: CommandResult)
+  case processOverwrite(token: CommandToken, text: String)
+  case processExited(token: CommandToken, result: CommandResult)
   /// Where a command running elsewhere is: queued in a cluster, or running on a node.
-  case commandState(token: Int, state: RemoteState)
+  case commandState(token: CommandToken, state: RemoteState)
   case signal(Int32)
   /// Work done off the scheduler's thread finished with this answer (nil: no error).
   case completion(token: Int, answer: String?)

@@ -13,7 +13,7 @@ extension OperationNode {
     @exclusivity(unchecked) var observers: [any OperationObserver] = []
     @exclusivity(unchecked) var activities: [String] = []
     @exclusivity(unchecked) var timeout: Double? = nil
-    @exclusivity(unchecked) var timeoutTimer: Int? = nil
+    @exclusivity(unchecked) var timeoutTimer: TimerID? = nil
     @exclusivity(unchecked) var hostData: AnyObject? = nil
     @exclusivity(unchecked) var outputObserver: ((String) -> Void)? = nil
     @exclusivity(unchecked) var lastShownProgress: ProgressNode? = nil
@@ -103,7 +103,7 @@ extension OperationNode {
   }
   /// The timer of the running attempt's timeout (cancelled when it ends: an idle run with a
   /// pending hour-long timeout would not notice it can make no progress).
-  var timeoutTimer: Int? {
+  var timeoutTimer: TimerID? {
     get { extrasStorage?.timeoutTimer }
     set { if extrasStorage != nil || newValue != nil { extras.timeoutTimer = newValue } }
   }

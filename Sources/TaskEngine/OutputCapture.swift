@@ -2,9 +2,9 @@
 import FoundationEssentials
 import Glibc
 
-/// One stream's bytes: in memory up to `ProcessRunner.memoryLimit`; past it the stream is
+/// One stream's bytes: in memory up to `OutputLimits.memory`; past it the stream is
 /// written to a file in the `SpillFolder` and memory keeps only the last `tailBytes`. The
-/// file is bounded too (`ProcessRunner.fileLimit`, and the run's `SpillFolder.totalLimit`):
+/// file is bounded too (`OutputLimits.file`, and the run's `OutputLimits.total`):
 /// past it the file keeps the stream's beginning, a line saying how many bytes were dropped,
 /// and its end. When no file can be made, a warning says so and memory still keeps only the
 /// end. When writing the file fails midway (a full disk, `ulimit -f`), it keeps what it has
@@ -31,8 +31,11 @@ final class OutputCapture {
   private var unfiled = false
   /// Why writing the file failed (a full disk, `ulimit -f`): it keeps what it has.
   private var writeError: String?
-  /// The run's files reached `SpillFolder.totalLimit`: this one keeps its beginning and end.
+  /// The run's files reached `OutputLimits.total`: this one keeps its beginning and end.
   private var totalReached = false
+  let limits: OutputLimits
+
+  init(limits: OutputLimits) { self.limits = limits }
 
   /// What a file reserves when it is made: room for the stream's end and the line before it.
   private static var endReserve: Int { ProcessRunner.tailBytes + 256 }
@@ -40,7 +43,7 @@ final class OutputCapture {
   func append(_ data: Data, name: @autoclosure () -> String) {
     total += data.count
     if file < 0 && !unfiled {
-      if bytes.count + data.count <= ProcessRunner.memoryLimit {
+      if bytes.count + data.count <= limits.memory {
         bytes.append(contentsOf: data)
         return
       }
@@ -51,16 +54,16 @@ final class OutputCapture {
     if bytes.count > 2 * ProcessRunner.tailBytes { bytes.removeFirst(bytes.count - ProcessRunner.tailBytes) }
   }
 
-  /// The file holds the stream's first `fileLimit` bytes less the end kept for it.
-  private var headLimit: Int { max(0, ProcessRunner.fileLimit - ProcessRunner.tailBytes) }
+  /// The file holds the stream's first `limits.file` bytes less the end kept for it.
+  private var headLimit: Int { max(0, limits.file - ProcessRunner.tailBytes) }
 
   private func writeHead<Bytes: Collection<UInt8>>(_ data: Bytes) {
     guard written < headLimit, writeError == nil, !totalReached, let path else { return }
     var part = data.prefix(headLimit - written)
-    let granted = SpillFolder.shared.reserve(part.count, for: path)
+    let granted = SpillFolder.shared.reserve(part.count, for: path, within: limits.total)
     if granted < part.count {
       totalReached = true
-      SpillFolder.shared.warnOnce(SpillFolder.shared.totalReached())
+      SpillFolder.shared.warnOnce(SpillFolder.shared.totalReached(limits.total))
       part = part.prefix(granted)
     }
     if put(part) { written += part.count }
@@ -81,7 +84,7 @@ final class OutputCapture {
   }
 
   private func spill(_ name: String) {
-    switch SpillFolder.shared.create(name, reserving: Self.endReserve) {
+    switch SpillFolder.shared.create(name, reserving: Self.endReserve, within: limits.total) {
     case .success(let made):
       (file, path) = (made.fd, made.path)
       writeHead(bytes)

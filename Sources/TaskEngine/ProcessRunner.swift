@@ -27,16 +27,18 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   @exclusivity(unchecked) private var nextStopCheck = 0.0
   /// Whether a command's output must be posted as text as it comes (the scheduler's answer,
   /// asked on its thread at each read; nil: always).
-  @exclusivity(unchecked) var wantsText: ((Int) -> Bool)?
+  @exclusivity(unchecked) var wantsText: ((CommandToken) -> Bool)?
   /// Programs found in taskrun's PATH, by name (scheduler thread only).
   @exclusivity(unchecked) private var resolved: [String: String] = [:]
 
   /// Seconds output is still read after a command exited (a background child may hold its
   /// pipes open for much longer: the operation ends anyway).
   public static let drainTime = 0.2
-  /// Bytes of one stream of one command kept in memory (`--output-limit`); past it the whole
-  /// stream goes to a file in the `SpillFolder` and memory keeps the last `tailBytes`.
-  nonisolated(unsafe) public static var memoryLimit = 16 << 20
+  /// What a command's streams keep in memory and on disk (the command line sets it before
+  /// any command starts; read on the scheduler's thread as each one starts).
+  @exclusivity(unchecked) public var outputLimits = OutputLimits()
+  /// Bytes of a stream's end kept in memory past `outputLimits.memory` (and in its file past
+  /// `outputLimits.file`).
   public static let tailBytes = 64 << 10
   /// Seconds between two looks for commands the terminal stopped (SIGCHLD is not used: see
   /// CSpawn's signals.c).
@@ -44,9 +46,6 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Bytes read from one pipe before the scheduler handles them: a command printing without
   /// end then waits on its writes while its output is reported, and cannot fill memory.
   public static let readLimit = 1 << 20
-  /// Bytes of one stream kept in its file past the memory limit (`--output-file-limit` or
-  /// TASKRUN_OUTPUT_FILE_LIMIT, in MB): past it the file keeps the beginning and the last `tailBytes`.
-  nonisolated(unsafe) public static var fileLimit = 1 << 30
 
   /// What the last `watch` asked `poll` about, for each descriptor after the wake pipe: the
   /// index in `snapshot` of its command times 4, plus 0 for stdout, 1 for stderr, 2 for the pidfd.
@@ -65,7 +64,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   /// Starts `spec`; its completion arrives as `.processExited(token:…)`. A command that
   /// cannot start completes at once with status 127 and the reason on stderr.
-  public func start(_ spec: CommandSpec, token: Int) {
+  public func start(_ spec: CommandSpec, token: CommandToken) {
     let argv = spec.argv
     let env = mergedEnvironment(spec.environment)
     // taskrun's own PATH, unless the command's env sets one
@@ -94,7 +93,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       close(outPipe[1]); close(errPipe[1])
       (outPipe[1], errPipe[1]) = (-1, -1)
     }
-    let child = RunningCommand(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd)
+    let child = RunningCommand(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd,
+                               limits: outputLimits)
     lock.lock()
     live.append(child)
     lock.unlock()
@@ -127,13 +127,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Sends `signal` to the process group of the command started with `token`, if its leader
   /// has not been reaped; it remembers that the command was asked to stop, so what is left
   /// of its group is killed when the leader exits.
-  public func signal(token: Int, _ signal: Int32) {
+  public func signal(token: CommandToken, _ signal: Int32) {
     self.signal(token: token, signal, group: true)
   }
 
   /// `group: false` signals the command's own process only (srun passes USR1 on, but its
   /// helper in the same group would die of it).
-  public func signal(token: Int, _ signal: Int32, group: Bool) {
+  public func signal(token: CommandToken, _ signal: Int32, group: Bool) {
     lock.lock(); defer { lock.unlock() }
     guard let child = live.first(where: { $0.token == token }), !child.reaped else { return }
     child.signalled = true
@@ -164,7 +164,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     for child in live where !child.reaped { kill(-child.pid, SIGCONT) }
   }
 
-  private func fail(token: Int, _ message: String) {
+  private func fail(token: CommandToken, _ message: String) {
     inbox.post(.processOutput(token: token, stream: .stderr, text: message + "\n"))
     inbox.post(.processExited(token: token, result: CommandResult(status: 127, stdout: "", stderr: message + "\n")))
   }

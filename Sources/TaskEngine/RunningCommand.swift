@@ -6,7 +6,7 @@ import Glibc
 /// scheduler's thread) only, except `pid` (immutable) and the fields the runner's lock guards.
 final class RunningCommand {
   let pid: pid_t
-  let token: Int
+  let token: CommandToken
   /// The read ends of its stdout and stderr pipes, -1 once closed (fields, not a dictionary
   /// by channel: hashing a channel hashed its name, twice per pipe at every wake).
   var out: Int32, err: Int32
@@ -16,7 +16,7 @@ final class RunningCommand {
   /// -1: none (without a pidfd they are closed at once).
   var writeOut: Int32, writeErr: Int32
   var pidfd: Int32
-  var stdout = OutputCapture(), stderr = OutputCapture()
+  var stdout: OutputCapture, stderr: OutputCapture
   var outLines = OutputLines(), errLines = OutputLines()
   var status: Int32?
   var drainUntil: Double?
@@ -28,8 +28,9 @@ final class RunningCommand {
   var signalled = false
   var reason: String?
 
-  init(pid: pid_t, token: Int, stdout: [Int32], stderr: [Int32], pidfd: Int32) {
+  init(pid: pid_t, token: CommandToken, stdout: [Int32], stderr: [Int32], pidfd: Int32, limits: OutputLimits) {
     self.pid = pid
+    (self.stdout, self.stderr) = (OutputCapture(limits: limits), OutputCapture(limits: limits))
     self.token = token
     (out, err) = (stdout[0], stderr[0])
     (writeOut, writeErr) = (stdout[1], stderr[1])

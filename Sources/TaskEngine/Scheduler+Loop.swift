@@ -1,81 +1,42 @@
-// The event loop: timers, command completions, signals and stall detection.
-import Dispatch
+// Scheduler+Loop: the run loop over the EventLoop and the CommandTable, what command reports do, stall detection.
 import Dispatch
 import FoundationEssentials
 import Glibc
-import HeapModule
-
-struct TimerEntry: Comparable {
-  let deadline: Double
-  let id: Int
-  // Heap pops max first: the earliest deadline, then the earliest timer.
-  static func < (a: TimerEntry, b: TimerEntry) -> Bool {
-    a.deadline != b.deadline ? a.deadline > b.deadline : a.id > b.id
-  }
-}
 
 extension Scheduler {
-  /// Calls `action` on the scheduler's thread after `seconds`. Returns a token for `cancelTimer`.
+  /// Calls `action` on the scheduler's thread after `seconds`. Returns its timer, for `cancelTimer`.
   @discardableResult
-  public func after(_ seconds: Double, _ action: @escaping () -> Void) -> Int {
-    nextToken += 1
-    timers.insert(TimerEntry(deadline: clock.now + Limits.wait(seconds), id: nextToken))
-    timerActions[nextToken] = action
-    return nextToken
+  public func after(_ seconds: Double, _ action: @escaping () -> Void) -> TimerID {
+    loop.after(seconds, action)
   }
 
-  public func cancelTimer(_ token: Int) { timerActions[token] = nil }
+  public func cancelTimer(_ timer: TimerID?) { loop.cancel(timer) }
 
   /// Runs a command for `op` (its output is recorded on `op`); `completion` gets the result
-  /// on the scheduler's thread. Returns a token for `signalCommand`.
+  /// on the scheduler's thread. Returns its token, for `terminateCommand`. `remote`: an
+  /// operation's own command, which runs where its queue's executor says (`sh()` inside a
+  /// body runs here); `executor`, when given, runs it whatever the queue says.
   @discardableResult
-  /// `remote`: an operation's own command, which runs where its queue's executor says
-  /// (`sh()` inside a body runs here).
   public func runCommand(_ spec: CommandSpec, for op: OperationNode?, remote: Bool = false,
-                         completion: @escaping (CommandResult) -> Void) -> Int {
-    nextToken += 1
-    let token = nextToken
-    commandHandlers[token] = completion
-    commandOwners[token] = op
-    if remote, let executor = op?.queue.executor {
-      remoteCommands[token] = executor
-      executor.start(spec, token: token)
-    } else {
-      processes.start(spec, token: token)
-    }
-    return token
+                         on executor: (any CommandExecutor)? = nil,
+                         completion: @escaping (CommandResult) -> Void) -> CommandToken {
+    commands.run(spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), completion: completion)
   }
 
   /// An executor of this run, ended at every exit (`endExecutors`).
-  public func use(_ executor: any CommandExecutor) {
-    if !executors.contains(where: { $0 === executor }) { executors.append(executor) }
-  }
+  public func use(_ executor: any CommandExecutor) { commands.use(executor) }
 
   /// Nothing any executor started outlives the run.
-  public func endExecutors() {
-    for executor in executors { executor.endAll() }
-  }
+  public func endExecutors() { commands.endAll() }
 
   /// Asks a command to stop: SIGTERM to its process group, SIGKILL after `killGrace`.
-  public func terminateCommand(_ token: Int) {
-    guard commandHandlers[token] != nil, killTimers[token] == nil else { return }
-    let executor = (remoteCommands.isEmpty ? nil : remoteCommands[token]) ?? processes
-    executor.signal(token: token, SIGTERM)
-    killTimers[token] = after(killGrace) { [weak self] in
-      self?.killTimers[token] = nil
-      executor.signal(token: token, SIGKILL)
-    }
-  }
+  public func terminateCommand(_ token: CommandToken) { commands.terminate(token, grace: killGrace) }
 
   /// Runs blocking `work` off the scheduler's thread (on `queue`: a serial one serializes,
   /// as prompts must be); `then` gets its answer on the scheduler's thread.
   public func perform(on queue: DispatchQueue = .global(), _ work: @escaping @Sendable () -> String?,
                       then: @escaping (String?) -> Void) {
-    nextToken += 1
-    let token = nextToken
-    completionHandlers[token] = then
-    let inbox = self.inbox
-    queue.async { inbox.post(.completion(token: token, answer: work())) }
+    loop.perform(on: queue, work, then: then)
   }
 
   // MARK: The loop
@@ -93,76 +54,56 @@ extension Scheduler {
       if done() { return true }
       // Both, every time: a body resumed by a timer at each of its time slices must not keep
       // commands' exits and output waiting in the inbox until it ends.
-      let fired = fireDueTimers()
+      let fired = loop.fireDue()
       if handleInbox() || fired { continue }
       if done() { return true }
-      let idle = commandHandlers.isEmpty && timerActions.isEmpty && completionHandlers.isEmpty && inbox.isEmpty
-      if idle {
+      if commands.isEmpty && loop.isIdle {
         if cancelUnstartable() || onStall() { continue }
         return done()
       }
-      dropCancelledTimers()
-      let deadlines = [timers.max?.deadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }
-      clock.idle(until: deadlines.min(), inbox: inbox)
+      let deadlines = [loop.nextDeadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }
+      loop.idle(until: deadlines.min())
     }
-  }
-
-  func fireDueTimers() -> Bool {
-    var fired = false
-    let now = clock.now
-    while let next = timers.max, next.deadline <= now {
-      timers.removeMax()
-      if let action = timerActions.removeValue(forKey: next.id) {
-        action()
-        fired = true
-      }
-    }
-    return fired
-  }
-
-  func dropCancelledTimers() {
-    while let next = timers.max, timerActions[next.id] == nil { timers.removeMax() }
   }
 
   func handleInbox() -> Bool {
-    if !commandHandlers.isEmpty { inbox.watchIfDue() }  // busy all along: still see commands end
+    if !commands.isEmpty { inbox.watchIfDue() }  // busy all along: still see commands end
     let items = inbox.drain()
     for item in items {
       switch item {
-      case .processOutput(let token, let stream, let text):
-        guard let op = commandOwners[token] else { break }
-        if !remoteCommands.isEmpty, let remote = remoteCommands[token] {
-          let shown = remote.shown(text, stream: stream)
-          if !shown.isEmpty { record(output: shown, stream: stream, for: op) }
-        } else {
-          record(output: text, stream: stream, for: op)
-        }
-      case .processBytes(let token, _, let bytes):
-        commandOwners[token]?.keepOutput(bytes: bytes)
-      case .processOverwrite(let token, let text):
-        commandOwners[token]?.outputObserver?(text)
-      case .commandState(let token, let state):
-        guard let op = commandOwners[token], op.remoteState != state else { break }
-        if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = remoteStart(of: op, state) }
-        op.remoteState = state
-        if op.startUnannounced { announceStart(of: op) }
-        emit(.remoteState(time: elapsed, name: op.name, state: state))
-      case .processExited(let token, var result):
-        commandOwners[token] = nil
-        if !remoteCommands.isEmpty, let remote = remoteCommands.removeValue(forKey: token) { result = remote.finished(result) }
-        if let timer = killTimers.removeValue(forKey: token) { cancelTimer(timer) }
-        if let handler = commandHandlers.removeValue(forKey: token) {
-          handler(result)
-        }
       case .signal:
         absorbSignals()
-      case .completion(let token, let answer):
-        completionHandlers.removeValue(forKey: token)?(answer)
+      case .completion(let number, let answer):
+        loop.complete(number, answer: answer)
       case .wake:
         break
+      default:
+        guard let report = commands.route(item) else { break }
+        handle(report)
       }
     }
     return !items.isEmpty
+  }
+
+  /// Carries out what a command reported (`CommandTable.route`).
+  @inline(__always)
+  func handle(_ report: __owned CommandReport) {
+    switch report {
+    case .output(let op, let text, let stream):
+      record(output: text, stream: stream, for: op)
+    case .bytes(let op, let bytes):
+      op.keepOutput(bytes: bytes)
+    case .overwrite(let op, let text):
+      op.outputObserver?(text)
+    case .state(let op, let state):
+      guard op.remoteState != state else { break }
+      if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = remoteStart(of: op, state) }
+      op.remoteState = state
+      if op.startUnannounced { announceStart(of: op) }
+      emit(.remoteState(time: elapsed, name: op.name, state: state))
+    case .exited(let result, let completion):
+      completion(result)
+    }
   }
 
   // MARK: Queue control

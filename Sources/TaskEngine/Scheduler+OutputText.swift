@@ -5,10 +5,9 @@ extension Scheduler {
   /// `output` events, its operation has an output observer (`progress =` patterns), or an
   /// executor filters its text (srun's own lines). Otherwise whole lines go to the
   /// operation's tail as bytes, which binary output (gzip, tar) pays for no more than `cat`.
-  func outputTextWanted(_ token: Int) -> Bool {
+  func outputTextWanted(_ token: CommandToken) -> Bool {
     if interests.contains(.output) { return true }
-    if !remoteCommands.isEmpty, remoteCommands[token] != nil { return true }
-    guard let op = commandOwners[token] else { return true }
+    guard let op = commands.localOwner(of: token) else { return true }
     return op.outputObserver != nil
   }
 }

@@ -8,9 +8,17 @@ import Synchronization
 /// Everything here is called from the thread that calls `run(until:)`; other threads talk to
 /// it through the `inbox` only.
 public final class Scheduler {
+  /// Time, the inbox, timers and off-thread completions.
+  public let loop: EventLoop
+  /// Every running command, local or remote, with its executor.
+  let commands: CommandTable
+  /// The loop's clock and inbox, held here too: `clock.now` and the inbox's signal count are
+  /// read at every start and finish, and reading them through `loop` cost a retain and a
+  /// release each time (measured with callgrind).
   public let clock: any SchedulerClock
   public let inbox: Inbox
-  public let processes: ProcessRunner
+  /// This machine's executor.
+  public var processes: ProcessRunner { commands.processes }
   /// Operations, queues, their names and edges (Graph/Graph.swift).
   @exclusivity(unchecked) var graph: Graph
   /// Without it, the first failure stops new operations from starting (running ones finish).
@@ -66,17 +74,6 @@ public final class Scheduler {
   /// Successes not yet told (`successesAtTick`): told together before the next event.
   @exclusivity(unchecked) var heldSuccesses: [Success] = []
 
-  @exclusivity(unchecked) var timers = Heap<TimerEntry>()
-  @exclusivity(unchecked) var timerActions: [Int: () -> Void] = [:]
-  @exclusivity(unchecked) var nextToken = 0
-  @exclusivity(unchecked) var commandHandlers: [Int: (CommandResult) -> Void] = [:]
-  @exclusivity(unchecked) var commandOwners: [Int: OperationNode] = [:]
-  /// Commands running elsewhere than here, by token, and every such executor of the run.
-  @exclusivity(unchecked) var remoteCommands: [Int: any CommandExecutor] = [:]
-  var executors: [any CommandExecutor] = []
-  /// SIGKILL timers of commands asked to stop (cancelled when the command exits).
-  @exclusivity(unchecked) var killTimers: [Int: Int] = [:]
-  @exclusivity(unchecked) var completionHandlers: [Int: (String?) -> Void] = [:]
   /// The `confirm` prompts, asked one at a time (Conditions/PromptLine.swift).
   let prompts = PromptLine()
   /// Executing operations by the operations they wait on (for deadlock detection).
@@ -86,9 +83,9 @@ public final class Scheduler {
   @exclusivity(unchecked) var cascading = false
 
   public init(clock: any SchedulerClock = MonotonicClock(), jobs: Int = 1) {
-    self.clock = clock
-    self.inbox = Inbox()
-    self.processes = ProcessRunner(inbox: inbox)
+    loop = EventLoop(clock: clock)
+    (self.clock, inbox) = (clock, loop.inbox)
+    commands = CommandTable(loop: loop, processes: ProcessRunner(inbox: loop.inbox))
     self.graph = Graph(jobs: jobs)
     adopt(graph.mainQueue)
     processes.wantsText = { [unowned self] token in outputTextWanted(token) }

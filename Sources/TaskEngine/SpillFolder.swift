@@ -2,7 +2,7 @@
 import FoundationEssentials
 import Glibc
 
-/// Where a stream past `ProcessRunner.memoryLimit` goes: one folder per process, made by
+/// Where a stream past `OutputLimits.memory` goes: one folder per process, made by
 /// `mkdtemp` under `$TMPDIR` (mode 0700, a fresh name: nothing planted there is followed or
 /// reused), files created in it with `O_EXCL | O_NOFOLLOW` and mode 0600. A file stays after
 /// the run only when a failure message shown to the user names it (`keepNamed`); every other
@@ -10,7 +10,7 @@ import Glibc
 /// (`removeUnkept`, on every way out), and the folder with them when it is left empty. A
 /// result handed to Lua names its file while the run lasts.
 ///
-/// The files of a run together hold at most `totalLimit` bytes: each reserves its bytes
+/// The files of a run together hold at most `OutputLimits.total` bytes: each reserves its bytes
 /// before writing them (`reserve`), and gives them back when it is removed.
 ///
 /// Used from the scheduler's thread, and at exit from whichever thread ends the process:
@@ -30,14 +30,13 @@ public final class SpillFolder: @unchecked Sendable {
   private var reserved = 0
   private var warned = false
 
-  /// Bytes all spill files of a run may hold together: 4 × `--output-file-limit`.
-  public static var totalLimit: Int { 4 * ProcessRunner.fileLimit }
   /// Creates `name` (or `name` with a number added, if a file of that name was made before)
   /// for writing; the descriptor and its path, or why it could not be made.
-  /// The file first reserves `bytes` of the run's total; when they are not left, nothing is made.
-  func create(_ name: String, reserving bytes: Int) -> Result<(fd: Int32, path: String), SpillError> {
+  /// The file first reserves `bytes` of the run's `total` (`OutputLimits.total`); when they
+  /// are not left, nothing is made.
+  func create(_ name: String, reserving bytes: Int, within total: Int) -> Result<(fd: Int32, path: String), SpillError> {
     lock.lock(); defer { lock.unlock() }
-    guard reserved + bytes <= Self.totalLimit else { return .failure(totalReached()) }
+    guard reserved + bytes <= total else { return .failure(totalReached(total)) }
     if descriptor < 0 && failure == nil { makeFolder() }
     guard descriptor >= 0, let path else { return .failure(SpillError(message: failure ?? "no folder")) }
     let (stem, dot) = name.lastIndex(of: ".").map { (String(name[..<$0]), String(name[$0...])) } ?? (name, "")
@@ -54,19 +53,19 @@ public final class SpillFolder: @unchecked Sendable {
     return .failure(SpillError(message: "\(path)/\(name): too many files of that name"))
   }
 
-  /// Up to `bytes` more for `file`, within the run's total: how many it may write.
-  func reserve(_ bytes: Int, for file: String) -> Int {
+  /// Up to `bytes` more for `file`, within the run's `total`: how many it may write.
+  func reserve(_ bytes: Int, for file: String, within total: Int) -> Int {
     lock.lock(); defer { lock.unlock() }
     guard let entry = files[file] else { return 0 }
-    let granted = max(0, min(bytes, Self.totalLimit - reserved))
+    let granted = max(0, min(bytes, total - reserved))
     files[file] = (entry.kept, entry.bytes + granted)
     reserved += granted
     return granted
   }
 
-  /// Why a stream gets no more room on disk: the run's files reached `totalLimit`.
-  func totalReached() -> SpillError {
-    SpillError(message: "this run's output files reached \(Self.totalLimit >> 20) MB, "
+  /// Why a stream gets no more room on disk: the run's files reached `total` bytes.
+  func totalReached(_ total: Int) -> SpillError {
+    SpillError(message: "this run's output files reached \(total >> 20) MB, "
       + "4 × --output-file-limit, the most they may hold together",
       advice: "A larger --output-file-limit keeps more")
   }

@@ -87,22 +87,21 @@ extension RunOptions {
   /// `--output-file-limit`, else TASKRUN_OUTPUT_FILE_LIMIT: MB of one stream kept in its file
   /// past `--output-limit` (1 to 1048576, default 1024; the option is checked by `problem`);
   /// why the variable's value is refused, or nil. The option wins: the variable is not read.
-  static func applyFileLimit(option: Int?, variable value: String?) -> String? {
+  static func applyFileLimit(option: Int?, variable value: String?, to limits: inout OutputLimits) -> String? {
     if let option {
-      ProcessRunner.fileLimit = option << 20
+      limits.file = option << 20
       return nil
     }
     guard let value, !value.isEmpty else { return nil }
     guard let mb = Int(value), (1...1_048_576).contains(mb) else {
       return "TASKRUN_OUTPUT_FILE_LIMIT must be a whole number of MB from 1 to 1048576 (got '\(value)')"
     }
-    ProcessRunner.fileLimit = mb << 20
+    limits.file = mb << 20
     return nil
   }
 
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
   func run(_ invocation: Invocation) throws {
-    if let outputLimit { ProcessRunner.memoryLimit = outputLimit << 20 }
     let isTerminal = Session.outputIsTerminal
     let live = progress == .tty || (progress == .auto && isTerminal)
     let reporter = PlainReporter(
@@ -113,6 +112,7 @@ extension RunOptions {
       host: .init(arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
                   assumeYes: yes, asksOnTerminal: true))
     let scheduler = session.scheduler
+    if let outputLimit { scheduler.processes.outputLimits.memory = outputLimit << 20 }
     /// An error of the command line or the script: said, and the exit code 2.
     func usage(_ message: String) -> Taskrun.Exit {
       reporter.error(message)
@@ -147,7 +147,8 @@ extension RunOptions {
       throw usage("\(error)")
     }
     if let problem = Self.applyFileLimit(option: outputFileLimit,
-                                          variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT")) {
+                                          variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT"),
+                                          to: &scheduler.processes.outputLimits) {
       throw usage(problem)
     }
     session.attachSignals()

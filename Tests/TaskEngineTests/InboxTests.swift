@@ -23,7 +23,7 @@ private final class PipeSource: DescriptorSource {
     var byte: UInt8 = 0
     _ = read(fds[0], &byte, 1)
     handledOn.append(pthread_self())
-    inbox.post(.processOutput(token: Int(byte), stream: .stdout, text: "x\n"))
+    inbox.post(.processOutput(token: CommandToken(Int(byte)), stream: .stdout, text: "x\n"))
   }
 }
 
@@ -59,7 +59,7 @@ private final class PipeSource: DescriptorSource {
       Issue.record("nothing posted")
       return
     }
-    #expect(token == 7)
+    #expect(token == CommandToken(7))
     #expect(source.handledOn.count == 1 && pthread_equal(source.handledOn[0], pthread_self()) != 0)
   }
 

@@ -6,7 +6,7 @@ final class TimedBody: OperationBody {
   let seconds: Double
   let outcome: Outcome
   let log: Log
-  var timer: Int?
+  var timer: TimerID?
 
   init(_ seconds: Double = 1, _ outcome: Outcome = .succeeded, log: Log) {
     self.seconds = seconds

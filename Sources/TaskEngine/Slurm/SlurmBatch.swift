@@ -19,11 +19,11 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   let statusWait: Double
   let missingPolls: Int
   private let queue = DispatchQueue(label: "taskrun.slurm")
-  private var jobs: [Int: Job] = [:]
+  private var jobs: [CommandToken: Job] = [:]
   private var ticking = false
 
   final class Job {
-    let token: Int
+    let token: CommandToken
     let folder: URL
     var id: String?
     var state = "PENDING"
@@ -37,7 +37,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
     var read: [OutputChannel: UInt64] = [.stdout: 0, .stderr: 0]
     var lines: [OutputChannel: OutputLines] = [:]
     var output: [OutputChannel: Data] = [.stdout: Data(), .stderr: Data()]
-    init(token: Int, folder: URL) { (self.token, self.folder) = (token, folder) }
+    init(token: CommandToken, folder: URL) { (self.token, self.folder) = (token, folder) }
   }
 
   public init(inbox: Inbox, placement: SlurmPlacement, tag: String, folder: URL,
@@ -70,7 +70,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
     finish "$rc"
     """
 
-  public func start(_ spec: CommandSpec, token: Int) {
+  public func start(_ spec: CommandSpec, token: CommandToken) {
     queue.async { [self] in
       let job = Job(token: token, folder: folder.appendingPathComponent("\(token)"))
       jobs[token] = job
@@ -106,7 +106,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
 
   /// TERM: scancel (TERM to the job; the wrapper stops the command's group with the grace);
   /// KILL: KILL to every process of the job, then the job.
-  public func signal(token: Int, _ signal: Int32) {
+  public func signal(token: CommandToken, _ signal: Int32) {
     queue.async { [self] in
       guard let job = jobs[token] else { return }
       job.stopping = true

@@ -47,7 +47,7 @@ public final class SlurmStepExecutor: CommandExecutor {
       + ["/bin/sh", "-c", Self.wrapper, "taskrun-job"] + spec.argv
   }
 
-  public func start(_ spec: CommandSpec, token: Int) {
+  public func start(_ spec: CommandSpec, token: CommandToken) {
     var step = CommandSpec(.argv(stepArguments(spec)), environment: spec.environment)
     // srun starts here, the command in TASKRUN_CWD there (the filesystem is shared).
     if let directory = spec.directory { step.environment["TASKRUN_CWD"] = directory }
@@ -56,7 +56,7 @@ public final class SlurmStepExecutor: CommandExecutor {
 
   /// srun itself dies on TERM without passing it on (the command would never see it):
   /// USR1 is what it forwards, and the wrapper turns it into TERM for the command's group.
-  public func signal(token: Int, _ signal: Int32) {
+  public func signal(token: CommandToken, _ signal: Int32) {
     if signal == SIGTERM {
       processes.signal(token: token, SIGUSR1, group: false)
     } else {
