@@ -175,8 +175,8 @@ extension Scheduler {
         guard let op = commandOwners[token], op.remoteState != state else { break }
         if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = remoteStart(of: op, state) }
         op.remoteState = state
-        if op.startUnannounced { announceStart(of: op) }
-        emit(.remoteState(time: elapsed, name: op.name, state: state))
+        let now = clock.now
+        announcer.remoteState(of: op, state, startedAt: elapsed(at: op.startTime ?? now), at: elapsed(at: now))
       case .processExited(let token, var result):
         commandOwners[token] = nil
         if !remoteCommands.isEmpty, let remote = remoteCommands.removeValue(forKey: token) { result = remote.finished(result) }
