@@ -22,7 +22,8 @@ extension Scheduler {
   func carryOut(finishOf op: OperationNode) {
     let group = op.isGroup && op.outcome != .succeeded && !op.children.isEmpty
     let handlers = op.extrasStorage?.finishHandlers.isEmpty == false
-    let stops = stopping.stopsAfter(op, keepGoing: keepGoing)
+    // The stop state is read after a failure only: a finish that did not fail copies nothing.
+    let stops = op.outcome == .failed && stopping.stopsAfter(op, keepGoing: keepGoing)
     // Most finishes set off nothing (a leaf, no one waiting): no frame. Most others only
     // evaluate dependents: the frame starts there.
     if !group && !handlers && !stops && op.dependents.isEmpty { return }

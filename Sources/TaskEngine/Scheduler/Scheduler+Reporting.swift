@@ -37,9 +37,14 @@ extension Scheduler {
   public var activityCounts: [String: Int] { ledger.activityCounts }
 
   /// Seconds since the run started.
-  public var elapsed: Double { ledger.elapsed(at: clock.now) }
+  public var elapsed: Double { elapsed(at: clock.now) }
+  /// The ledger's field itself: a call of a ledger method here would copy the whole ledger
+  /// (its dictionary and the ETA's arrays retained and released at every start and finish).
   @inline(__always)
-  func elapsed(at now: Double) -> Double { ledger.elapsed(at: now) }
+  func elapsed(at now: Double) -> Double {
+    guard let start = ledger.runStartTime else { return 0 }
+    return now - start
+  }
 
   /// Tells the sinks `event` (for hosts: the engine's own events come from the announcer).
   public func emit(_ event: RunEvent) {
