@@ -109,28 +109,31 @@ struct RunLedger {
     summary.interrupted = stop.interrupts > 0
     summary.ended = stop.endedBy
     summary.elapsed = elapsed(at: now)
-    // The five longest, in one pass (longest first, then declaration order).
-    var slowest: [OperationNode] = []
-    for op in operations {
-      guard let duration = op.duration else { continue }
-      if slowest.count == 5, duration <= slowest[4].duration! { continue }
-      let index = slowest.firstIndex { duration > $0.duration! } ?? slowest.count
-      slowest.insert(op, at: index)
-      if slowest.count > 5 { slowest.removeLast() }
-    }
-    summary.slowest = slowest.map { .init(name: $0.name, duration: $0.duration!) }
     summary.criticalPath = criticalPath
-    for op in operations where op.isFinished {
-      switch op.outcome! {
-      case .succeeded: summary.succeeded += 1
-      case .skipped: summary.skipped += 1
-      case .failed, .cancelled:
-        if op.outcome == .failed { summary.failed += 1 } else { summary.cancelled += 1 }
-        summary.failures.append(.init(name: op.name, outcome: op.outcome!, error: op.error ?? "",
-                                      output: op.output, kind: op.errorKind,
-                                      cause: op.errorKind == .child ? op.failedLeaf?.name : nil))
+    // One pass: the counts and failures (in declaration order) and the five longest (longest
+    // first, then declaration order), each duration read once.
+    var slowest: [RunSummary.Timing] = []
+    var shortestKept = -Double.infinity  // of the five kept, once there are five
+    for op in operations {
+      if op.isFinished, let outcome = op.outcome {
+        switch outcome {
+        case .succeeded: summary.succeeded += 1
+        case .skipped: summary.skipped += 1
+        case .failed, .cancelled:
+          if outcome == .failed { summary.failed += 1 } else { summary.cancelled += 1 }
+          summary.failures.append(.init(name: op.name, outcome: outcome, error: op.error ?? "",
+                                        output: op.output, kind: op.errorKind,
+                                        cause: op.errorKind == .child ? op.failedLeaf?.name : nil))
+        }
       }
+      guard let duration = op.duration else { continue }
+      if slowest.count == 5, duration <= shortestKept { continue }
+      let index = slowest.firstIndex { duration > $0.duration } ?? slowest.count
+      slowest.insert(.init(name: op.name, duration: duration), at: index)
+      if slowest.count > 5 { slowest.removeLast() }
+      if slowest.count == 5 { shortestKept = slowest[4].duration }
     }
+    summary.slowest = slowest
     return summary
   }
 
