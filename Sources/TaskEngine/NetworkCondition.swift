@@ -26,9 +26,9 @@ extension BlockCondition {
         return done(.failed("cannot ask \"\(prompt)\": not running on a terminal (--yes answers yes)"))
       }
       scheduler.oneAtATime(for: op) { finished in
-        scheduler.emit(.prompt(time: scheduler.elapsed, text: prompt))
+        scheduler.announcer.prompt(prompt, at: scheduler.elapsed)
         scheduler.perform({ ask(prompt).map { $0 ? nil : "declined" } ?? "no answer" }) { answer in
-          scheduler.emit(.prompt(time: scheduler.elapsed, text: nil))
+          scheduler.announcer.prompt(nil, at: scheduler.elapsed)
           // The answer first: a "no" that stops the run cancels the operations whose
           // questions wait, before `finished()` would ask the next one.
           done(answer.map { .failed("\"\(prompt)\": \($0)") } ?? .satisfied)

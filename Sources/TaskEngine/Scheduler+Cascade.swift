@@ -22,7 +22,8 @@ extension Scheduler {
   func carryOut(finishOf op: OperationNode) {
     let group = op.isGroup && op.outcome != .succeeded && !op.children.isEmpty
     let handlers = op.extrasStorage?.finishHandlers.isEmpty == false
-    let stops = op.outcome == .failed && !keepGoing && stopReason == nil
+    // The stop state is read after a failure only: a finish that did not fail copies nothing.
+    let stops = op.outcome == .failed && stopping.stopsAfter(op, keepGoing: keepGoing)
     // Most finishes set off nothing (a leaf, no one waiting): no frame. Most others only
     // evaluate dependents: the frame starts there.
     if !group && !handlers && !stops && op.dependents.isEmpty { return }
@@ -67,9 +68,7 @@ extension Scheduler {
         cascade[top].index += 1
         guard child.mayStillChange else { continue }
         child.isScheduled = true
-        unfinishedScheduled += 1
-        counts.pending += 1
-        scheduledWeight += child.weight
+        ledger.scheduled(child)
         finish(child, outcome, error: "group '\(op.name)' \(op.outcome!.rawValue)")
         return
       }
@@ -90,9 +89,7 @@ extension Scheduler {
     case .stop:
       cascade[top].phase = .dependents
       cascade[top].index = 0
-      if op.outcome == .failed && !keepGoing && stopReason == nil {
-        stop(because: "not started: the run stopped after '\(op.name)' failed (-k keeps going)")
-      }
+      if stopping.stopsAfter(op, keepGoing: keepGoing) { stop(because: StopState.failFastReason(op)) }
     case .dependents:
       let index = cascade[top].index, count = op.dependents.count
       guard index < count else { cascade.removeLast(); return }

@@ -99,8 +99,8 @@ extension Scheduler {
       guard op.remoteState != state else { break }
       if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = remoteStart(of: op, state) }
       op.remoteState = state
-      if op.startUnannounced { announceStart(of: op) }
-      emit(.remoteState(time: elapsed, name: op.name, state: state))
+      let now = clock.now
+      announcer.remoteState(of: op, state, startedAt: elapsed(at: op.startTime ?? now), at: elapsed(at: now))
     case .exited(let result, let completion):
       completion(result)
     }

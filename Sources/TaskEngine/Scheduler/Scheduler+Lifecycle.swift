@@ -1,0 +1,239 @@
+// Scheduler+Lifecycle: an operation's way through the run (evaluate, ready, start, finish, retry, cancel).
+
+extension Scheduler {
+  /// Called when every dependency of a scheduled operation finished: skip, cancel or ready it.
+  func evaluate(_ op: OperationNode) {
+    absorbSignals()
+    guard op.state == .pending, !op.isFinished else { return }
+    if stopping.halted, let stopReason = stopping.stopReason { return finish(op, .cancelled, error: stopReason) }
+    let dependencies = op.producedBy.isEmpty ? op.dependencies : op.dependencies.filter { op.producedBy[$0] == nil }
+    switch op.policy {
+    case .succeeded:
+      // One pass: the most telling dependency that did not succeed (failed, then cancelled,
+      // then a skip carrying a failure, then any), and whether any failed or was cancelled
+      // (not only the one the message names: `when = "failed"` further down sees the failure
+      // through every skip).
+      var bad: OperationNode?, rank = 0, upstream = false
+      for dependency in dependencies where dependency.outcome != .succeeded {
+        let r = dependency.outcome == .failed ? 4 : dependency.outcome == .cancelled ? 3 : dependency.upstreamFailed ? 2 : 1
+        if r > rank { (bad, rank) = (dependency, r) }
+        if r >= 2 { upstream = true }
+      }
+      if let bad {
+        op.upstreamFailed = upstream
+        return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
+      }
+      if failConditionDependency(op) { return }
+      if let stopReason = stopping.stopReason { return finish(op, .cancelled, error: stopReason) }
+    case .failed:
+      if !dependencies.contains(where: { $0.outcome == .failed || $0.outcome == .cancelled || $0.upstreamFailed }) {
+        return finish(op, .skipped, error: "no dependency failed")
+      }
+      if let stopReason = stopping.stopReason, stopping.halted { return finish(op, .cancelled, error: stopReason) }
+    case .finished:
+      break
+    }
+    if !op.conditions.isEmpty && !op.conditionsHeld { return checkConditions(op) }
+    makeReady(op)
+  }
+
+  func makeReady(_ op: OperationNode) {
+    noteReady(op)
+    op.state = .ready
+    op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+  }
+
+  /// Starts ready operations while their queues have room. Returns whether any started.
+  @discardableResult
+  public func pump() -> Bool {
+    absorbSignals()
+    var started = false
+    if !admission.parked.isEmpty {
+      // Waiting for resources: first come, first served.
+      var still: [OperationNode] = []
+      for op in admission.parked where op.state == .ready {
+        if op.queue.hasCapacity && acquire(op) { start(op); started = true } else { still.append(op) }
+      }
+      admission.parked = still
+    }
+    for queue in queues {
+      // Bodies that waited come back first: they started before anything still ready.
+      while queue.hasCapacity && !queue.reclaimers.isEmpty {
+        let (op, resume) = queue.reclaimers.removeFirst()
+        guard op.slotYielded, op.state == .executing else { continue }
+        op.slotYielded = false
+        queue.running += 1
+        resume()
+        started = true
+      }
+      while queue.hasCapacity, let entry = queue.ready.popMax() {
+        let op = entry.operation
+        guard op.state == .ready else { continue }
+        guard acquire(op) else {
+          admission.park(op)
+          continue
+        }
+        start(op)
+        started = true
+      }
+      if !queue.hasCapacity && !queue.ready.isEmpty { queue.blockedSequence = admission.readySequence }
+    }
+    return started
+  }
+
+  func start(_ op: OperationNode) {
+    op.state = .executing
+    if op.attempt == 0 { recordStartCause(of: op) }
+    if op.extrasStorage?.isRemote == true { (op.remoteState, op.remoteStartTime) = (nil, nil) }  // a retry: a new job
+    op.attempt += 1
+    let now = clock.now
+    op.startTime = now
+    if !op.isGroup { op.queue.running += 1 }
+    ledger.started(op)
+    op.executingIndex = executing.count
+    executing.append(op)
+    announcer.started(op, at: elapsed(at: now))
+    // Most operations have no activities, observers or handlers: not even an empty loop.
+    if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
+    if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
+    if let timeout = op.timeout {
+      let attempt = op.attempt
+      op.timeoutTimer = after(timeout) { [weak self, weak op] in
+        guard let self, let op, op.attempt == attempt else { return }
+        expire(op)
+      }
+    }
+    if let body = op.body {
+      body.start(op, scheduler: self)
+    } else {
+      finish(op, .succeeded)
+    }
+  }
+
+  /// Ends an operation exactly once; later calls are ignored. A cancelled operation whose
+  /// body returned normally still ends `cancelled`.
+  public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil,
+                     kind: FailureKind? = nil) {
+    guard !op.isFinished else { return }
+    if outcome == .failed, op.state == .executing, !op.isCancelled, !stopping.halted,
+       let retry = op.retry, op.attempt <= retry.max {
+      return tryAgain(op, retry, error: error ?? op.error ?? "failed")
+    }
+    var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
+    if op.timedOut && outcome == .cancelled { outcome = .failed }
+    if let timer = op.timeoutTimer {
+      cancelTimer(timer)
+      op.timeoutTimer = nil
+    }
+    let wasExecuting = op.state == .executing
+    if wasExecuting { leaveExecution(op) }  // slot, activities, resources
+    let now = clock.now
+    settle(op, outcome, error: error, traceback: traceback, kind: kind, at: now)
+    let duration = op.duration
+    ledger.finished(op, outcome, executing: wasExecuting, duration: duration)  // counts, weights
+    waits.forget(op)
+    announcer.finished(op, outcome, duration: duration ?? 0, at: elapsed(at: now))  // progress, finish or held
+    if !op.observers.isEmpty { for observer in op.observers { observer.operationDidFinish(op) } }
+    carryOut(finishOf: op)  // children, handlers, the fail-fast stop, dependents: Scheduler+Cascade
+  }
+
+  /// What an executing operation gives back when it finishes: its queue slot (unless it gave
+  /// it back to wait), its place among the executing, its activities and resources.
+  @inline(__always)
+  private func leaveExecution(_ op: OperationNode) {
+    if !op.isGroup {
+      if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
+      op.queue.freedBy = op
+    }
+    removeExecuting(op)
+    if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: -1) } }
+    release(op)
+  }
+
+  /// The operation's final state: outcome, error (its files kept if it names any), the kind
+  /// of failure, its traceback and finish time; a success's or skip's progress is complete.
+  @inline(__always)
+  private func settle(_ op: OperationNode, _ outcome: Outcome, error: String?, traceback: String?,
+                      kind: FailureKind?, at now: Double) {
+    op.state = .finished
+    op.outcome = outcome
+    op.error = error ?? op.error
+    if outcome == .failed, let error = op.error { SpillFolder.shared.keepNamed(in: error) }  // shown to the user
+    switch outcome {
+    case .succeeded: op.errorKind = nil
+    case .failed: op.errorKind = op.timedOut ? .timeout : kind ?? .script
+    case .cancelled: op.errorKind = stopping.interrupts > 0 ? .interrupted : .cancelled
+    case .skipped: op.errorKind = kind ?? .dependency
+    }
+    op.traceback = traceback
+    op.finishTime = now
+    if op.hasProgress && (outcome == .succeeded || outcome == .skipped) {
+      // Succeeding means complete, whatever the body left it at; its final state is reported.
+      let progress = op.progress
+      if progress.total <= 0 { progress.total = 1 }
+      progress.completed = progress.total
+    }
+  }
+
+  func removeExecuting(_ op: OperationNode) {
+    announcer.dropWaitingStart(of: op)  // it ended before a tick: no start for it
+    let index = op.executingIndex
+    let last = executing.removeLast()
+    if last !== op {
+      executing[index] = last
+      last.executingIndex = index
+    }
+  }
+
+  /// Ends a failed attempt and starts the next one after the policy's delay. The queue slot
+  /// is given back meanwhile; cancelling during the wait finishes the operation `cancelled`.
+  func tryAgain(_ op: OperationNode, _ retry: RetryPolicy, error: String) {
+    let delay = retry.delay(after: op.attempt)
+    if op.attempt == 1, let start = op.startTime { op.firstStartTime = op.remoteStartTime ?? start }
+    if let timer = op.timeoutTimer {
+      cancelTimer(timer)
+      op.timeoutTimer = nil
+    }
+    if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
+    ledger.retried(op)
+    removeExecuting(op)
+    for label in op.activities { countActivity(label, by: -1) }
+    release(op)
+    op.state = .pending
+    op.timedOut = false
+    announcer.retried(op, error: error, delay: delay, at: elapsed)
+    after(delay) { [unowned self, unowned op] in
+      guard op.state == .pending, !op.isFinished, !op.isCancelled else { return }
+      absorbSignals()  // an interrupt during the wait cancelled it: no next attempt
+      guard !op.isFinished else { return }
+      op.state = .ready
+      op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+    }
+  }
+
+  /// Cancels an operation: a pending one finishes `cancelled` at once; a running one is asked
+  /// to stop and finishes when its body has stopped. Finished operations are left alone.
+  public func cancel(_ op: OperationNode, reason: String = "cancelled") {
+    guard !op.isFinished, !op.isCancelled else { return }
+    markCancelled(op, reason: reason)
+    if op.state == .executing, let body = op.body {
+      body.interrupt(op, scheduler: self, reason: reason)
+    } else {
+      finish(op, .cancelled, error: reason)
+    }
+  }
+
+  /// What `cancel` records before it stops the body (a group's interrupt marks nested groups).
+  func markCancelled(_ op: OperationNode, reason: String) {
+    op.isCancelled = true
+    op.error = reason
+  }
+
+  /// Its timeout passed: cancel it, and it finishes `failed` with a timeout error.
+  public func expire(_ op: OperationNode) {
+    guard op.state == .executing, !op.timedOut else { return }
+    op.timedOut = true
+    op.isCancelled = false  // a timeout overrides an earlier cancel's reason
+    cancel(op, reason: "timed out after \(formatSeconds(op.timeout ?? 0))")
+  }
+}

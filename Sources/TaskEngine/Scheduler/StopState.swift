@@ -1,0 +1,72 @@
+// StopState: why nothing new starts (a failure, an interrupt, `os.exit`); a value that never calls out.
+
+/// The run's stop bookkeeping: the first reason nothing new starts, how many interrupts came,
+/// why the run was ended from inside, and how many of the inbox's signals were handled. The
+/// scheduler's stop, end and interrupt methods (Scheduler+Stop.swift) change it here and do the
+/// cancelling, messages and call-outs themselves.
+struct StopState {
+  /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
+  private(set) var stopReason: String?
+  private(set) var interrupts = 0
+  /// Why the run was ended from inside (`os.exit`): like an interrupt, but not one.
+  private(set) var endedBy: String?
+  /// Interrupts of the inbox's count already handled (see `Scheduler.absorbSignals`).
+  private(set) var signalsHandled = 0
+
+  /// Interrupted or ended: nothing new starts, not even cleanup operations.
+  @inline(__always)
+  var halted: Bool { interrupts > 0 || endedBy != nil }
+
+  /// The fail-fast rule: without -k (`keepGoing`), the first failure stops the run.
+  @inline(__always)
+  func stopsAfter(_ op: OperationNode, keepGoing: Bool) -> Bool {
+    op.outcome == .failed && !keepGoing && stopReason == nil
+  }
+
+  /// Why the operations that did not start were cancelled after `op` failed.
+  static func failFastReason(_ op: OperationNode) -> String {
+    "not started: the run stopped after '\(op.name)' failed (-k keeps going)"
+  }
+
+  /// The first reason given is kept.
+  mutating func stop(because reason: String) {
+    stopReason = stopReason ?? reason
+  }
+
+  /// A new run starts fresh after an earlier run's failure; an interrupt or `os.exit` stays.
+  mutating func clear() {
+    if !halted { stopReason = nil }
+  }
+
+  /// The interrupt is over (an interactive session goes on); the signals up to `posted` count
+  /// as handled.
+  mutating func endInterrupt(signalsPosted posted: Int) {
+    interrupts = 0
+    stopReason = nil
+    signalsHandled = posted
+  }
+
+  /// Takes the next of the `posted` signals not yet handled: returns its number (the new
+  /// handled count), or nil when every one is.
+  @inline(__always)
+  mutating func nextSignal(posted: Int) -> Int? {
+    guard signalsHandled < posted else { return nil }
+    signalsHandled += 1
+    return signalsHandled
+  }
+
+  /// `os.exit`: returns false if the run was already ended (the first reason stays).
+  mutating func end(because reason: String) -> Bool {
+    guard endedBy == nil else { return false }
+    endedBy = reason
+    stopReason = reason
+    return true
+  }
+
+  /// One more interrupt: returns how many there were (the first sets the stop reason).
+  mutating func interrupted() -> Int {
+    interrupts += 1
+    if interrupts == 1 { stopReason = "interrupted" }
+    return interrupts
+  }
+}
