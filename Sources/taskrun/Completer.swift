@@ -34,7 +34,7 @@ enum Completer {
       case .flag: options.flags += spellings
       case .file: options.files += spellings
       case .folder: options.dirs += spellings
-      case .choice(let values): options.words.append((spellings, values))
+      case .choice(let type, _): options.words.append((spellings, type.words))
       case .number: options.other += spellings
       }
     }

@@ -119,7 +119,7 @@ import TestSupport
         case .number: expected = ["none"]
         case .file: expected = ["files"]
         case .folder: expected = ["dirs"]
-        case .choice(let values): expected = ["none"] + values
+        case .choice(let type, _): expected = ["none"] + type.words
         }
         let answer = try Binary.run(["--complete", "--", spelling, ""], in: Scratch.root).stdout
         #expect(answer.split(separator: "\n").map(String.init) == expected, "after \(spelling)")

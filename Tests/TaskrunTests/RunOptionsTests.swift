@@ -81,4 +81,28 @@ import TestSupport
   func everythingElseGoesToSwiftArgumentParser(_ arguments: [String]) {
     #expect(RunOptions.parse(arguments) == nil)
   }
+
+  /// What only swift-argument-parser answers (combined flags, an option given twice) lands
+  /// in the same value, read through the options' declarations: every option once.
+  @Test(arguments: [
+    (["-kq", "-j", "3", "x.lua", "t"], RunOptions(jobs: 3, keepGoing: true, quiet: true, words: ["x.lua", "t"])),
+    (["-k", "-k", "--progress", "tty", "--executor=slurm", "-v"],
+     RunOptions(keepGoing: true, verbose: true, progress: .tty, executor: .slurm)),
+    (["--memory", "5", "--memory", "7", "-nl", "--list-names", "-C", "d"],
+     RunOptions(dryRun: true, memory: 7, directory: "d", list: true, listNames: true)),
+    (["--yes", "--yes", "--no-color", "--sandbox", "--events", "e.json", "--trace=t.json", "-f", "w.lua",
+      "--output-limit", "8", "--output-file-limit=9", "--progress", "none", "--executor", "local"],
+     RunOptions(progress: .none, yes: true, noColor: true, events: "e.json", trace: "t.json", sandbox: true,
+                outputLimit: 8, outputFileLimit: 9, file: "w.lua", executor: .local)),
+  ])
+  func swiftArgumentParsersAnswerLandsInTheSameOptions(_ arguments: [String], _ expected: RunOptions) throws {
+    #expect(RunOptions.parse(arguments) == nil, "the quick parse answered")
+    let parsed = try #require(try RunCommand.parseAsRoot(arguments) as? RunCommand)
+    #expect(parsed.options == expected)
+  }
+
+  /// swift-argument-parser is shown every option once, in the help's order.
+  @Test func theHelpOrderHasEveryOptionOnce() {
+    #expect(RunOption.helpOrder.sorted { $0.rawValue < $1.rawValue } == RunOption.allCases)
+  }
 }

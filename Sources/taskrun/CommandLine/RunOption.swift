@@ -5,9 +5,9 @@ import ArgumentParser
 /// quick parse (`RunOptions.parse`) searches and what swift-argument-parser is given as the
 /// option's names (`names`); its value says what the quick parse reads and what a shell
 /// completes after it (`Completer.run`); its help is what `taskrun --help` shows (`help`);
-/// `land` sets it in `RunOptions`. `RunCommand`'s properties take their names and help from
-/// here, so the parsers cannot disagree on a spelling (`RunOptionsTests` checks that they
-/// agree on the values too).
+/// `land` sets it in `RunOptions`. swift-argument-parser's arguments of `RunCommand` are made
+/// from here too (RunCommandArguments.swift), so the parsers cannot disagree on a spelling
+/// (`RunOptionsTests` checks that they agree on the values too).
 enum RunOption: Int, CaseIterable {
   // In the order a completion offers them: flags, files, folders, words, numbers.
   case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, list
@@ -19,75 +19,83 @@ enum RunOption: Int, CaseIterable {
     case flag  // nothing
     case number  // a whole number
     case file, folder  // a path: a completion offers files, or folders
-    case choice([String])  // one of these words
+    /// One of the words of a type; `current` reads the option from `RunOptions` (nil where
+    /// it has no value), so `RunOptions()` gives its default.
+    case choice(any ChoiceArgument.Type, current: @Sendable (RunOptions) -> String?)
   }
 
   /// Everything about one option.
   struct Declaration: Sendable {
-    /// Short before long, as the help lists them.
-    let spellings: [String]
+    /// Its spellings: no array (the quick parse would pay for the first use of its type).
+    var short: String?, long: String?
     let value: Value
     /// The help's text (empty for a hidden option) and the name it gives the value.
     let text: String
     var valueName: String?
     /// Sets the value in the options; false for one the option does not accept.
     let land: @Sendable (inout RunOptions, String) -> Bool
+
+    /// Short before long, as the help lists them.
+    var spellings: [String] { [short, long].compactMap { $0 } }
   }
 
-  /// The declarations, by option.
-  private var declared: Declaration {
+  /// The option's declaration (made on each use, not kept in a table: the quick parse reads
+  /// two or three, and making all of them costs start-up about 20,000 instructions).
+  var declaration: Declaration {
     switch self {
-    case .jobs: Declaration(spellings: ["-j", "--jobs"], value: .number,
+    case .jobs: Declaration(short: "-j", long: "--jobs", value: .number,
                             text: "Operations of the main queue that run at once (default: cores).") { $0.jobs = Int($1); return $0.jobs != nil }
-    case .keepGoing: Declaration(spellings: ["-k", "--keep-going"], value: .flag,
+    case .keepGoing: Declaration(short: "-k", long: "--keep-going", value: .flag,
                                  text: "Keep starting independent operations after a failure.") { o, _ in o.keepGoing = true; return true }
-    case .dryRun: Declaration(spellings: ["-n", "--dry-run"], value: .flag,
+    case .dryRun: Declaration(short: "-n", long: "--dry-run", value: .flag,
                               text: "Print the plan in execution order; run nothing.") { o, _ in o.dryRun = true; return true }
-    case .quiet: Declaration(spellings: ["-q", "--quiet"], value: .flag,
+    case .quiet: Declaration(short: "-q", long: "--quiet", value: .flag,
                              text: "Print only failures and the summary.") { o, _ in o.quiet = true; return true }
-    case .verbose: Declaration(spellings: ["-v", "--verbose"], value: .flag,
+    case .verbose: Declaration(short: "-v", long: "--verbose", value: .flag,
                                text: "Stream command output, prefixed with the operation's name.") { o, _ in o.verbose = true; return true }
-    case .progress: Declaration(spellings: ["--progress"], value: .choice(ProgressMode.allCases.map(\.rawValue)),
+    case .progress: Declaration(long: "--progress", value: .choice(ProgressMode.self, current: { $0.progress.rawValue }),
                                 text: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.") {
       guard let mode = ProgressMode(rawValue: $1) else { return false }
       $0.progress = mode
       return true
     }
-    case .yes: Declaration(spellings: ["--yes"], value: .flag,
+    case .yes: Declaration(long: "--yes", value: .flag,
                            text: "Answer yes to every confirm(prompt) (needed when not on a terminal).") { o, _ in o.yes = true; return true }
-    case .noColor: Declaration(spellings: ["--no-color"], value: .flag,
+    case .noColor: Declaration(long: "--no-color", value: .flag,
                                text: "No colour (also NO_COLOR=1).") { o, _ in o.noColor = true; return true }
-    case .events: Declaration(spellings: ["--events"], value: .file,
+    case .events: Declaration(long: "--events", value: .file,
                               text: "Write every event as a JSON line to FILE (- for standard error).", valueName: "file") { $0.events = $1; return true }
-    case .trace: Declaration(spellings: ["--trace"], value: .file,
+    case .trace: Declaration(long: "--trace", value: .file,
                              text: "Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file") { $0.trace = $1; return true }
-    case .memory: Declaration(spellings: ["--memory"], value: .number,
+    case .memory: Declaration(long: "--memory", value: .number,
                               text: "Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB") { $0.memory = Int($1); return $0.memory != nil }
-    case .sandbox: Declaration(spellings: ["--sandbox"], value: .flag,
+    case .sandbox: Declaration(long: "--sandbox", value: .flag,
                                text: "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe.") { o, _ in o.sandbox = true; return true }
-    case .outputLimit: Declaration(spellings: ["--output-limit"], value: .number,
+    case .outputLimit: Declaration(long: "--output-limit", value: .number,
                                    text: "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB") { $0.outputLimit = Int($1); return $0.outputLimit != nil }
-    case .outputFileLimit: Declaration(spellings: ["--output-file-limit"], value: .number,
+    case .outputFileLimit: Declaration(long: "--output-file-limit", value: .number,
                                        text: "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).", valueName: "MB") { $0.outputFileLimit = Int($1); return $0.outputFileLimit != nil }
-    case .file: Declaration(spellings: ["-f"], value: .file,
+    case .file: Declaration(short: "-f", value: .file,
                             text: "The workflow script (instead of finding taskrun.lua).", valueName: "file") { $0.file = $1; return true }
-    case .directory: Declaration(spellings: ["-C"], value: .folder, text: "Change to DIR first.", valueName: "dir") { $0.directory = $1; return true }
-    case .executor: Declaration(spellings: ["--executor"], value: .choice(ExecutorChoice.allCases.map(\.rawValue)),
+    case .directory: Declaration(short: "-C", value: .folder, text: "Change to DIR first.", valueName: "dir") { $0.directory = $1; return true }
+    case .executor: Declaration(long: "--executor", value: .choice(ExecutorChoice.self, current: { $0.executor?.rawValue }),
                                 text: "Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.", valueName: "executor") {
       guard let choice = ExecutorChoice(rawValue: $1) else { return false }
       $0.executor = choice
       return true
     }
-    case .list: Declaration(spellings: ["-l", "--list"], value: .flag,
+    case .list: Declaration(short: "-l", long: "--list", value: .flag,
                             text: "List the operations the script declares, with their desc; run nothing.") { o, _ in o.list = true; return true }
-    case .listNames: Declaration(spellings: ["--list-names"], value: .flag, text: "") { o, _ in o.listNames = true; return true }
+    case .listNames: Declaration(long: "--list-names", value: .flag, text: "") { o, _ in o.listNames = true; return true }
     }
   }
 
-  /// Every option's declaration, made once, by raw value.
-  static let declarations = allCases.map(\.declared)
-
-  var declaration: Declaration { Self.declarations[rawValue] }
+  /// The order `taskrun --help` lists them in (swift-argument-parser's, `RunCommand`'s
+  /// arguments).
+  static let helpOrder: [RunOption] = [
+    .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
+    .outputLimit, .outputFileLimit, .file, .directory, .executor, .list, .listNames,
+  ]
 
   /// Every spelling with its option, in the options' order.
   static var spellings: [(spelling: String, option: RunOption)] {
@@ -95,11 +103,10 @@ enum RunOption: Int, CaseIterable {
   }
 
   init?(spelling: String) {
-    for declaration in Self.declarations.indices where Self.declarations[declaration].spellings.contains(spelling) {
-      self.init(rawValue: declaration)
-      return
+    guard let option = Self.allCases.first(where: { $0.declaration.short == spelling || $0.declaration.long == spelling }) else {
+      return nil
     }
-    return nil
+    self = option
   }
 
   /// A bit per option, for the quick parse's "given twice" check (a Set costs start-up a
@@ -119,8 +126,8 @@ enum RunOption: Int, CaseIterable {
 
   /// Every option's names, made once: swift-argument-parser makes `RunCommand` several times
   /// in one parse, and `--version` or `--help` must not pay for the spellings each time.
-  private static let allNames: [NameSpecification] = declarations.map { declaration in
-    let elements = declaration.spellings.map { spelling -> NameSpecification.Element in
+  private static let allNames: [NameSpecification] = allCases.map { option in
+    let elements = option.declaration.spellings.map { spelling -> NameSpecification.Element in
       spelling.hasPrefix("--") ? .customLong(String(spelling.dropFirst(2))) : .customShort(spelling.last!)
     }
     // Literals, not NameSpecification(sequence): its unspecialised generic init costs start-up
