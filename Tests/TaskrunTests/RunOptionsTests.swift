@@ -105,4 +105,37 @@ import TestSupport
   @Test func theHelpOrderHasEveryOptionOnce() {
     #expect(RunOption.helpOrder.sorted { $0.rawValue < $1.rawValue } == RunOption.allCases)
   }
+
+  /// The help shows each option with its declaration's spellings, value name and text (a
+  /// hidden one only where hidden options are shown).
+  @Test func theHelpIsTheDeclarations() {
+    /// The options' lines: names, then the text (on the next line after long names).
+    func entries(_ help: String) -> [String: String] {
+      var found: [String: String] = [:], last: String?
+      for line in help.split(separator: "\n").map(String.init) {
+        if line.hasPrefix("  -") {
+          let parts = line.dropFirst(2).components(separatedBy: "  ")
+          last = parts[0]
+          found[parts[0]] = parts.dropFirst().joined().trimmingCharacters(in: .whitespaces)
+        } else if let name = last, found[name] == "" {
+          found[name] = line.trimmingCharacters(in: .whitespaces)
+        } else {
+          last = nil
+        }
+      }
+      return found
+    }
+    let shown = entries(RunCommand.helpMessage(columns: 10_000))
+    let all = entries(RunCommand.helpMessage(includeHidden: true, columns: 10_000))
+    for option in RunOption.allCases {
+      let declaration = option.declaration
+      var names = declaration.spellings.joined(separator: ", ")
+      if option.takesValue { names += " <\(declaration.valueName ?? String(declaration.long!.dropFirst(2)))>" }
+      #expect(all[names] != nil, "\(names) in \(all)")
+      #expect((shown[names] != nil) == !declaration.text.isEmpty, "\(names)")
+      if !declaration.text.isEmpty {
+        #expect(shown[names]?.hasPrefix(declaration.text) == true, "\(names): \(shown[names] ?? "")")
+      }
+    }
+  }
 }
