@@ -15,6 +15,9 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable, ChoiceArgument {
   case auto, tty, plain, none
 }
 
+/// `taskrun [OPTIONS] [SCRIPT] [TARGET...]` as swift-argument-parser parses it: the help, the
+/// usage errors and the command lines the quick parse (`RunOptions.parse`) leaves to it. Its
+/// options are not properties: they come from `RunOption`'s declarations (RunCommandArguments.swift).
 struct RunCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "taskrun",

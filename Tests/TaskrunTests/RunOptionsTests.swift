@@ -49,8 +49,8 @@ import TestSupport
     #expect(answered > tried / 10 && answered < tried, "\(answered) of \(tried) answered")
   }
 
-  /// An option added to `RunCommand` and not to `RunOptions` would be dropped on the quick
-  /// way: every spelling the help shows (hidden ones too) must be one the quick parse knows.
+  /// Both parsers take their spellings from `RunOption`'s declarations: every spelling the
+  /// help shows (hidden ones too) must be one the quick parse knows, or it would be dropped.
   @Test func theQuickParseKnowsEveryOptionTheHelpShows() throws {
     let help = RunCommand.helpMessage(includeHidden: true, columns: 1_000)
     let options = help.split(separator: "\n").filter { $0.hasPrefix("  -") }.flatMap { line in
