@@ -24,15 +24,24 @@ enum Completer {
     var all: [String] { flags + files + dirs + words.flatMap(\.options) + other }
   }
 
-  static let run = Options(
-    flags: ["-k", "--keep-going", "-n", "--dry-run", "-q", "--quiet", "-v", "--verbose", "--yes", "--no-color",
-            "--sandbox", "-l", "--list", "--version", "-h", "--help"],
-    files: ["-f", "--events", "--trace"],
-    dirs: ["-C"],
-    words: [(["--progress"], ProgressMode.allCases.map(\.rawValue)),
-            (["--executor"], ExecutorChoice.allCases.map(\.rawValue)),
-            (["--generate-completion-script"], ["bash", "zsh", "fish"])],
-    other: ["-j", "--jobs", "--memory", "--output-limit", "--output-file-limit"])
+  /// The run command's options, from their declarations (`RunOption`, declared in this
+  /// order), then those swift-argument-parser adds.
+  static let run: Options = {
+    var options = Options(flags: [])
+    for option in RunOption.allCases where !option.declaration.text.isEmpty {  // not the hidden ones
+      let spellings = option.declaration.spellings
+      switch option.declaration.value {
+      case .flag: options.flags += spellings
+      case .file: options.files += spellings
+      case .folder: options.dirs += spellings
+      case .choice(let type, _): options.words.append((spellings, type.words))
+      case .number: options.other += spellings
+      }
+    }
+    options.flags += ["--version", "-h", "--help"]
+    options.words.append((["--generate-completion-script"], ["bash", "zsh", "fish"]))
+    return options
+  }()
 
   static let test = Options(
     flags: ["-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "-c", "--coverage",

@@ -6,15 +6,18 @@ import LuaHost
 import TaskEngine
 
 /// `--executor`: a cluster (Slurm) or this machine for every queue.
-enum ExecutorChoice: String, ExpressibleByArgument, CaseIterable {
+enum ExecutorChoice: String, ExpressibleByArgument, CaseIterable, ChoiceArgument {
   case slurm, local
 }
 
 /// How progress is shown: `auto` is the live view on a terminal, plain lines elsewhere.
-enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
+enum ProgressMode: String, ExpressibleByArgument, CaseIterable, ChoiceArgument {
   case auto, tty, plain, none
 }
 
+/// `taskrun [OPTIONS] [SCRIPT] [TARGET...]` as swift-argument-parser parses it: the help, the
+/// usage errors and the command lines the quick parse (`RunOptions.parse`) leaves to it. Its
+/// options are not properties: they come from `RunOption`'s declarations (RunCommandArguments.swift).
 struct RunCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "taskrun",
@@ -42,39 +45,9 @@ struct RunCommand: ParsableCommand, InvokedCommand {
     version: TaskrunVersion.text,
     subcommands: [ReplCommand.self, TestCommand.self, GraphCommand.self])
 
-  // Each option's names and help are its RunOption's (the quick parse reads the same ones).
-  @Option(name: RunOption.jobs.names, help: RunOption.jobs.help) var jobs: Int?
-  @Flag(name: RunOption.keepGoing.names, help: RunOption.keepGoing.help) var keepGoing = false
-  @Flag(name: RunOption.dryRun.names, help: RunOption.dryRun.help) var dryRun = false
-  @Flag(name: RunOption.quiet.names, help: RunOption.quiet.help) var quiet = false
-  @Flag(name: RunOption.verbose.names, help: RunOption.verbose.help) var verbose = false
-  @Option(name: RunOption.progress.names, help: RunOption.progress.help) var progress: ProgressMode = .auto
-  @Flag(name: RunOption.yes.names, help: RunOption.yes.help) var yes = false
-  @Flag(name: RunOption.noColor.names, help: RunOption.noColor.help) var noColor = false
-  @Option(name: RunOption.events.names, help: RunOption.events.help) var events: String?
-  @Option(name: RunOption.trace.names, help: RunOption.trace.help) var trace: String?
-  @Option(name: RunOption.memory.names, help: RunOption.memory.help) var memory: Int?
-  @Flag(name: RunOption.sandbox.names, help: RunOption.sandbox.help) var sandbox = false
-  @Option(name: RunOption.outputLimit.names, help: RunOption.outputLimit.help) var outputLimit: Int?
-  @Option(name: RunOption.outputFileLimit.names, help: RunOption.outputFileLimit.help) var outputFileLimit: Int?
-  @Option(name: RunOption.file.names, help: RunOption.file.help) var file: String?
-  @Option(name: RunOption.directory.names, help: RunOption.directory.help) var directory: String?
-  @Option(name: RunOption.executor.names, help: RunOption.executor.help) var executor: ExecutorChoice?
-  @Flag(name: RunOption.list.names, help: RunOption.list.help) var list = false
-  @Flag(name: RunOption.listNames.names, help: RunOption.listNames.help) var listNames = false
-
-  @Argument(help: ArgumentHelp("The workflow script (a .lua file, a file whose first line is #!…taskrun, or - for standard input), then operations to run with their dependencies.",
-                               valueName: "script-and-targets"))
-  var words: [String] = []
-
-  /// What the command line asked for, as a plain value (the same one `RunOptions.parse` makes).
-  var options: RunOptions {
-    RunOptions(jobs: jobs, keepGoing: keepGoing, dryRun: dryRun, quiet: quiet, verbose: verbose,
-               progress: progress, yes: yes, noColor: noColor, events: events, trace: trace,
-               memory: memory, sandbox: sandbox, outputLimit: outputLimit,
-               outputFileLimit: outputFileLimit, file: file,
-               directory: directory, executor: executor, list: list, listNames: listNames, words: words)
-  }
+  /// What the command line asked for: the value `RunOptions.parse` makes. swift-argument-parser
+  /// sees the options' declarations instead of properties (RunCommandArguments.swift).
+  var options = RunOptions()
 
   func validate() throws {
     if let problem = options.problem { throw ValidationError(problem) }

@@ -3,8 +3,8 @@ import Glibc
 
 /// The run command's options as a plain value. `RunCommand` (swift-argument-parser) makes
 /// one; `parse` makes the same one for the common command lines without the reflection that
-/// costs a first parse about 3 ms of start-up. Each option's spellings, help and reading
-/// are declared in `RunOption`.
+/// costs a first parse about 3 ms of start-up. Each option is declared in `RunOption`, whose
+/// declaration lands its value in one of these fields; their initial values are the defaults.
 struct RunOptions: Equatable {
   var jobs: Int?
   var keepGoing = false

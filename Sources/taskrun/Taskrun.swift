@@ -53,7 +53,7 @@ enum Taskrun {
         if let options = RunOptions.parse(invocation.words) { return try options.run(invocation) }
         // Parsed without the word, which swift-argument-parser would take for the subcommand.
         var command = try RunCommand.parse(Array(invocation.words.dropFirst()))
-        command.words.insert(first, at: 0)
+        command.options.words.insert(first, at: 0)
         return try command.run(invocation, choice: choice)
       }
       let words = invocation.words
@@ -103,9 +103,11 @@ enum Taskrun {
     }
   }
 
-  /// The subcommand a first word names, else RunCommand.
+  /// The subcommand a first word names, else RunCommand. A word that names none (the common
+  /// case) makes no subcommand's configuration (about 30,000 instructions of start-up).
   static func command(for word: String?) -> any ParsableCommand.Type {
-    RunCommand.configuration.subcommands.first { $0.configuration.commandName == word } ?? RunCommand.self
+    guard let word, CommandChoice.subcommands.contains(word) else { return RunCommand.self }
+    return RunCommand.configuration.subcommands.first { $0.configuration.commandName == word } ?? RunCommand.self
   }
 
   /// `command` as one run with its invocation. Cast to each type: a cast to the protocol

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TestSupport
+@testable import taskrun
 
 @Suite struct CompletionTests {
   static func shell(_ name: String) -> String? {
@@ -102,5 +103,28 @@ import TestSupport
       let offered = Set(try Binary.run(words, in: Scratch.root).stdout.split(separator: "\n").map(String.init))
       #expect(!shown.isEmpty && shown.subtracting(offered).isEmpty, "\(command): not offered \(shown.subtracting(offered))")
     }
+  }
+
+  /// What a shell completes after each run option is what the option's declaration says
+  /// its value is, and every option but the hidden one is offered where options are.
+  @Test func eachRunOptionIsCompletedAsDeclared() throws {
+    let options = Set(try Binary.run(["--complete", "--", "-"], in: Scratch.root).stdout.split(separator: "\n").map(String.init))
+    for option in RunOption.allCases {
+      let declaration = option.declaration
+      for spelling in declaration.spellings {
+        #expect(options.contains(spelling) == !declaration.text.isEmpty, "\(spelling) offered: \(options)")
+        let expected: [String]
+        switch declaration.value {
+        case .flag: continue  // a flag's next word is a script or a target
+        case .number: expected = ["none"]
+        case .file: expected = ["files"]
+        case .folder: expected = ["dirs"]
+        case .choice(let type, _): expected = ["none"] + type.words
+        }
+        let answer = try Binary.run(["--complete", "--", spelling, ""], in: Scratch.root).stdout
+        #expect(answer.split(separator: "\n").map(String.init) == expected, "after \(spelling)")
+      }
+    }
+    #expect(options.isSuperset(of: ["-j", "--progress", "-C", "-f", "--output-file-limit", "-k", "--version", "-h"]))
   }
 }

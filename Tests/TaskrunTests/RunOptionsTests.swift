@@ -49,8 +49,8 @@ import TestSupport
     #expect(answered > tried / 10 && answered < tried, "\(answered) of \(tried) answered")
   }
 
-  /// An option added to `RunCommand` and not to `RunOptions` would be dropped on the quick
-  /// way: every spelling the help shows (hidden ones too) must be one the quick parse knows.
+  /// Both parsers take their spellings from `RunOption`'s declarations: every spelling the
+  /// help shows (hidden ones too) must be one the quick parse knows, or it would be dropped.
   @Test func theQuickParseKnowsEveryOptionTheHelpShows() throws {
     let help = RunCommand.helpMessage(includeHidden: true, columns: 1_000)
     let options = help.split(separator: "\n").filter { $0.hasPrefix("  -") }.flatMap { line in
@@ -80,5 +80,62 @@ import TestSupport
                     ["--output-file-limit", "0"], ["--output-file-limit", "1048577"]])
   func everythingElseGoesToSwiftArgumentParser(_ arguments: [String]) {
     #expect(RunOptions.parse(arguments) == nil)
+  }
+
+  /// What only swift-argument-parser answers (combined flags, an option given twice) lands
+  /// in the same value, read through the options' declarations: every option once.
+  @Test(arguments: [
+    (["-kq", "-j", "3", "x.lua", "t"], RunOptions(jobs: 3, keepGoing: true, quiet: true, words: ["x.lua", "t"])),
+    (["-k", "-k", "--progress", "tty", "--executor=slurm", "-v"],
+     RunOptions(keepGoing: true, verbose: true, progress: .tty, executor: .slurm)),
+    (["--memory", "5", "--memory", "7", "-nl", "--list-names", "-C", "d"],
+     RunOptions(dryRun: true, memory: 7, directory: "d", list: true, listNames: true)),
+    (["--yes", "--yes", "--no-color", "--sandbox", "--events", "e.json", "--trace=t.json", "-f", "w.lua",
+      "--output-limit", "8", "--output-file-limit=9", "--progress", "none", "--executor", "local"],
+     RunOptions(progress: .none, yes: true, noColor: true, events: "e.json", trace: "t.json", sandbox: true,
+                outputLimit: 8, outputFileLimit: 9, file: "w.lua", executor: .local)),
+  ])
+  func swiftArgumentParsersAnswerLandsInTheSameOptions(_ arguments: [String], _ expected: RunOptions) throws {
+    #expect(RunOptions.parse(arguments) == nil, "the quick parse answered")
+    let parsed = try #require(try RunCommand.parseAsRoot(arguments) as? RunCommand)
+    #expect(parsed.options == expected)
+  }
+
+  /// swift-argument-parser is shown every option once, in the help's order.
+  @Test func theHelpOrderHasEveryOptionOnce() {
+    #expect(RunOption.helpOrder.sorted { $0.rawValue < $1.rawValue } == RunOption.allCases)
+  }
+
+  /// The help shows each option with its declaration's spellings, value name and text (a
+  /// hidden one only where hidden options are shown).
+  @Test func theHelpIsTheDeclarations() {
+    /// The options' lines: names, then the text (on the next line after long names).
+    func entries(_ help: String) -> [String: String] {
+      var found: [String: String] = [:], last: String?
+      for line in help.split(separator: "\n").map(String.init) {
+        if line.hasPrefix("  -") {
+          let parts = line.dropFirst(2).components(separatedBy: "  ")
+          last = parts[0]
+          found[parts[0]] = parts.dropFirst().joined().trimmingCharacters(in: .whitespaces)
+        } else if let name = last, found[name] == "" {
+          found[name] = line.trimmingCharacters(in: .whitespaces)
+        } else {
+          last = nil
+        }
+      }
+      return found
+    }
+    let shown = entries(RunCommand.helpMessage(columns: 10_000))
+    let all = entries(RunCommand.helpMessage(includeHidden: true, columns: 10_000))
+    for option in RunOption.allCases {
+      let declaration = option.declaration
+      var names = declaration.spellings.joined(separator: ", ")
+      if option.takesValue { names += " <\(declaration.valueName ?? String(declaration.long!.dropFirst(2)))>" }
+      #expect(all[names] != nil, "\(names) in \(all)")
+      #expect((shown[names] != nil) == !declaration.text.isEmpty, "\(names)")
+      if !declaration.text.isEmpty {
+        #expect(shown[names]?.hasPrefix(declaration.text) == true, "\(names): \(shown[names] ?? "")")
+      }
+    }
   }
 }

@@ -1,30 +1,112 @@
-// RunOption: each option of `taskrun [OPTIONS] [SCRIPT] [TARGET...]` declared once: its spellings, its help and how its value is read.
+// RunOption: each option of `taskrun [OPTIONS] [SCRIPT] [TARGET...]` declared once: its spellings, its value, its help and where the value lands.
 import ArgumentParser
 
-/// An option of the run command. Its spellings are what the quick parse (`RunOptions.parse`)
-/// searches and what swift-argument-parser is given as the option's names (`names`), its
-/// help is what `taskrun --help` shows, and `read` sets it in `RunOptions`: `RunCommand`'s
-/// properties take their names and help from here, so the two parsers cannot disagree on
-/// a spelling (`RunOptionsTests` checks that they agree on the values too).
-enum RunOption: Int {
-  case jobs, keepGoing, dryRun, quiet, verbose, list, progress, executor, yes, noColor
-  case sandbox, listNames, events, trace, file, directory, memory, outputLimit, outputFileLimit
+/// An option of the run command, declared once in `declaration`: its spellings are what the
+/// quick parse (`RunOptions.parse`) searches and what swift-argument-parser is given as the
+/// option's names (`names`); its value says what the quick parse reads and what a shell
+/// completes after it (`Completer.run`); its help is what `taskrun --help` shows (`help`);
+/// `land` sets it in `RunOptions`. swift-argument-parser's arguments of `RunCommand` are made
+/// from here too (RunCommandArguments.swift), so the parsers cannot disagree on a spelling
+/// (`RunOptionsTests` checks that they agree on the values too).
+enum RunOption: Int, CaseIterable {
+  // In the order a completion offers them: flags, files, folders, words, numbers.
+  case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, list
+  case file, events, trace, directory, progress, executor
+  case jobs, memory, outputLimit, outputFileLimit, listNames
 
-  /// Every spelling with its option, searched in order (25 short strings), short before long
-  /// as the help lists them.
-  static let spellings: [(spelling: String, option: RunOption)] = [
-    ("-j", .jobs), ("--jobs", .jobs), ("-k", .keepGoing), ("--keep-going", .keepGoing),
-    ("-n", .dryRun), ("--dry-run", .dryRun), ("-q", .quiet), ("--quiet", .quiet),
-    ("-v", .verbose), ("--verbose", .verbose), ("-l", .list), ("--list", .list),
-    ("--progress", .progress), ("--executor", .executor), ("--yes", .yes), ("--no-color", .noColor),
-    ("--sandbox", .sandbox), ("--list-names", .listNames), ("--events", .events), ("--trace", .trace),
-    ("-f", .file), ("-C", .directory), ("--memory", .memory), ("--output-limit", .outputLimit),
-    ("--output-file-limit", .outputFileLimit),
+  /// What follows an option: what the quick parse reads, and what a completion offers.
+  enum Value: Sendable {
+    case flag  // nothing
+    case number  // a whole number
+    case file, folder  // a path: a completion offers files, or folders
+    /// One of the words of a type; `current` reads the option from `RunOptions` (nil where
+    /// it has no value), so `RunOptions()` gives its default.
+    case choice(any ChoiceArgument.Type, current: @Sendable (RunOptions) -> String?)
+  }
+
+  /// Everything about one option.
+  struct Declaration: Sendable {
+    /// Its spellings: no array (the quick parse would pay for the first use of its type).
+    var short: String?, long: String?
+    let value: Value
+    /// The help's text (empty for a hidden option) and the name it gives the value.
+    let text: String
+    var valueName: String?
+    /// Sets the value in the options; false for one the option does not accept.
+    let land: @Sendable (inout RunOptions, String) -> Bool
+
+    /// Short before long, as the help lists them.
+    var spellings: [String] { [short, long].compactMap { $0 } }
+  }
+
+  /// The option's declaration (made on each use, not kept in a table: the quick parse reads
+  /// two or three, and making all of them costs start-up about 20,000 instructions).
+  var declaration: Declaration {
+    switch self {
+    case .jobs: Declaration(short: "-j", long: "--jobs", value: .number,
+                            text: "Operations of the main queue that run at once (default: cores).") { $0.jobs = Int($1); return $0.jobs != nil }
+    case .keepGoing: Declaration(short: "-k", long: "--keep-going", value: .flag,
+                                 text: "Keep starting independent operations after a failure.") { o, _ in o.keepGoing = true; return true }
+    case .dryRun: Declaration(short: "-n", long: "--dry-run", value: .flag,
+                              text: "Print the plan in execution order; run nothing.") { o, _ in o.dryRun = true; return true }
+    case .quiet: Declaration(short: "-q", long: "--quiet", value: .flag,
+                             text: "Print only failures and the summary.") { o, _ in o.quiet = true; return true }
+    case .verbose: Declaration(short: "-v", long: "--verbose", value: .flag,
+                               text: "Stream command output, prefixed with the operation's name.") { o, _ in o.verbose = true; return true }
+    case .progress: Declaration(long: "--progress", value: .choice(ProgressMode.self, current: { $0.progress.rawValue }),
+                                text: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.") {
+      guard let mode = ProgressMode(rawValue: $1) else { return false }
+      $0.progress = mode
+      return true
+    }
+    case .yes: Declaration(long: "--yes", value: .flag,
+                           text: "Answer yes to every confirm(prompt) (needed when not on a terminal).") { o, _ in o.yes = true; return true }
+    case .noColor: Declaration(long: "--no-color", value: .flag,
+                               text: "No colour (also NO_COLOR=1).") { o, _ in o.noColor = true; return true }
+    case .events: Declaration(long: "--events", value: .file,
+                              text: "Write every event as a JSON line to FILE (- for standard error).", valueName: "file") { $0.events = $1; return true }
+    case .trace: Declaration(long: "--trace", value: .file,
+                             text: "Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file") { $0.trace = $1; return true }
+    case .memory: Declaration(long: "--memory", value: .number,
+                              text: "Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB") { $0.memory = Int($1); return $0.memory != nil }
+    case .sandbox: Declaration(long: "--sandbox", value: .flag,
+                               text: "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe.") { o, _ in o.sandbox = true; return true }
+    case .outputLimit: Declaration(long: "--output-limit", value: .number,
+                                   text: "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB") { $0.outputLimit = Int($1); return $0.outputLimit != nil }
+    case .outputFileLimit: Declaration(long: "--output-file-limit", value: .number,
+                                       text: "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).", valueName: "MB") { $0.outputFileLimit = Int($1); return $0.outputFileLimit != nil }
+    case .file: Declaration(short: "-f", value: .file,
+                            text: "The workflow script (instead of finding taskrun.lua).", valueName: "file") { $0.file = $1; return true }
+    case .directory: Declaration(short: "-C", value: .folder, text: "Change to DIR first.", valueName: "dir") { $0.directory = $1; return true }
+    case .executor: Declaration(long: "--executor", value: .choice(ExecutorChoice.self, current: { $0.executor?.rawValue }),
+                                text: "Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.", valueName: "executor") {
+      guard let choice = ExecutorChoice(rawValue: $1) else { return false }
+      $0.executor = choice
+      return true
+    }
+    case .list: Declaration(short: "-l", long: "--list", value: .flag,
+                            text: "List the operations the script declares, with their desc; run nothing.") { o, _ in o.list = true; return true }
+    case .listNames: Declaration(long: "--list-names", value: .flag, text: "") { o, _ in o.listNames = true; return true }
+    }
+  }
+
+  /// The order `taskrun --help` lists them in (swift-argument-parser's, `RunCommand`'s
+  /// arguments).
+  static let helpOrder: [RunOption] = [
+    .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
+    .outputLimit, .outputFileLimit, .file, .directory, .executor, .list, .listNames,
   ]
 
+  /// Every spelling with its option, in the options' order.
+  static var spellings: [(spelling: String, option: RunOption)] {
+    allCases.flatMap { option in option.declaration.spellings.map { ($0, option) } }
+  }
+
   init?(spelling: String) {
-    guard let found = Self.spellings.first(where: { $0.spelling == spelling }) else { return nil }
-    self = found.option
+    guard let option = Self.allCases.first(where: { $0.declaration.short == spelling || $0.declaration.long == spelling }) else {
+      return nil
+    }
+    self = option
   }
 
   /// A bit per option, for the quick parse's "given twice" check (a Set costs start-up a
@@ -32,78 +114,31 @@ enum RunOption: Int {
   var bit: UInt32 { 1 << UInt32(rawValue) }
 
   var takesValue: Bool {
-    switch self {
-    case .jobs, .progress, .executor, .events, .trace, .file, .directory, .memory, .outputLimit, .outputFileLimit: true
-    default: false
-    }
+    if case .flag = declaration.value { return false }
+    return true
   }
 
   /// Sets what this option says in `options`; false for a value it does not accept.
-  func read(_ value: String, into options: inout RunOptions) -> Bool {
-    switch self {
-    case .keepGoing: options.keepGoing = true
-    case .dryRun: options.dryRun = true
-    case .quiet: options.quiet = true
-    case .verbose: options.verbose = true
-    case .list: options.list = true
-    case .yes: options.yes = true
-    case .noColor: options.noColor = true
-    case .sandbox: options.sandbox = true
-    case .listNames: options.listNames = true
-    case .events: options.events = value
-    case .trace: options.trace = value
-    case .file: options.file = value
-    case .directory: options.directory = value
-    case .jobs: guard let n = Int(value) else { return false }; options.jobs = n
-    case .memory: guard let n = Int(value) else { return false }; options.memory = n
-    case .outputLimit: guard let n = Int(value) else { return false }; options.outputLimit = n
-    case .outputFileLimit: guard let n = Int(value) else { return false }; options.outputFileLimit = n
-    case .progress: guard let mode = ProgressMode(rawValue: value) else { return false }; options.progress = mode
-    case .executor: guard let choice = ExecutorChoice(rawValue: value) else { return false }; options.executor = choice
-    }
-    return true
-  }
+  func read(_ value: String, into options: inout RunOptions) -> Bool { declaration.land(&options, value) }
 
   /// The spellings as swift-argument-parser's names (read only when it parses).
   var names: NameSpecification { Self.allNames[rawValue] }
 
   /// Every option's names, made once: swift-argument-parser makes `RunCommand` several times
   /// in one parse, and `--version` or `--help` must not pay for the spellings each time.
-  private static let allNames: [NameSpecification] = {
-    var elements = [[NameSpecification.Element]](repeating: [], count: outputFileLimit.rawValue + 1)
-    for (spelling, option) in spellings {
-      elements[option.rawValue].append(spelling.hasPrefix("--") ? .customLong(String(spelling.dropFirst(2)))
-        : .customShort(spelling.last!))
+  private static let allNames: [NameSpecification] = allCases.map { option in
+    let elements = option.declaration.spellings.map { spelling -> NameSpecification.Element in
+      spelling.hasPrefix("--") ? .customLong(String(spelling.dropFirst(2))) : .customShort(spelling.last!)
     }
     // Literals, not NameSpecification(sequence): its unspecialised generic init costs start-up
     // about 18,000 instructions an option (callgrind).
-    return elements.map { $0.count == 1 ? [$0[0]] : $0.count == 2 ? [$0[0], $0[1]] : NameSpecification($0) }
-  }()
+    return elements.count == 1 ? [elements[0]] : elements.count == 2 ? [elements[0], elements[1]] : NameSpecification(elements)
+  }
 
-  /// What `taskrun --help` says of the option.
+  /// What `taskrun --help` says of the option (nothing for a hidden one: an empty text).
   var help: ArgumentHelp {
-    switch self {
-    case .jobs: "Operations of the main queue that run at once (default: cores)."
-    case .keepGoing: "Keep starting independent operations after a failure."
-    case .dryRun: "Print the plan in execution order; run nothing."
-    case .quiet: "Print only failures and the summary."
-    case .verbose: "Stream command output, prefixed with the operation's name."
-    case .progress: "How to show progress: auto (live on a terminal, else plain), tty, plain or none."
-    case .yes: "Answer yes to every confirm(prompt) (needed when not on a terminal)."
-    case .noColor: "No colour (also NO_COLOR=1)."
-    case .events: ArgumentHelp("Write every event as a JSON line to FILE (- for standard error).", valueName: "file")
-    case .trace: ArgumentHelp("Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file")
-    case .memory: ArgumentHelp("Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB")
-    case .sandbox: "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe."
-    case .outputLimit: ArgumentHelp(
-      "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB")
-    case .outputFileLimit: ArgumentHelp(
-      "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).", valueName: "MB")
-    case .file: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file")
-    case .directory: ArgumentHelp("Change to DIR first.", valueName: "dir")
-    case .executor: ArgumentHelp("Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.", valueName: "executor")
-    case .list: "List the operations the script declares, with their desc; run nothing."
-    case .listNames: .hidden
-    }
+    let declaration = declaration
+    if declaration.text.isEmpty { return .hidden }
+    return ArgumentHelp(declaration.text, valueName: declaration.valueName)
   }
 }
