@@ -4,9 +4,16 @@
 /// A finish used to call them directly (finish → evaluate → finish …, a group's settle →
 /// finish → settle …), one stack frame per link: a failure, skip or cancel spreading through
 /// a chain of ~8,000 operations or 10,000 nested groups overflowed the thread's stack. The
-/// frames now live in `Scheduler.cascade`, an array, and are carried out in the same order the
+/// frames now live in `Scheduler.cascade.frames`, an array, and are carried out in the same order the
 /// recursion had (depth first, each consequence complete before the next), so outcomes and
 /// events are unchanged.
+/// The finishes being carried out, and whether a drain is under way (a nested finish then
+/// only pushes its frame).
+struct Cascade {
+  var frames: [CascadeFrame] = []
+  var running = false
+}
+
 struct CascadeFrame {
   enum Phase { case children, handlers, stop, dependents }
   /// Unretained: the scheduler's `operations` holds every operation while it runs.
@@ -28,73 +35,73 @@ extension Scheduler {
     // evaluate dependents: the frame starts there.
     if !group && !handlers && !stops && op.dependents.isEmpty { return }
     let frame = CascadeFrame(op: op, phase: group ? .children : handlers ? .handlers : stops ? .stop : .dependents)
-    guard cascading else {
-      cascading = true
-      cascade.append(frame)
-      drainCascade(downTo: cascade.count - 1)
-      cascading = false
+    guard cascade.running else {
+      cascade.running = true
+      cascade.frames.append(frame)
+      drainCascade(downTo: cascade.frames.count - 1)
+      cascade.running = false
       return
     }
-    cascade.append(frame)
+    cascade.frames.append(frame)
   }
 
   /// Runs `body` (a cancel, say) and everything it sets off before returning, even from inside
   /// a cascade: a loop that cancels operations one by one sees the first's consequences (its
   /// dependents skipped) before it reaches the next. Nests only as deep as such loops do.
   func completely(_ body: () -> Void) {
-    let base = cascade.count
-    let outer = cascading
-    cascading = true
+    let base = cascade.frames.count
+    let outer = cascade.running
+    cascade.running = true
     body()
     drainCascade(downTo: base)
-    cascading = outer
+    cascade.running = outer
   }
 
   private func drainCascade(downTo base: Int) {
-    while cascade.count > base { stepCascade() }
+    while cascade.frames.count > base { stepCascade() }
   }
 
   /// One consequence of the top frame; what it finishes goes on top and is carried out first.
   private func stepCascade() {
-    let top = cascade.count - 1
-    let op = cascade[top].op
-    switch cascade[top].phase {
+    let top = cascade.frames.count - 1
+    let op = cascade.frames[top].op
+    switch cascade.frames[top].phase {
     case .children:
       // Children that never got to run end as their group did.
       let children = op.children
       let outcome: Outcome = op.outcome == .skipped ? .skipped : .cancelled
-      while cascade[top].index < children.count {
-        let child = children[cascade[top].index]
-        cascade[top].index += 1
+      while cascade.frames[top].index < children.count {
+        let child = children[cascade.frames[top].index]
+        cascade.frames[top].index += 1
         guard child.mayStillChange else { continue }
         child.isScheduled = true
         ledger.scheduled(child)
         finish(child, outcome, error: "group '\(op.name)' \(op.outcome!.rawValue)")
         return
       }
-      cascade[top].phase = .handlers
-      cascade[top].index = 0
+      cascade.frames[top].phase = .handlers
+      cascade.frames[top].index = 0
     case .handlers:
-      if cascade[top].index == 0 && cascade[top].handlers.isEmpty && !op.finishHandlers.isEmpty {
-        cascade[top].handlers = op.finishHandlers
+      if cascade.frames[top].index == 0 && cascade.frames[top].handlers.isEmpty && !op.finishHandlers.isEmpty {
+        cascade.frames[top].handlers = op.finishHandlers
         op.finishHandlers = []
       }
-      if cascade[top].index < cascade[top].handlers.count {
-        let handler = cascade[top].handlers[cascade[top].index]
-        cascade[top].index += 1
+      if cascade.frames[top].index < cascade.frames[top].handlers.count {
+        let handler = cascade.frames[top].handlers[cascade.frames[top].index]
+        cascade.frames[top].index += 1
         return handler(op)
       }
-      cascade[top].handlers = []
-      cascade[top].phase = .stop
+      cascade.frames[top].handlers = []
+      cascade.frames[top].phase = .stop
     case .stop:
-      cascade[top].phase = .dependents
-      cascade[top].index = 0
+      cascade.frames[top].phase = .dependents
+      cascade.frames[top].index = 0
       if stopping.stopsAfter(op, keepGoing: keepGoing) { stop(because: StopState.failFastReason(op)) }
     case .dependents:
-      let index = cascade[top].index, count = op.dependents.count
-      guard index < count else { cascade.removeLast(); return }
+      let index = cascade.frames[top].index, count = op.dependents.count
+      guard index < count else { cascade.frames.removeLast(); return }
       // The last one is a tail call: its frame goes first, so a chain keeps one frame.
-      if index == count - 1 { cascade.removeLast() } else { cascade[top].index += 1 }
+      if index == count - 1 { cascade.frames.removeLast() } else { cascade.frames[top].index += 1 }
       let dependent = op.dependents[index]
       if graph.releaseDependent(dependent, of: op) { evaluate(dependent) }
     }

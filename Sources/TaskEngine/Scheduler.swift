@@ -37,20 +37,31 @@ public final class Scheduler {
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
   @exclusivity(unchecked) var executing: [OperationNode] = []
   /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
-  @exclusivity(unchecked) var cascade: [CascadeFrame] = []
-  @exclusivity(unchecked) var cascading = false
+  @exclusivity(unchecked) var cascade = Cascade()
+  /// What the command line chose for the run (-k, the kill grace, strays).
+  @exclusivity(unchecked) var settings = RunSettings()
+  /// Called when the run is interrupted or ended, after the operations were cancelled (the
+  /// Lua host wakes the script's top level, which waits on no operation of its own).
+  public var onHalt: () -> Void = {}
+
   /// Without it, the first failure stops new operations from starting (running ones finish).
-  @exclusivity(unchecked) public var keepGoing = false
+  public var keepGoing: Bool {
+    @inline(__always) get { settings.keepGoing }
+    set { settings.keepGoing = newValue }
+  }
   /// Seconds a cancelled command gets between SIGTERM and SIGKILL.
-  @exclusivity(unchecked) public var killGrace = 2.0
+  public var killGrace: Double {
+    @inline(__always) get { settings.killGrace }
+    set { settings.killGrace = newValue }
+  }
   /// A second interrupt also kills the process's other children outside its own process
   /// group (strays a command left behind, re-parented to taskrun). taskrun owns its process;
   /// a host that runs several schedulers in one (the in-process tests do) turns it off, or
   /// one scheduler's second Ctrl-C would kill another's commands.
-  public var killsStrays = true
-  /// Called when the run is interrupted or ended, after the operations were cancelled (the
-  /// Lua host wakes the script's top level, which waits on no operation of its own).
-  public var onHalt: () -> Void = {}
+  public var killsStrays: Bool {
+    @inline(__always) get { settings.killsStrays }
+    set { settings.killsStrays = newValue }
+  }
 
   public init(clock: any SchedulerClock = MonotonicClock(), jobs: Int = 1) {
     loop = EventLoop(clock: clock)
