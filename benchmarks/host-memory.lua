@@ -1,7 +1,7 @@
 -- benchmarks/host-memory.lua: bytes taskrun keeps outside the Lua heap per object a script makes.
 --   taskrun benchmarks/host-memory.lua -- KIND [N]   (KIND: operation group queue resource progress observer)
 -- Prints the peak resident size (VmHWM) and the data size grown per object, less the Lua
--- heap's growth: what HostCharge (Sources/LuaHost/HostMemory.swift) charges is based on it.
+-- heap's growth: what HostCharge (Sources/LuaHost/Host/HostMemory.swift) charges is based on it.
 local kind, n = arg[1], tonumber(arg[2] or 100000)
 local function vm()
   local f = io.open("/proc/self/status") local t = f:read("a") f:close()
