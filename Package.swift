@@ -6,11 +6,11 @@ let package = Package(
   products: [
     .executable(name: "taskrun", targets: ["taskrun"]),
     .library(name: "TaskEngine", targets: ["TaskEngine"]),
-    .library(name: "LuaHost", targets: ["LuaHost"]),
+    .library(name: "LuaHost", targets: ["LuaHost"])
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0")
   ],
   targets: [
     // The Lua C API, from the system (Debian: liblua5.4-dev).
@@ -43,7 +43,7 @@ let package = Package(
       name: "taskrun",
       dependencies: [
         "TaskEngine", "LuaHost", "CTerminal", "CEditLine",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser")
       ],
       linkerSettings: [.linkedLibrary("mimalloc")]),
     // The seeded random numbers the randomized tests share.
@@ -52,7 +52,7 @@ let package = Package(
     .testTarget(name: "LuaHostTests", dependencies: ["LuaHost", "TaskEngine"]),
     .testTarget(
       name: "TaskrunTests", dependencies: ["taskrun", "TestSupport"],
-      exclude: [], resources: []),
+      exclude: [], resources: [])
   ],
   swiftLanguageModes: [.v6]
 )

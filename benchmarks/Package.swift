@@ -7,7 +7,7 @@ let package = Package(
   products: [
     .executable(name: "bench", targets: ["bench"]),
     // Preloaded into taskrun and make to read their own CPU time apart from their commands'.
-    .library(name: "OwnCPU", type: .dynamic, targets: ["OwnCPU"]),
+    .library(name: "OwnCPU", type: .dynamic, targets: ["OwnCPU"])
   ],
   dependencies: [.package(name: "taskrun", path: "..")],
   targets: [
@@ -15,7 +15,7 @@ let package = Package(
       name: "bench",
       dependencies: [.product(name: "TaskEngine", package: "taskrun")],
       path: "Sources/bench"),
-    .target(name: "OwnCPU", path: "Sources/OwnCPU"),
+    .target(name: "OwnCPU", path: "Sources/OwnCPU")
   ],
   swiftLanguageModes: [.v6]
 )

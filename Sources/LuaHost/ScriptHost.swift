@@ -95,8 +95,9 @@ public final class ScriptHost {
     let budget = MemoryBudget.current().luaHeap(asked: memoryLimit)
     heap = HeapLimit(bytes: budget.bytes, isDefault: memoryLimit == nil)
     if budget.lowered {
-      writeStandardError("taskrun: note: --memory \(memoryLimit! >> 20) MB is more than this process can get (ulimit -v, "
-                         + "its cgroup, physical memory): the Lua heap is capped at \(budget.bytes >> 20) MB\n")
+      writeStandardError(
+        "taskrun: note: --memory \(memoryLimit! >> 20) MB is more than this process can get (ulimit -v, "
+          + "its cgroup, physical memory): the Lua heap is capped at \(budget.bytes >> 20) MB\n")
     }
     L = tl_newstate(heap.bytes)
     _ = Self.dispatchInstalled
@@ -194,7 +195,9 @@ public final class ScriptHost {
     } else {
       var info = stat()
       let exists = stat(path, &info) == 0
-      guard !exists || info.st_mode & S_IFMT != S_IFDIR else { throw HostError("cannot read '\(path)': it is a directory, not a script") }
+      guard !exists || info.st_mode & S_IFMT != S_IFDIR else {
+        throw HostError("cannot read '\(path)': it is a directory, not a script")
+      }
       guard let contents = FileManager.default.contents(atPath: path) else {
         throw HostError("cannot read '\(path)': " + (exists ? "permission denied" : "no such file"))
       }
@@ -203,7 +206,9 @@ public final class ScriptHost {
     // As lua.c: a UTF-8 byte order mark, then a first line starting with # (#!/usr/bin/env
     // taskrun) are skipped; the line's newline stays, so line numbers hold.
     if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
-    if data.first == UInt8(ascii: "#") { data.removeFirst(data.firstIndex(of: 10).map { $0 - data.startIndex } ?? data.count) }
+    if data.first == UInt8(ascii: "#") {
+      data.removeFirst(data.firstIndex(of: 10).map { $0 - data.startIndex } ?? data.count)
+    }
     scriptPath = path == "-" ? "stdin" : path
     setArguments(script: path)
     try execute(chunk: data, name: path == "-" ? "=stdin" : "@" + path, arguments: arguments)
@@ -235,13 +240,17 @@ public final class ScriptHost {
     defer { s.unref(function) }
     failedWait = nil
     var shown: String?
-    switch runToEnd(function: function, arguments: { s in
-      guard lua_checkstack(s.L, Int32(clamping: arguments.count) + 1) != 0 else { return 0 }
-      for argument in arguments { s.push(argument) }
-      return Int32(arguments.count)
-    }, returned: { [unowned self] results, count in
-      if format, count > 0 { shown = show(count, from: results) }
-    }) {
+    switch runToEnd(
+      function: function,
+      arguments: { s in
+        guard lua_checkstack(s.L, Int32(clamping: arguments.count) + 1) != 0 else { return 0 }
+        for argument in arguments { s.push(argument) }
+        return Int32(arguments.count)
+      },
+      returned: { [unowned self] results, count in
+        if format, count > 0 { shown = show(count, from: results) }
+      })
+    {
     case .returned?:
       return shown
     case .failed(let failure)?:
@@ -253,10 +262,13 @@ public final class ScriptHost {
       // At the top level a single frame repeats the message's file:line; deeper ones help.
       // Stopped by Ctrl-C: where it stood is the message's file:line; a traceback is noise.
       // "(...tail calls...)" is no frame of the user's.
-      let frames = scheduler.halted ? 0
+      let frames =
+        scheduler.halted
+        ? 0
         : failure.traceback.split(separator: "\n").filter { !$0.contains("(...tail calls...)") }.count - 1
       // error({}) carries no position: the message still names the script.
-      let message = failure.message.hasPrefix("(error object is") ? "\(name.dropFirst()): " + failure.message : failure.message
+      let message =
+        failure.message.hasPrefix("(error object is") ? "\(name.dropFirst()): " + failure.message : failure.message
       throw HostError(message + (frames < 2 ? "" : "\n" + failure.traceback))
     case nil:
       throw HostError("\(name.dropFirst()): the script never finished")

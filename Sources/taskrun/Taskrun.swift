@@ -40,7 +40,8 @@ enum Taskrun {
         leave(0)
       }
       if let first = arguments.first, first.hasPrefix("--generate-completion-script") {
-        CompletionScripts.generate(first.contains("=") ? String(first.drop { $0 != "=" }.dropFirst()) : arguments.dropFirst().first)
+        CompletionScripts.generate(
+          first.contains("=") ? String(first.drop { $0 != "=" }.dropFirst()) : arguments.dropFirst().first)
       }
       let invocation = Invocation(arguments, interactive: isatty(STDIN_FILENO) != 0)
       let choice = CommandChoice(scriptArguments: invocation.scriptArguments)
@@ -48,8 +49,10 @@ enum Taskrun {
       // draws the load this check makes; the others do not need the script, and do not
       // wait on one that does not finish loading.
       if let first = invocation.words.first, !invocation.subcommandForced, CommandChoice.subcommands.contains(first),
-         try choice.isTarget(first, within: first == "graph" ? nil : CommandChoice.checkSeconds,
-                             keep: first == "graph") {
+        try choice.isTarget(
+          first, within: first == "graph" ? nil : CommandChoice.checkSeconds,
+          keep: first == "graph")
+      {
         if let options = RunOptions.parse(invocation.words) { return try options.run(invocation) }
         // Parsed without the word, which swift-argument-parser would take for the subcommand.
         var command = try RunCommand.parse(Array(invocation.words.dropFirst()))
@@ -59,9 +62,12 @@ enum Taskrun {
       let words = invocation.words
       if words.first == "help" {  // `taskrun help [SUBCOMMAND]`
         let name = words.dropFirst().first
-        guard let command = RunCommand.configuration.subcommands.first(where: { $0.configuration.commandName == name })
-                ?? (name == nil ? RunCommand.self : nil) else {
-          TerminalText.writeMessage("taskrun: help: no subcommand '\(TerminalText.escaped(name!))' (repl, test, graph, help)")
+        guard
+          let command = RunCommand.configuration.subcommands.first(where: { $0.configuration.commandName == name })
+            ?? (name == nil ? RunCommand.self : nil)
+        else {
+          TerminalText.writeMessage(
+            "taskrun: help: no subcommand '\(TerminalText.escaped(name!))' (repl, test, graph, help)")
           leave(ExitCode.usage.rawValue)
         }
         print(RunCommand.helpMessage(for: command))
@@ -97,7 +103,8 @@ enum Taskrun {
       // (not swift-argument-parser's "Error:" and its whole usage banner); its guess of an
       // option is kept only when close (UsageMessage).
       let name = command == RunCommand.self ? "taskrun" : "taskrun \(command.configuration.commandName ?? "")"
-      TerminalText.writeMessage("taskrun: \(UsageMessage.withoutDistantGuess(command.message(for: error)))")  // an unknown option is shown as typed
+      // An unknown option is shown as typed.
+      TerminalText.writeMessage("taskrun: \(UsageMessage.withoutDistantGuess(command.message(for: error)))")
       TerminalText.writeMessage("taskrun: see '\(name) --help'")
       leave(ExitCode.usage.rawValue)
     }
@@ -165,4 +172,3 @@ enum Taskrun {
     init(_ code: ExitCode) { self.code = code.rawValue }
   }
 }
-

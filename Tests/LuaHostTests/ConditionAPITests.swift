@@ -1,12 +1,13 @@
 // Conditions from Lua: the WWDC vocabulary as scripts use it.
 import Foundation
-import Testing
 import LuaHost
 import TaskEngine
+import Testing
 
 @Suite struct ConditionAPITests {
   @Test func evaluateDecidesRunFailOrSkip() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       yes = condition { name = "yes", evaluate = function(op) return true end }
       no = condition { name = "token", evaluate = function() return false, "no token" end }
       later = condition { name = "weekday", evaluate = function() return nil, "it is Sunday" end }
@@ -26,7 +27,8 @@ import TaskEngine
   }
 
   @Test func theLoginPattern() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       logged_in = false
       auth = condition { name = "logged-in",
         dependency = function() return operation { name = "login", run = function() sleep(1) logged_in = true end } end,
@@ -39,7 +41,8 @@ import TaskEngine
   }
 
   @Test func silentSkipsTheDependencyAndCompoundsCombine() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       produced = 0
       auth = condition { name = "auth", dependency = function() produced = produced + 1 return operation {} end,
                          evaluate = function() return produced > 0, "never asked" end }
@@ -55,7 +58,8 @@ import TaskEngine
   }
 
   @Test func aMutexKeepsOperationsApartAndWhyNamesTheHolder() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       local migrations = {}
       for i = 1, 3 do
         migrations[i] = operation { name = "migrate" .. i, conditions = { mutex "db" }, run = function() sleep(1) end }
@@ -67,7 +71,8 @@ import TaskEngine
   }
 
   @Test func resourceAllowsNAtATime() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       for i = 1, 4 do
         operation { name = "job" .. i, conditions = { resource("gpu", 2) }, run = function() sleep(1) end }
       end
@@ -76,14 +81,20 @@ import TaskEngine
   }
 
   @Test func conditionErrorsAreScriptErrors() {
-    #expect(loadError("operation { conditions = { 'db' } }")
-      == "spec.lua:1: operation: conditions are made by condition{}, mutex, resource, exists, negate, silent, all or any (got string)")
-    #expect(loadError("condition { name = 'x', evaluat = function() end }")
-      == "spec.lua:1: condition 'x': unknown field 'evaluat'; did you mean 'evaluate'? (valid fields: name, evaluate, dependency)")
-    #expect(loadError("negate(mutex 'db')")
-      == "spec.lua:1: negate: a mutex or resource cannot be combined; list it in conditions directly")
-    #expect(loadError("operation { conditions = { resource('r', 2) } } operation { conditions = { resource('r', 3) } }")
-      == "spec.lua:1: resource 'r' already has capacity 2, not 3")
+    #expect(
+      loadError("operation { conditions = { 'db' } }")
+        == "spec.lua:1: operation: conditions are made by condition{}, mutex, resource, exists, negate, silent, all or any (got string)"
+    )
+    #expect(
+      loadError("condition { name = 'x', evaluat = function() end }")
+        == "spec.lua:1: condition 'x': unknown field 'evaluat'; did you mean 'evaluate'? (valid fields: name, evaluate, dependency)"
+    )
+    #expect(
+      loadError("negate(mutex 'db')")
+        == "spec.lua:1: negate: a mutex or resource cannot be combined; list it in conditions directly")
+    #expect(
+      loadError("operation { conditions = { resource('r', 2) } } operation { conditions = { resource('r', 3) } }")
+        == "spec.lua:1: resource 'r' already has capacity 2, not 3")
   }
 }
 
@@ -98,9 +109,13 @@ final class Listener {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) } }
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) }
+    }
     listen(socketFD, 4)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
+    }
     fd = socketFD
     port = Int(UInt16(bigEndian: address.sin_port))
   }
@@ -116,12 +131,16 @@ final class Asked: @unchecked Sendable {
   @Test func reachableConnectsForReal() throws {
     let listener = try Listener()
     let closedPort = try Listener().port  // closed again at once: nothing listens there
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "up", conditions = { reachable("127.0.0.1", \(listener.port)) } }
       operation { name = "down", conditions = { reachable("127.0.0.1", \(closedPort), 1) } }
       """, realTime: true)
     #expect(host.op("up").succeeded)
-    #expect(host.op("down").error == "condition 'reachable 127.0.0.1:\(closedPort)' failed: cannot connect to 127.0.0.1:\(closedPort): Connection refused")
+    #expect(
+      host.op("down").error
+        == "condition 'reachable 127.0.0.1:\(closedPort)' failed: cannot connect to 127.0.0.1:\(closedPort): Connection refused"
+    )
   }
 
   func runConfirm(assumeYes: Bool, ask: (@Sendable (String) -> Bool?)?) throws -> ScriptHost {
@@ -130,10 +149,11 @@ final class Asked: @unchecked Sendable {
     let host = ScriptHost(scheduler: scheduler)
     host.assumeYes = assumeYes
     host.ask = ask
-    try host.execute(source: """
-      operation { name = "deploy", conditions = { confirm "Deploy to production?" } }
-      operation { name = "wipe", conditions = { confirm "Wipe the cache?" } }
-      """, name: "@spec.lua")
+    try host.execute(
+      source: """
+        operation { name = "deploy", conditions = { confirm "Deploy to production?" } }
+        operation { name = "wipe", conditions = { confirm "Wipe the cache?" } }
+        """, name: "@spec.lua")
     _ = host.run(try host.select(targets: []))
     return host
   }
@@ -141,7 +161,8 @@ final class Asked: @unchecked Sendable {
   @Test func confirmAsksOneAtATimeAndHonoursTheAnswer() throws {
     let asked = Asked()
     let host = try runConfirm(assumeYes: false) { prompt in
-      asked.lock.lock(); asked.inside += 1; asked.most = max(asked.most, asked.inside); asked.prompts.append(prompt); asked.lock.unlock()
+      asked.lock.lock(); asked.inside += 1; asked.most = max(asked.most, asked.inside); asked.prompts.append(prompt);
+      asked.lock.unlock()
       usleep(100_000)
       asked.lock.lock(); asked.inside -= 1; asked.lock.unlock()
       return prompt.hasPrefix("Deploy")
@@ -153,8 +174,10 @@ final class Asked: @unchecked Sendable {
 
   @Test func withoutATerminalConfirmFailsUnlessYes() throws {
     let refused = try runConfirm(assumeYes: false, ask: nil)
-    #expect(refused.op("deploy").error
-      == "condition 'confirm' failed: cannot ask \"Deploy to production?\": not running on a terminal (--yes answers yes)")
+    #expect(
+      refused.op("deploy").error
+        == "condition 'confirm' failed: cannot ask \"Deploy to production?\": not running on a terminal (--yes answers yes)"
+    )
     let yes = try runConfirm(assumeYes: true, ask: nil)
     #expect(yes.op("deploy").succeeded && yes.op("wipe").succeeded)
   }
@@ -162,7 +185,8 @@ final class Asked: @unchecked Sendable {
 
 @Suite struct ErrorKindTests {
   @Test func eachWayOfNotSucceedingHasItsKind() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       cmd = operation { name = "cmd", sh = "exit 3" }
       lua = operation { name = "lua", run = function() error("x") end }
       cond = operation { name = "cond", conditions = { condition { evaluate = function() return false, "no" end } } }
@@ -173,7 +197,8 @@ final class Asked: @unchecked Sendable {
       g = group { name = "g", operation { name = "inner", sh = "exit 1" } }
       fine = operation { name = "fine" }
       """)
-    try host.check("""
+    try host.check(
+      """
       local kinds = {}
       for _, op in ipairs { cmd, lua, cond, dep, slow, victim, g, fine } do kinds[#kinds + 1] = op.name .. "=" .. tostring(op.error_kind) end
       local text = table.concat(kinds, " ")
@@ -184,7 +209,8 @@ final class Asked: @unchecked Sendable {
 
 @Suite struct ConditionReturnTests {
   @Test func evaluateMayReturnAConditionWhichThenDecides() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       token = condition { name = "logged-in", evaluate = function() return os.getenv("NO_SUCH_VARIABLE") ~= nil or exists("/no/such/token"), "no token" end }
       here = condition { name = "here", evaluate = function() return false or exists("/") end }
       operation { name = "upload", conditions = { token } }

@@ -1,11 +1,12 @@
-// group{} from Lua.
-import Testing
 import LuaHost
 import TaskEngine
+// group{} from Lua.
+import Testing
 
 @Suite struct GroupAPITests {
   @Test func childrenRunInsideTheirGroupAndDependentsWaitForAllOfThem() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       order = {}
       local function step(name, seconds) return operation { name = name, run = function() sleep(seconds) order[#order + 1] = name end } end
       prepare = step("prepare", 1)
@@ -14,13 +15,15 @@ import TaskEngine
       build = operation { name = "build", after = { fetch }, run = function() order[#order + 1] = "build" end }
       assert(#fetch.children == 3 and fetch.children[3].group == fetch)
       """, jobs: 8)
-    try host.check("assert(table.concat(order, ',') == 'prepare,collections,lua,parser,build', table.concat(order, ','))")
+    try host.check(
+      "assert(table.concat(order, ',') == 'prepare,collections,lua,parser,build', table.concat(order, ','))")
     #expect(host.op("build").startTime == 4)
     #expect(host.op("fetch").progress.isFinished)
   }
 
   @Test func aFailedChildFailsTheGroupAndItsConditionsComeFirst() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       checked = false
       gate = condition { name = "gate", evaluate = function() checked = true return true end }
       g = group { name = "g", conditions = { gate },
@@ -30,7 +33,8 @@ import TaskEngine
   }
 
   @Test func operationsProducedInsideAGroupBelongToIt() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       g = group { name = "g", operation { name = "producer", run = function()
         operation { name = "produced", run = function() sleep(2) end }
       end } }
@@ -41,10 +45,17 @@ import TaskEngine
   }
 
   @Test func groupErrors() {
-    #expect(loadError("group { name = 'g', 'not an op' }") == "spec.lua:1: group 'g': children must be operations (got string)")
-    #expect(loadError("group { name = 'g', sh = 'true' }")
-      == "spec.lua:1: group 'g': unknown field 'sh' (valid fields: name, after, queue, priority, when, conditions, timeout, observers, weight, desc, and the children as a list)")
-    #expect(loadError("local a = operation { name = 'a' } group { a } group { a }") == "spec.lua:1: 'a' is already in group 'op2'")
-    #expect(loadError("local a = operation { name = 'a' } a:add(operation {})") == "spec.lua:1: add: 'a' is not a group")
+    #expect(
+      loadError("group { name = 'g', 'not an op' }")
+        == "spec.lua:1: group 'g': children must be operations (got string)")
+    #expect(
+      loadError("group { name = 'g', sh = 'true' }")
+        == "spec.lua:1: group 'g': unknown field 'sh' (valid fields: name, after, queue, priority, when, conditions, timeout, observers, weight, desc, and the children as a list)"
+    )
+    #expect(
+      loadError("local a = operation { name = 'a' } group { a } group { a }")
+        == "spec.lua:1: 'a' is already in group 'op2'")
+    #expect(
+      loadError("local a = operation { name = 'a' } a:add(operation {})") == "spec.lua:1: add: 'a' is not a group")
   }
 }

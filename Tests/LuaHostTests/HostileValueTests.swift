@@ -1,28 +1,62 @@
-// Hostile values at the Lua boundary: numbers get ranges, handles cannot be forged.
-import Testing
 import LuaHost
 import TaskEngine
+// Hostile values at the Lua boundary: numbers get ranges, handles cannot be forged.
+import Testing
 
 @Suite struct HostileValueTests {
   @Test(arguments: [
-    ("operation { timeout = 0/0, sh = 'true' }", "spec.lua:1: operation: field 'timeout' must be a finite number (got nan)"),
-    ("operation { timeout = 1/0, sh = 'true' }", "spec.lua:1: operation: field 'timeout' must be a finite number (got inf)"),
-    ("operation { weight = -1/0, sh = 'true' }", "spec.lua:1: operation: field 'weight' must be a finite number (got -inf)"),
-    ("operation { weight = 1e300, sh = 'true' }", "spec.lua:1: operation: field 'weight' must be from 0 to 1000000000 (got 1e+300)"),
-    ("operation { retries = 1e300, sh = 'true' }", "spec.lua:1: operation: field 'retries' must be a whole number from 0 to 1000000 (got 1e+300)"),
-    ("operation { retry = { max = 2^63 }, sh = 'true' }", "spec.lua:1: operation retry: field 'max' must be a whole number from 0 to 1000000 (got 9.223372036854776e+18)"),
-    ("operation { retry = { max = 1, delay = 1e300 }, sh = 'true' }", "spec.lua:1: operation retry: field 'delay' must be from 0 to 1000000000 seconds (got 1e+300)"),
-    ("queue { name = 'q', max_concurrent = 2^63 }", "spec.lua:1: queue 'q': max_concurrent must be a whole number from 0 to 1000000, or -1 for unlimited (got 9.223372036854776e+18)"),
-    ("group { name = 'g', weight = 1e300 }", "spec.lua:1: group 'g': field 'weight' must be from 0 to 1000000000 (got 1e+300)"),
-    ("reachable('localhost', 1, 3e6)", "spec.lua:1: bad argument #3 to 'reachable' (number of seconds from 0 to 3600 expected, got number)"),
-    ("os.exit(1e300)", "spec.lua:1: bad argument #1 to 'exit' (an exit status from 0 to 255 or a boolean expected, got 1e+300)"),
+    (
+      "operation { timeout = 0/0, sh = 'true' }",
+      "spec.lua:1: operation: field 'timeout' must be a finite number (got nan)"
+    ),
+    (
+      "operation { timeout = 1/0, sh = 'true' }",
+      "spec.lua:1: operation: field 'timeout' must be a finite number (got inf)"
+    ),
+    (
+      "operation { weight = -1/0, sh = 'true' }",
+      "spec.lua:1: operation: field 'weight' must be a finite number (got -inf)"
+    ),
+    (
+      "operation { weight = 1e300, sh = 'true' }",
+      "spec.lua:1: operation: field 'weight' must be from 0 to 1000000000 (got 1e+300)"
+    ),
+    (
+      "operation { retries = 1e300, sh = 'true' }",
+      "spec.lua:1: operation: field 'retries' must be a whole number from 0 to 1000000 (got 1e+300)"
+    ),
+    (
+      "operation { retry = { max = 2^63 }, sh = 'true' }",
+      "spec.lua:1: operation retry: field 'max' must be a whole number from 0 to 1000000 (got 9.223372036854776e+18)"
+    ),
+    (
+      "operation { retry = { max = 1, delay = 1e300 }, sh = 'true' }",
+      "spec.lua:1: operation retry: field 'delay' must be from 0 to 1000000000 seconds (got 1e+300)"
+    ),
+    (
+      "queue { name = 'q', max_concurrent = 2^63 }",
+      "spec.lua:1: queue 'q': max_concurrent must be a whole number from 0 to 1000000, or -1 for unlimited (got 9.223372036854776e+18)"
+    ),
+    (
+      "group { name = 'g', weight = 1e300 }",
+      "spec.lua:1: group 'g': field 'weight' must be from 0 to 1000000000 (got 1e+300)"
+    ),
+    (
+      "reachable('localhost', 1, 3e6)",
+      "spec.lua:1: bad argument #3 to 'reachable' (number of seconds from 0 to 3600 expected, got number)"
+    ),
+    (
+      "os.exit(1e300)",
+      "spec.lua:1: bad argument #1 to 'exit' (an exit status from 0 to 255 or a boolean expected, got 1e+300)"
+    )
   ])
   func outOfRangeNumbersAreClearErrors(_ source: String, _ message: String) {
     #expect(loadError(source) == message)
   }
 
   @Test func durationsBeyondTheLimitMeanNever() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "forever", timeout = 1e10, run = function() sleep(5) end }
       operation { name = "observed", observers = { timeout(1e12) }, run = function() sleep(5) end }
       operation { name = "sleeper", timeout = 1, run = function() sleep(1e300) end }
@@ -33,7 +67,8 @@ import TaskEngine
   }
 
   @Test func progressNumbersCapturedFromOutputSaturate() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "hash", sh = "echo 123456789012345678901234/5", progress = "(%d+)/(%d+)" }
       """, realTime: true)
     #expect(host.op("hash").succeeded)
@@ -41,7 +76,8 @@ import TaskEngine
 
   @Test func aTamperedTimeoutObserverIsRefused() {
     #expect(loadError("local t = timeout(1) t.seconds = 0/0") == "spec.lua:1: an observer cannot be changed")
-    #expect(loadError("local t = timeout(1) rawset(t, 'seconds', 0/0)")?.contains("table expected, got observer") == true)
+    #expect(
+      loadError("local t = timeout(1) rawset(t, 'seconds', 0/0)")?.contains("table expected, got observer") == true)
   }
 
   @Test(arguments: [
@@ -51,7 +87,7 @@ import TaskEngine
     "local op = operation { name = 'x' } debug.setmetatable(io.stdout, debug.getmetatable(op)) return io.stdout.name",
     "local c = mutex 'm' debug.setmetatable(io.stdout, debug.getmetatable(c)) operation { conditions = { io.stdout } }",
     "local o = activity 'net' debug.setmetatable(io.stderr, debug.getmetatable(o)) operation { observers = { io.stderr } }",
-    "local c = mutex 'm' debug.setmetatable(activity 'a', debug.getmetatable(c)) operation { conditions = { activity 'a' } }",
+    "local c = mutex 'm' debug.setmetatable(activity 'a', debug.getmetatable(c)) operation { conditions = { activity 'a' } }"
   ])
   func forgedHandlesAreErrorsNotCrashes(_ source: String) {
     let message = loadError(source)
@@ -69,7 +105,8 @@ import TaskEngine
 @Suite struct SlotTests {
   @Test(arguments: [1, 2])
   func aWaitingBodyGivesItsSlotBack(_ jobs: Int) throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "producer", run = function()
         local kids = {}
         for i = 1, 4 do kids[i] = operation { name = "kid" .. i, run = function() sleep(1) end } end
@@ -89,7 +126,8 @@ import TaskEngine
 /// the host makes (an __index that runs 50 million instructions gives no completion).
 @Suite struct CompletionBoundTests {
   @Test func aCompletionDoesNotRunUserCodeWithoutBound() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       slow = setmetatable({}, { __index = function()
         local n = 0
         for i = 1, 50000000 do n = n + 1 end

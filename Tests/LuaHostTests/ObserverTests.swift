@@ -1,7 +1,7 @@
-// Observers from Lua: activity indicators and timeouts.
-import Testing
 import LuaHost
 import TaskEngine
+// Observers from Lua: activity indicators and timeouts.
+import Testing
 
 final class ActivityRecorder: EventSink {
   var counts: [String] = []
@@ -16,23 +16,28 @@ final class ActivityRecorder: EventSink {
     let recorder = ActivityRecorder()
     scheduler.sinks.append(recorder)
     let host = ScriptHost(scheduler: scheduler)
-    try host.execute(source: """
-      for i = 1, 3 do
-        operation { name = "fetch" .. i, observers = { activity "network" }, run = function() sleep(i) end }
-      end
-      local upload = operation { name = "upload", run = function() sleep(1) end }
-      upload:add_observer(activity "network")
-      upload:add_observer(activity "disk")
-      assert(upload.activities[1] == "network" and upload.activities[2] == "disk")
-      assert(tostring(activity "network") == "<observer activity network>")
-      """, name: "@spec.lua")
+    try host.execute(
+      source: """
+        for i = 1, 3 do
+          operation { name = "fetch" .. i, observers = { activity "network" }, run = function() sleep(i) end }
+        end
+        local upload = operation { name = "upload", run = function() sleep(1) end }
+        upload:add_observer(activity "network")
+        upload:add_observer(activity "disk")
+        assert(upload.activities[1] == "network" and upload.activities[2] == "disk")
+        assert(tostring(activity "network") == "<observer activity network>")
+        """, name: "@spec.lua")
     _ = host.run(try host.select(targets: []))
-    #expect(recorder.counts == ["network=1", "network=2", "network=3", "network=4", "disk=1",
-                                "network=3", "network=2", "disk=0", "network=1", "network=0"])
+    #expect(
+      recorder.counts == [
+        "network=1", "network=2", "network=3", "network=4", "disk=1",
+        "network=3", "network=2", "disk=0", "network=1", "network=0"
+      ])
   }
 
   @Test func aTimeoutObserverFailsTheOperationWithATimeoutError() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "slow", observers = { timeout(2) }, run = function() sleep(100) end }
       operation { name = "both", timeout = 5, observers = { timeout(3) }, run = function() sleep(100) end }
       """)
@@ -41,21 +46,29 @@ final class ActivityRecorder: EventSink {
   }
 
   @Test func observersAreCheckedWhereTheyAreGiven() {
-    #expect(loadError("operation { name = 'x', observers = { 'network' } }")
-      == "spec.lua:1: operation 'x': observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got string)")
-    #expect(loadError("operation { observers = 3 }")
-      == "spec.lua:1: operation: field 'observers' must be a list of observers (got number)")
-    #expect(loadError("operation { observers = { on_finish = function() end } }")  // observer{} forgotten
-      == "spec.lua:1: operation: field 'observers' must be a list of observers (got a table with the key 'on_finish')")
-    #expect(loadError("activity ''") == "spec.lua:1: bad argument #1 to 'activity' (non-empty string expected, got string)")
-    #expect(loadError("local a = operation { name = 'a' }; run(a); a:add_observer(activity 'x')")
-      == "spec.lua:1: cannot add an observer to 'a': it already finished")
+    #expect(
+      loadError("operation { name = 'x', observers = { 'network' } }")
+        == "spec.lua:1: operation 'x': observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got string)"
+    )
+    #expect(
+      loadError("operation { observers = 3 }")
+        == "spec.lua:1: operation: field 'observers' must be a list of observers (got number)")
+    #expect(
+      loadError("operation { observers = { on_finish = function() end } }")  // observer{} forgotten
+        == "spec.lua:1: operation: field 'observers' must be a list of observers (got a table with the key 'on_finish')"
+    )
+    #expect(
+      loadError("activity ''") == "spec.lua:1: bad argument #1 to 'activity' (non-empty string expected, got string)")
+    #expect(
+      loadError("local a = operation { name = 'a' }; run(a); a:add_observer(activity 'x')")
+        == "spec.lua:1: cannot add an observer to 'a': it already finished")
   }
 }
 
 @Suite struct RetryTests {
   @Test func aFailedBodyIsTriedAgainUntilItSucceeds() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       tries = 0
       flaky = operation { name = "flaky", retries = 2, run = function()
         tries = tries + 1
@@ -67,7 +80,8 @@ final class ActivityRecorder: EventSink {
   }
 
   @Test func retriesRunOutAndTheLastErrorStands() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "broken", retry = { max = 2, delay = 1, backoff = "exponential" }, sh = "exit 7" }
       """, realTime: false)
     let broken = host.op("broken")
@@ -76,7 +90,8 @@ final class ActivityRecorder: EventSink {
   }
 
   @Test func cancellationStopsRetrying() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       tries = 0
       victim = operation { name = "victim", retry = { max = 5, delay = 10 }, run = function()
         tries = tries + 1
@@ -88,17 +103,23 @@ final class ActivityRecorder: EventSink {
   }
 
   @Test func retrySpecsAreChecked() {
-    #expect(loadError("operation { retry = { max = 2, backof = 'x' } }")
-      == "spec.lua:1: operation retry: unknown field 'backof'; did you mean 'backoff'? (valid fields: max, delay, backoff)")
-    #expect(loadError("operation { retries = 1, retry = { max = 1 } }")
-      == "spec.lua:1: operation: give either 'retries' or 'retry', not both")
-    #expect(loadError("operation { retries = -1 }") == "spec.lua:1: operation: field 'retries' must be a whole number from 0 to 1000000 (got -1)")
+    #expect(
+      loadError("operation { retry = { max = 2, backof = 'x' } }")
+        == "spec.lua:1: operation retry: unknown field 'backof'; did you mean 'backoff'? (valid fields: max, delay, backoff)"
+    )
+    #expect(
+      loadError("operation { retries = 1, retry = { max = 1 } }")
+        == "spec.lua:1: operation: give either 'retries' or 'retry', not both")
+    #expect(
+      loadError("operation { retries = -1 }")
+        == "spec.lua:1: operation: field 'retries' must be a whole number from 0 to 1000000 (got -1)")
   }
 }
 
 @Suite struct LuaObserverTests {
   @Test func observersHearStartProduceAndFinishOnceEachInOrder() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       log = {}
       local watch = observer {
         on_start = function(op) log[#log + 1] = "start " .. op.name end,
@@ -111,14 +132,16 @@ final class ActivityRecorder: EventSink {
       bad = operation { name = "bad", run = function() error("boom") end }
       bad:add_observer(watch)
       """, jobs: 1)
-    try host.check("""
+    try host.check(
+      """
       local text = table.concat(log, "; ")
       assert(text == "start parent; parent produced child; finish parent nil; start bad; finish bad spec.lua:10: boom", text)
       """)
   }
 
   @Test func anObserverThatFailsDoesNotBreakTheRun() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "x", observers = { observer { on_start = function() error("oops") end } } }
       """)
     #expect(host.op("x").succeeded)

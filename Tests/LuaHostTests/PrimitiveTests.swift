@@ -1,11 +1,12 @@
-// Yielding primitives in bodies: sleep, sh, wait, run, cancelled, produced operations.
-import Testing
 import LuaHost
 import TaskEngine
+// Yielding primitives in bodies: sleep, sh, wait, run, cancelled, produced operations.
+import Testing
 
 @Suite struct PrimitiveTests {
   @Test func sleepAdvancesTimeWithoutBlockingOthers() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "a", run = function() sleep(5) end }
       operation { name = "b", run = function() sleep(3) end }
       """)
@@ -14,7 +15,8 @@ import TaskEngine
   }
 
   @Test func shReturnsItsResultAndRaisesOnFailureUnlessUnchecked() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "x", run = function()
         local r = sh("echo $GREETING", { env = { GREETING = "hi" } })
         assert(r.status == 0 and r.stdout == "hi\\n", r.stdout)
@@ -23,26 +25,32 @@ import TaskEngine
         ok, message = pcall(sh, "echo oops >&2; exit 2")
       end }
       """, realTime: true)
-    try host.check("""
+    try host.check(
+      """
       assert(not ok and message == "spec.lua:6: command failed: echo oops >&2; exit 2: exited with status 2 (oops)", message)
       """)
   }
 
   @Test func primitivesRaiseAtTheCallersLineForBadArguments() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "x", run = function()
         sleep("soon")
       end }
       operation { name = "y", run = function() sh(42) end }
       operation { name = "z", run = function() wait("x") end }
       """)
-    #expect(host.op("x").error == "spec.lua:2: bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got string)")
-    #expect(host.op("y").error == "spec.lua:4: bad argument #1 to 'sh' must be a command string or an argv list (got number)")
+    #expect(
+      host.op("x").error
+        == "spec.lua:2: bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got string)")
+    #expect(
+      host.op("y").error == "spec.lua:4: bad argument #1 to 'sh' must be a command string or an argv list (got number)")
     #expect(host.op("z").error == "spec.lua:5: bad argument #1 to 'wait' (operation expected, got string)")
   }
 
   @Test func primitivesWorkInsidePcallAndInsideTheScriptsOwnCoroutines() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "x", run = function()
         assert(pcall(sleep, 1))
         local gen = coroutine.wrap(function()
@@ -57,7 +65,8 @@ import TaskEngine
   }
 
   @Test func waitReturnsResultsAndRaisesWhenADependencyFailed() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       a = operation { name = "a", run = function() sleep(1) return "A" end }
       b = operation { name = "b", run = function() return "B" end }
       bad = operation { name = "bad", run = function() error("nope") end }
@@ -66,14 +75,16 @@ import TaskEngine
         ok, message = pcall(wait, bad)
       end }
       """)
-    try host.check("""
+    try host.check(
+      """
       assert(r1 == "A" and r2 == "B")
       assert(not ok and message == "spec.lua:6: 'bad' failed: spec.lua:3: nope", message)
       """)
   }
 
   @Test func waitingOnAnOperationThatWaitsOnYouIsADeadlock() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       local a, b
       a = operation { name = "a", run = function() wait(b) end }
       b = operation { name = "b", run = function() sleep(1) wait(a) end }
@@ -83,7 +94,8 @@ import TaskEngine
   }
 
   @Test func waitingOnYourOwnDependentIsADeadlock() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       first = operation { name = "first", run = function() second:wait() end }
       second = operation { name = "second", after = { first } }
       """)
@@ -91,7 +103,8 @@ import TaskEngine
   }
 
   @Test func operationsCreatedByABodyJoinTheRunningGraph() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "producer", run = function()
         local children = {}
         for i = 1, 3 do
@@ -107,7 +120,8 @@ import TaskEngine
   }
 
   @Test func cancellingABodyInterruptsItsSleepAndCannotBeSwallowed() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       victim = operation { name = "victim", run = function()
         local ok, message = pcall(sleep, 100)
         first_error = message
@@ -115,14 +129,16 @@ import TaskEngine
       end }
       operation { name = "canceller", run = function() sleep(1) victim:cancel("enough") end }
       """)
-    try host.check("""
+    try host.check(
+      """
       assert(first_error == "spec.lua:2: enough", first_error)
       assert(victim.cancelled and not victim.failed and victim.error == "enough")
       """)
   }
 
   @Test func cancelledReportsCancellationToCooperativeBodies() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       worker = operation { name = "worker", run = function()
         seen = cancelled()
         pcall(sleep, 10)
@@ -134,7 +150,8 @@ import TaskEngine
   }
 
   @Test func aCPUBoundBodyIsTimeSlicedSoOthersProgress() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "spin", timeout = 1, run = function() while true do end end }
       operation { name = "ticker", run = function() for i = 1, 5 do sleep(0.02) end end }
       """, realTime: true)
@@ -145,7 +162,8 @@ import TaskEngine
   /// The scheduler's thread watches the commands' pipes and exits itself: a body that keeps
   /// it busy (time-sliced, never idle) must not hold up noticing that a command ended.
   @Test func aCommandEndsWhileABodyKeepsTheSchedulerBusy() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "spin", run = function() local t = os.clock() while os.clock() - t < 1.5 do end end }
       cmd = operation { name = "cmd", sh = "echo done" }
       """, jobs: 2, realTime: true)
@@ -155,7 +173,8 @@ import TaskEngine
   }
 
   @Test func aLoopInsideTheBodysOwnCoroutineIsStillInterrupted() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "inner", timeout = 0.2, run = function()
         coroutine.wrap(function() while true do pcall(function() while true do end end) end end)()
       end }
@@ -164,14 +183,16 @@ import TaskEngine
   }
 
   @Test func runFromTheScriptRunsNowAndReportsFailures() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       good = operation { name = "good", run = function() return 1 end }
       bad = operation { name = "bad", sh = "exit 3" }
       ok1 = run(good)
       ok2, summary = run(bad)
       state_after_run = good.state
       """)
-    try host.check("""
+    try host.check(
+      """
       assert(ok1 == true and state_after_run == "finished")
       assert(ok2 == false and summary == "bad failed: exited with status 3: exit 3", summary)
       """)
@@ -183,7 +204,8 @@ import TaskEngine
   }
 
   @Test func theCollectorIsGenerationalUntilTheScriptSaysOtherwise() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       first = collectgarbage("incremental")
       second = collectgarbage("generational")
       """)

@@ -1,11 +1,12 @@
-// progress{} from Lua: NSProgress semantics as a script sees them.
-import Testing
 import LuaHost
 import TaskEngine
+// progress{} from Lua: NSProgress semantics as a script sees them.
+import Testing
 
 @Suite struct ProgressAPITests {
   @Test func theFirstProgressABodyMakesStandsForTheWholeOperation() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "import", run = function(op)
         local p = progress { total = 4 }
         current_was_op = progress.current() == op.progress
@@ -16,7 +17,8 @@ import TaskEngine
         second_parent = second.parent
       end }
       """)
-    try host.check("""
+    try host.check(
+      """
       assert(current_was_op and parent_was_op)
       assert(quarter == 0.25, quarter)
       assert(second_parent == nil, "only the first implicit child attaches")
@@ -25,7 +27,8 @@ import TaskEngine
   }
 
   @Test func explicitAndImplicitCompositionFollowFoundation() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       album = progress { total = 10 }
       photo = progress { total = 100 }
       album:add_child(photo, 9)
@@ -37,19 +40,22 @@ import TaskEngine
       album:resign_current()                          -- no child made: the unit completes
       after_resign = album.completed
       """)
-    try host.check("""
+    try host.check(
+      """
       assert(math.abs(half_of_nine - 0.45) < 1e-9, half_of_nine)
       assert(settled == 9 and after_resign == 10 and album.finished)
       """)
   }
 
   @Test func defaultsAndFileDescriptions() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       p = progress { total = 6, completed = 3 }
       f = progress { total = 5300000, completed = 419000, kind = "file", file_operation = "downloading", file_total_count = 9 }
       q = progress {}
       """)
-    try host.check("""
+    try host.check(
+      """
       assert(p.description == "50% completed", p.description)
       assert(p.additional_description == "3 of 6", p.additional_description)
       assert(f.additional_description:find("419 KB of 5.3 MB", 1, true), f.additional_description)
@@ -61,7 +67,8 @@ import TaskEngine
   }
 
   @Test func cancelPauseAndResumePropagateAndFireHandlers() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       events = {}
       album = progress { total = 2, pausable = true, on_pause = function(p) events[#events + 1] = "album paused" end }
       photo = progress { total = 1, pausable = true,
@@ -75,7 +82,8 @@ import TaskEngine
       late = progress { total = 1 }
       album:add_child(late, 1)
       """)
-    try host.check("""
+    try host.check(
+      """
       local text = table.concat(events, ", ")
       assert(text == "album paused, photo paused, photo resumed, photo cancelled true", text)
       assert(late.cancelled, "a child added to a cancelled parent is cancelled")
@@ -83,7 +91,8 @@ import TaskEngine
   }
 
   @Test func observeIsCoalescedAndSeesTheLatestState() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       seen = {}
       operation { name = "work", run = function()
         local p = progress { total = 1000 }
@@ -98,7 +107,8 @@ import TaskEngine
   // After the first, `p.completed = n` is a raw table store (fast); the host catches up
   // before any Swift code looks, so nothing a script or the engine sees is stale.
   @Test func updatesInALoopReachTheEngineWheneverSwiftLooks() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "loop", run = function(op)
         local p = progress { total = 10 }
         local q = progress { total = 4 }
@@ -116,7 +126,8 @@ import TaskEngine
         for i = 1, 3 do handled.completed = i end
       end } } }
       """)
-    try host.check("""
+    try host.check(
+      """
       assert(at_four[1] == 0.4 and at_four[2] == 0.4, at_four[1])
       assert(at_four[3] == "<progress 4 of 10: 40% completed>", at_four[3])
       assert(both[1] == 7 and both[2] == 3 and both[3] == 0.75)
@@ -127,7 +138,8 @@ import TaskEngine
   }
 
   @Test func aBadCompletedStoredRawFailsTheBodyThatStoredIt() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = "fraction", run = function()
         local p = progress { total = 10 }
         p.completed = 3
@@ -147,12 +159,15 @@ import TaskEngine
       end }
       """)
     #expect(host.op("fraction").error == "progress: 'completed' must be a whole number from -2^53 to 2^53 (got 2.5)")
-    #expect(host.op("text").error == "spec.lua:10: progress: 'completed' must be a whole number from -2^53 to 2^53 (got string)")
+    #expect(
+      host.op("text").error
+        == "spec.lua:10: progress: 'completed' must be a whole number from -2^53 to 2^53 (got string)")
     #expect(host.op("cleared").error == "progress: 'completed' must be a whole number from -2^53 to 2^53 (got nil)")
   }
 
   @Test func commandOutputCanDriveProgress() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       op = operation { name = "build", sh = "echo '[1/4] a'; echo '[3/4] c'", progress = "%[(%d+)/(%d+)%]" }
       """, realTime: true)
     let progress = host.op("build").progress
@@ -160,11 +175,17 @@ import TaskEngine
   }
 
   @Test func badProgressFieldsAreScriptErrors() {
-    #expect(loadError("progress { totl = 3 }")
-      == "spec.lua:1: progress: unknown field 'totl'; did you mean 'total'? (valid fields: total, completed, kind, description, additional_description, cancellable, pausable, throughput, eta, file_operation, file_url, file_total_count, file_completed_count, on_cancel, on_pause, on_resume)")
-    #expect(loadError("local p = progress { total = 2 }; p.fraction = 1") == "spec.lua:1: progress: 'fraction' is read-only")
-    #expect(loadError("progress { total = 1.5 }") == "spec.lua:1: progress: field 'total' must be a whole number from -2^53 to 2^53 (got 1.5)")
-    #expect(loadError("operation { run = function() end, progress = '(%d+)' }")
-      == "spec.lua:1: operation: 'env', 'cwd' and 'progress' apply to 'sh' commands only")
+    #expect(
+      loadError("progress { totl = 3 }")
+        == "spec.lua:1: progress: unknown field 'totl'; did you mean 'total'? (valid fields: total, completed, kind, description, additional_description, cancellable, pausable, throughput, eta, file_operation, file_url, file_total_count, file_completed_count, on_cancel, on_pause, on_resume)"
+    )
+    #expect(
+      loadError("local p = progress { total = 2 }; p.fraction = 1") == "spec.lua:1: progress: 'fraction' is read-only")
+    #expect(
+      loadError("progress { total = 1.5 }")
+        == "spec.lua:1: progress: field 'total' must be a whole number from -2^53 to 2^53 (got 1.5)")
+    #expect(
+      loadError("operation { run = function() end, progress = '(%d+)' }")
+        == "spec.lua:1: operation: 'env', 'cwd' and 'progress' apply to 'sh' commands only")
   }
 }

@@ -1,11 +1,13 @@
+import TaskEngine
 // TestRuntime: what an operation of `taskrun test` reports, from what the runner told the host.
 import Testing
+
 @testable import LuaHost
-import TaskEngine
 
 @Suite struct TestRuntimeTests {
   @Test func aTestThatNeverSaidGetsItsStatusFromTheOperationsOutcome() throws {
-    let host = try runLua("""
+    let host = try runLua(
+      """
       operation { name = 'ok', run = function() end }
       operation { name = 'bad', run = function() error('boom', 0) end }
       operation { name = 'told', run = function() end }

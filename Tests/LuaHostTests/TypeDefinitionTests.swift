@@ -1,8 +1,9 @@
 // types/taskrun.lua (for lua-language-server) names exactly what the host defines.
 import Foundation
-import Testing
-@testable import LuaHost
 import TaskEngine
+import Testing
+
+@testable import LuaHost
 
 @Suite struct TypeDefinitionTests {
   static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -18,7 +19,9 @@ import TaskEngine
   static func declared() throws -> Declared {
     var declared = Declared()
     var currentClass: String?
-    let locals = ["Operation": "Operation", "Queue": "Queue", "Progress": "Progress", "ProgressModule": "ProgressModule"]
+    let locals = [
+      "Operation": "Operation", "Queue": "Queue", "Progress": "Progress", "ProgressModule": "ProgressModule"
+    ]
     for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init) {
       if let match = line.firstMatch(of: /^---@class taskrun\.(\w+)/) { currentClass = String(match.1); continue }
       if let match = line.firstMatch(of: /^---@field (\w+)/), let currentClass {
@@ -39,21 +42,22 @@ import TaskEngine
     let host = ScriptHost(scheduler: Scheduler(clock: ManualClock(), jobs: 1))
     let names = declared.globals.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
     // Lua's own globals are the base library and the standard modules (print is replaced).
-    try host.execute(source: """
-      local std = {}
-      for _, n in ipairs { "assert", "collectgarbage", "dofile", "error", "getmetatable", "ipairs", "load",
-        "loadfile", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawlen", "rawset", "require",
-        "select", "setmetatable", "tonumber", "tostring", "type", "xpcall", "_G", "_VERSION", "warn",
-        "coroutine", "debug", "io", "math", "os", "package", "string", "table", "utf8", "arg" } do std[n] = true end
-      local declared, missing, extra = {}, {}, {}
-      for _, n in ipairs { \(names) } do declared[n] = true end
-      for n in pairs(_G) do if not std[n] and not declared[n] then missing[#missing + 1] = n end end
-      for n in pairs(declared) do if rawget(_G, n) == nil then extra[#extra + 1] = n end end
-      table.sort(missing) table.sort(extra)
-      if #missing + #extra > 0 then
-        error("not declared: " .. table.concat(missing, ", ") .. "; declared but not defined: " .. table.concat(extra, ", "), 0)
-      end
-      """, name: "=types")
+    try host.execute(
+      source: """
+        local std = {}
+        for _, n in ipairs { "assert", "collectgarbage", "dofile", "error", "getmetatable", "ipairs", "load",
+          "loadfile", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawlen", "rawset", "require",
+          "select", "setmetatable", "tonumber", "tostring", "type", "xpcall", "_G", "_VERSION", "warn",
+          "coroutine", "debug", "io", "math", "os", "package", "string", "table", "utf8", "arg" } do std[n] = true end
+        local declared, missing, extra = {}, {}, {}
+        for _, n in ipairs { \(names) } do declared[n] = true end
+        for n in pairs(_G) do if not std[n] and not declared[n] then missing[#missing + 1] = n end end
+        for n in pairs(declared) do if rawget(_G, n) == nil then extra[#extra + 1] = n end end
+        table.sort(missing) table.sort(extra)
+        if #missing + #extra > 0 then
+          error("not declared: " .. table.concat(missing, ", ") .. "; declared but not defined: " .. table.concat(extra, ", "), 0)
+        end
+        """, name: "=types")
   }
 
   @Test func handlesAndSpecsMatchTheHost() throws {

@@ -1,6 +1,7 @@
+import TestSupport
 // Admission as a plain value: resources are never over-held, and release says what it freed.
 import Testing
-import TestSupport
+
 @testable import TaskEngine
 
 @Suite struct AdmissionTests {
@@ -34,10 +35,16 @@ import TestSupport
         let fits = op.resources.allSatisfy { (admission.resourceHolders[$0]?.count ?? 0) < capacity[$0]! }
         let took = admission.acquire(op)
         #expect(took == fits, "seed \(seed), step \(step)")
-        if took { holding.insert(op) } else {
+        if took {
+          holding.insert(op)
+        } else {
           #expect(admission.resourceHolders.mapValues(\.count) == before, "all or nothing: seed \(seed), step \(step)")
-          #expect(Set(admission.waitingFor(op).map(\.resource)) == Set(op.resources.filter {
-            admission.resourceHolders[$0]?.count == capacity[$0] }), "seed \(seed), step \(step)")
+          #expect(
+            Set(admission.waitingFor(op).map(\.resource))
+              == Set(
+                op.resources.filter {
+                  admission.resourceHolders[$0]?.count == capacity[$0]
+                }), "seed \(seed), step \(step)")
         }
       }
       for (name, units) in capacity {

@@ -1,7 +1,8 @@
 // The scheduler's command path with a fake executor on a manual clock: stops, remote states, interrupts, retries, dry runs.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskEngine
 
 @Suite struct CommandTableTests {
@@ -64,8 +65,9 @@ import TestSupport
     #expect(seen.filter { $0.hasPrefix("lost ") } == ["lost queued @0", "lost running@node1 @3"])
     #expect(ok.outcome == .succeeded && ok.duration == 4, "the wait in the queue is not its time")
     #expect(ok.output == "result 42\n", "the executor's own line is not the command's output")
-    #expect(lost.outcome == .failed && lost.error?.hasPrefix("lost by the fake cluster: lose") == true,
-            "\(lost.error ?? "")")
+    #expect(
+      lost.outcome == .failed && lost.error?.hasPrefix("lost by the fake cluster: lose") == true,
+      "\(lost.error ?? "")")
   }
 
   @Test func anInterruptDuringACommandStopsItAndTheOperationEndsInterrupted() throws {
@@ -93,7 +95,10 @@ import TestSupport
     let broken = try command(s, "broken", ["broken"])
     broken.retry = RetryPolicy(max: 1, delay: 10)
     try s.runAll()
-    #expect(fake.lines("start").filter { $0.hasPrefix("start flaky") } == ["start flaky @0", "start flaky @11", "start flaky @22"])
+    #expect(
+      fake.lines("start").filter { $0.hasPrefix("start flaky") } == [
+        "start flaky @0", "start flaky @11", "start flaky @22"
+      ])
     #expect(flaky.outcome == .succeeded && flaky.attempt == 3)
     #expect(fake.lines("start").filter { $0.hasPrefix("start broken") } == ["start broken @0", "start broken @11"])
     #expect(broken.outcome == .failed && broken.error == "exited with status 1: broken")

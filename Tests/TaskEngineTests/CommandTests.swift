@@ -1,7 +1,8 @@
 // Commands: direct exec versus the shell, and real processes through the runner.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskEngine
 
 @Suite struct CommandSpecTests {
@@ -47,7 +48,8 @@ import TestSupport
 @Suite struct ProcessTests {
   /// Runs commands on a real clock and returns their results by name.
   func run(_ specs: [String: CommandSpec], jobs: Int = 4, configure: (Scheduler) -> Void = { _ in })
-    throws -> [String: OperationNode] {
+    throws -> [String: OperationNode]
+  {
     let s = Scheduler(jobs: jobs)
     s.keepGoing = true
     var ops: [String: OperationNode] = [:]
@@ -68,8 +70,11 @@ import TestSupport
   }
 
   @Test func environmentAndDirectoryApply() throws {
-    let ops = try run(["x": CommandSpec(.argv(["sh", "-c", "echo $GREETING; pwd"]),
-                                        environment: ["GREETING": "hi"], directory: "/tmp")])
+    let ops = try run([
+      "x": CommandSpec(
+        .argv(["sh", "-c", "echo $GREETING; pwd"]),
+        environment: ["GREETING": "hi"], directory: "/tmp")
+    ])
     #expect(ops["x"]?.commandResult?.stdout == "hi\n/tmp\n")
   }
 
@@ -78,8 +83,10 @@ import TestSupport
     try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: bin) }
     try Scratch.writeProgram("#!/bin/sh\necho found\n", to: bin.appendingPathComponent("only-here"))
-    let ops = try run(["own": CommandSpec(.argv(["only-here"]), environment: ["PATH": bin.path + ":/usr/bin:/bin"]),
-                       "taskruns": CommandSpec(.argv(["only-here"]))])
+    let ops = try run([
+      "own": CommandSpec(.argv(["only-here"]), environment: ["PATH": bin.path + ":/usr/bin:/bin"]),
+      "taskruns": CommandSpec(.argv(["only-here"]))
+    ])
     #expect(ops["own"]?.commandResult?.stdout == "found\n")
     #expect(ops["taskruns"]?.commandResult?.status == 127, "taskrun's own PATH does not have it")
   }
@@ -112,9 +119,11 @@ import TestSupport
 
   /// What a command writes as it exits is read to the end, from each stream.
   @Test func theLastOutputBeforeAnExitIsKept() throws {
-    let ops = try run(Dictionary(uniqueKeysWithValues: (0..<20).map {
-      ("x\($0)", CommandSpec(.shell("seq 1 \($0 * 1000); seq 1 \($0) >&2")))
-    }))
+    let ops = try run(
+      Dictionary(
+        uniqueKeysWithValues: (0..<20).map {
+          ("x\($0)", CommandSpec(.shell("seq 1 \($0 * 1000); seq 1 \($0) >&2")))
+        }))
     for i in 0..<20 {
       #expect(ops["x\(i)"]?.commandResult?.stdout.split(separator: "\n").count == i * 1000)
       #expect(ops["x\(i)"]?.commandResult?.stderr.split(separator: "\n").count == i)
@@ -147,10 +156,12 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let specs = Dictionary(uniqueKeysWithValues: (0..<3).map {
-      ("s\($0)", CommandSpec(.shell("touch \(dir)/\($0); sleep 0.5; ls \(dir) | wc -l")))
-    })
+    let specs = Dictionary(
+      uniqueKeysWithValues: (0..<3).map {
+        ("s\($0)", CommandSpec(.shell("touch \(dir)/\($0); sleep 0.5; ls \(dir) | wc -l")))
+      })
     let ops = try run(specs, jobs: 3)
-    #expect(ops.values.map { $0.commandResult?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) } == ["3", "3", "3"])
+    #expect(
+      ops.values.map { $0.commandResult?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) } == ["3", "3", "3"])
   }
 }

@@ -1,6 +1,7 @@
 // Conditions and mutual exclusion, on virtual time.
 import Foundation
 import Testing
+
 @testable import TaskEngine
 
 /// A condition that answers after `seconds` of virtual time, counting its evaluations.
@@ -86,7 +87,7 @@ final class TimedCondition: OperationCondition {
       ("not-no", NegatedCondition(no)), ("not-yes", NegatedCondition(yes)),
       ("all", CompoundCondition(.all, [yes, no])), ("any", CompoundCondition(.any, [no, yes])),
       ("none", CompoundCondition(.any, [no, no])), ("here", BlockCondition.exists("/")),
-      ("gone", BlockCondition.exists("/no/such/path")),
+      ("gone", BlockCondition.exists("/no/such/path"))
     ]
     for (name, condition) in cases { try s.addCondition(condition, to: try s.op(name, log: log)) }
     try s.runAll()
@@ -94,7 +95,8 @@ final class TimedCondition: OperationCondition {
     #expect(outcome("not-no") == .succeeded && outcome("not-yes") == .failed)
     #expect(outcome("all") == .failed && outcome("any") == .succeeded && outcome("none") == .failed)
     #expect(outcome("here") == .succeeded)
-    #expect(s.operation(named: "gone")!.error == "condition 'exists '/no/such/path'' failed: '/no/such/path' does not exist")
+    #expect(
+      s.operation(named: "gone")!.error == "condition 'exists '/no/such/path'' failed: '/no/such/path' does not exist")
     #expect(s.operation(named: "none")!.error == "condition 'any(no, no)' failed: no: nope; no: nope")
   }
 
@@ -166,9 +168,11 @@ final class TimedCondition: OperationCondition {
     let log = Log()
     let group = try s.makeGroup(name: "g")
     for name in ["a", "b"] { try s.add(try s.op(name, 1, log: log), to: group) }
-    s.after(1) { s.cancel(group, reason: "stop") }   // the same instant the children finish
+    s.after(1) { s.cancel(group, reason: "stop") }  // the same instant the children finish
     try s.runAll()
-    let finished = recorder.events.compactMap { if case .operationFinish(_, let name, _, _, _) = $0 { name } else { nil } }
+    let finished = recorder.events.compactMap {
+      if case .operationFinish(_, let name, _, _, _) = $0 { name } else { nil }
+    }
     #expect(finished.sorted() == ["a", "b", "g"])
     #expect(group.isFinished && group.children.allSatisfy(\.isFinished))
   }

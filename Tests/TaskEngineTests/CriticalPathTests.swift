@@ -1,6 +1,7 @@
 // The critical path follows why each operation started when it did, not only `after`:
 // graphs on a manual clock whose answer is known.
 import Testing
+
 @testable import TaskEngine
 
 /// A body that produces `child` (scheduled at once) after `at` seconds, then runs to `seconds`.
@@ -44,7 +45,9 @@ final class ProducingBody: OperationBody {
     let (s, _) = makeScheduler(jobs: 2)
     let log = Log()
     let generate = try s.op("generate", 1, log: log)
-    let compiles = try [3.0, 1, 1, 2, 2, 1].enumerated().map { try s.op("cc \($0.offset + 1)", $0.element, log: log, after: [generate]) }
+    let compiles = try [3.0, 1, 1, 2, 2, 1].enumerated().map {
+      try s.op("cc \($0.offset + 1)", $0.element, log: log, after: [generate])
+    }
     _ = try s.op("link", 1, log: log, after: compiles)
     try s.runAll()
     // cc1 (3) ∥ cc2 (1) → cc3 (1) → cc4 (2) ∥ then cc5 (2) after cc3… the slot chain that ends last.
@@ -65,7 +68,9 @@ final class ProducingBody: OperationBody {
     _ = try s.op("free", 1, log: log)
     try s.runAll()
     #expect(path(s) == ["m1", "m2", "m3"])
-    #expect(s.summary.criticalPath.last?.reason == StartReason(StartCause(after: s.operation(named: "m2")!, kind: .resource, detail: "mutex 'db'")))
+    #expect(
+      s.summary.criticalPath.last?.reason
+        == StartReason(StartCause(after: s.operation(named: "m2")!, kind: .resource, detail: "mutex 'db'")))
   }
 
   @Test func conditionBound() throws {
@@ -76,9 +81,11 @@ final class ProducingBody: OperationBody {
     let fetch = try s.op("fetch", 2, log: log)
     let save = try s.op("save", 1, log: log, after: [fetch])
     _ = try s.op("other", 1, log: log)
-    let login = BlockCondition(name: "logged in", dependency: { _, scheduler in
-      try? scheduler.makeOperation(name: "login", body: TimedBody(3, log: log))
-    }, evaluate: { _, _, done in done(.satisfied) })
+    let login = BlockCondition(
+      name: "logged in",
+      dependency: { _, scheduler in
+        try? scheduler.makeOperation(name: "login", body: TimedBody(3, log: log))
+      }, evaluate: { _, _, done in done(.satisfied) })
     try s.addCondition(login, to: save)
     try s.runAll()
     #expect(path(s) == ["fetch", "login", "save"])
@@ -91,9 +98,11 @@ final class ProducingBody: OperationBody {
     let (s, _) = makeScheduler(jobs: 4)
     let log = Log()
     let a = try s.op("a", 1, log: log)
-    let producer = try s.makeOperation(name: "producer", body: ProducingBody(1, producingAt: 0.5) { scheduler in
-      try scheduler.makeOperation(name: "child", body: TimedBody(4, log: log))
-    })
+    let producer = try s.makeOperation(
+      name: "producer",
+      body: ProducingBody(1, producingAt: 0.5) { scheduler in
+        try scheduler.makeOperation(name: "child", body: TimedBody(4, log: log))
+      })
     try s.addDependency(producer, on: a)
     try s.runAll()
     #expect(path(s) == ["a", "producer", "child"])

@@ -1,5 +1,6 @@
 // The ETA on a manual clock, against schedules whose remaining time is known at every tick.
 import Testing
+
 @testable import TaskEngine
 
 /// A body that reports its own progress: `fraction(t)` every hundredth of a second, and
@@ -7,7 +8,9 @@ import Testing
 final class ProgressingBody: OperationBody {
   let seconds: Double
   let fraction: (Double) -> Double
-  init(_ seconds: Double, fraction: @escaping (Double) -> Double) { (self.seconds, self.fraction) = (seconds, fraction) }
+  init(_ seconds: Double, fraction: @escaping (Double) -> Double) {
+    (self.seconds, self.fraction) = (seconds, fraction)
+  }
   var summary: String { "progressing" }
   func start(_ op: OperationNode, scheduler: Scheduler) {
     op.progress.total = 1000
@@ -45,7 +48,9 @@ final class ProgressingBody: OperationBody {
     #expect(!known.isEmpty && known.allSatisfy { $0.eta != nil })
     for tick in known { #expect(abs(tick.eta! - (6 - tick.time)) < 0.05, "at \(tick.time): \(tick.eta!)") }
     for (a, b) in zip(known, known.dropFirst()) { #expect(b.eta! <= a.eta! + 1e-9, "it never rises: \(a) then \(b)") }
-    #expect(ticks.filter { $0.time < 0.95 }.allSatisfy { $0.eta == nil }, "before anything finished there is nothing to go by")
+    #expect(
+      ticks.filter { $0.time < 0.95 }.allSatisfy { $0.eta == nil }, "before anything finished there is nothing to go by"
+    )
   }
 
   @Test func weightsNineToOneFollowTheHeavyOperation() throws {
@@ -55,7 +60,8 @@ final class ProgressingBody: OperationBody {
       _ = try s.op("light", 1, log: log)
     }
     for tick in ticks where tick.time >= 1 && tick.time < 8.95 {
-      #expect(tick.eta.map { abs($0 - (9 - tick.time)) < 0.05 } == true, "at \(tick.time): \(String(describing: tick.eta))")
+      #expect(
+        tick.eta.map { abs($0 - (9 - tick.time)) < 0.05 } == true, "at \(tick.time): \(String(describing: tick.eta))")
     }
   }
 
@@ -67,7 +73,8 @@ final class ProgressingBody: OperationBody {
       for i in 1...9 { _ = try s.makeOperation(name: "quick \(i)", body: TimedBody(1, log: Log())) }
     }
     for tick in ticks where tick.time >= 1 && tick.time < 9.9 {
-      #expect(tick.eta.map { abs($0 - (10 - tick.time)) < 0.25 } == true, "at \(tick.time): \(String(describing: tick.eta))")
+      #expect(
+        tick.eta.map { abs($0 - (10 - tick.time)) < 0.25 } == true, "at \(tick.time): \(String(describing: tick.eta))")
     }
   }
 
@@ -87,10 +94,12 @@ final class ProgressingBody: OperationBody {
     // Progress at 10% a second up to 50% at 5 s, then nothing for 10 s: at the steady pace
     // the ETA is the 5 s left; during the stall it grows instead of running out.
     let ticks = try etas(jobs: 1) { s, _ in
-      _ = try s.makeOperation(name: "stalls", body: ProgressingBody(20) { t in t < 5 ? t / 10 : (t < 15 ? 0.5 : 0.5 + (t - 15) / 10) })
+      _ = try s.makeOperation(
+        name: "stalls", body: ProgressingBody(20) { t in t < 5 ? t / 10 : (t < 15 ? 0.5 : 0.5 + (t - 15) / 10) })
     }
     for tick in ticks where tick.time >= 2 && tick.time < 5 {
-      #expect(tick.eta.map { abs($0 - (10 - tick.time)) < 0.6 } == true, "at \(tick.time): \(String(describing: tick.eta))")
+      #expect(
+        tick.eta.map { abs($0 - (10 - tick.time)) < 0.6 } == true, "at \(tick.time): \(String(describing: tick.eta))")
     }
     let stall = ticks.filter { $0.time >= 7 && $0.time < 15 }.compactMap(\.eta)
     #expect(stall.count > 10 && stall.last! > stall.first! + 3, "\(stall)")

@@ -1,8 +1,9 @@
 // What TaskEngine/Essentials.swift replaces gives what Foundation gave: trimming, printf
 // formatting, whole reads and writes, a lock.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskEngine
 
 @Suite struct EssentialsTests {
@@ -10,18 +11,22 @@ import TestSupport
   /// TASKRUN_ESSENTIALS_SEED repeats a run) trim as Foundation's character sets trim them.
   @Test func trimmingMatchesFoundationsCharacterSets() {
     var rng = SplitMix64.seeded(by: "TASKRUN_ESSENTIALS_SEED", for: "EssentialsTests")
-    let pieces = ["a", "é", "語", " ", "\t", "\n", "\r", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}",
-                  "\u{2028}", "\u{2029}", "\u{3000}", "\u{2009}", "-"]
+    let pieces = [
+      "a", "é", "語", " ", "\t", "\n", "\r", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}",
+      "\u{2028}", "\u{2029}", "\u{3000}", "\u{2009}", "-"
+    ]
     for _ in 0..<5_000 {
       let text = (0..<rng.int(0...8)).map { _ in rng.pick(pieces) }.joined()
       #expect(text.trimmed() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(text.unicodeScalars))")
-      #expect(text.trimmed(newlines: false) == text.trimmingCharacters(in: .whitespaces), "\(Array(text.unicodeScalars))")
+      #expect(
+        text.trimmed(newlines: false) == text.trimmingCharacters(in: .whitespaces), "\(Array(text.unicodeScalars))")
       #expect(text.trimmingNewlines == text.trimmingCharacters(in: .newlines), "\(Array(text.unicodeScalars))")
     }
   }
 
   @Test func cFormatIsPrintf() {
-    #expect(cFormat("%4d|%-5.1f|%.2f|%x", 7, 2.25, 2.005, 255) == String(format: "%4d|%-5.1f|%.2f|%x", 7, 2.25, 2.005, 255))
+    #expect(
+      cFormat("%4d|%-5.1f|%.2f|%x", 7, 2.25, 2.005, 255) == String(format: "%4d|%-5.1f|%.2f|%x", 7, 2.25, 2.005, 255))
     #expect(cFormat("%.1f", Double.infinity) == "inf" && cFormat("%.3f", -Double.nan) == "-nan")
     #expect(formatFixed(1e20, 2) == "100000000000000000000.00")
   }

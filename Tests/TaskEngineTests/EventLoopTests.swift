@@ -1,6 +1,7 @@
 // The event loop alone on a manual clock: timer order, cancelling, deadlines, off-thread completions.
 import Dispatch
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct EventLoopTests {

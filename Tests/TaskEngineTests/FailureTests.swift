@@ -1,6 +1,7 @@
 // Failure policy, `when`, cancellation and timeouts.
 import Glibc
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct FailureTests {
@@ -80,7 +81,9 @@ import Testing
     let finishes = EventRecorder()
     s.sinks.append(finishes)
     let long = try s.op("long", 100, log: log)
-    s.after(2) { s.cancel(long); s.cancel(long) }
+    s.after(2) {
+      s.cancel(long); s.cancel(long)
+    }
     try s.runAll()
     #expect(long.outcome == .cancelled && long.duration == 2)
     let finishCount = finishes.events.filter { if case .operationFinish = $0 { true } else { false } }.count

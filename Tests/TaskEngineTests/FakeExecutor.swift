@@ -1,5 +1,6 @@
 // FakeExecutor: a scripted command executor on the scheduler's (manual) clock, for tests of the command path.
 import Glibc
+
 @testable import TaskEngine
 
 /// Runs no process: each command follows its `Script` in the scheduler's time, posting what a
@@ -66,8 +67,9 @@ final class FakeExecutor: CommandExecutor {
   }
 
   private func state(_ token: CommandToken, queued: Bool) -> RemoteState {
-    RemoteState(executor: "fake", job: "\(token)", queued: queued, reason: queued ? "Resources" : nil,
-                node: queued ? nil : "node1")
+    RemoteState(
+      executor: "fake", job: "\(token)", queued: queued, reason: queued ? "Resources" : nil,
+      node: queued ? nil : "node1")
   }
 
   func signal(token: CommandToken, _ signal: Int32) {

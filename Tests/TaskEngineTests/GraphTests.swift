@@ -1,5 +1,6 @@
 // The graph: names, cycles, dependency rules, "why" and deadlock detection.
 import Testing
+
 @testable import TaskEngine
 
 /// The size of the block malloc gave for `pointer` (glibc's and mimalloc's malloc.h).
@@ -69,7 +70,10 @@ import Testing
     let deploy = try s.makeOperation(name: "deploy")
     _ = try s.makeOperation(name: "build")
     try s.addDependency(deploy, named: "biuld")
-    #expect(throws: EngineError(.unknownName, "'deploy' depends on 'biuld', but no operation has that name; did you mean 'build'?")) {
+    #expect(
+      throws: EngineError(
+        .unknownName, "'deploy' depends on 'biuld', but no operation has that name; did you mean 'build'?")
+    ) {
       try s.resolveNames()
     }
   }
@@ -78,8 +82,11 @@ import Testing
     let (s, _) = makeScheduler()
     let deploy = try s.makeOperation(name: "deploy")
     try s.addDependency(deploy, named: "biuld", place: "w.lua:3:")
-    #expect(throws: EngineError(.unknownName, "'deploy' depends on 'biuld', but no operation has that name",
-                                place: "w.lua:3:")) { try s.resolveNames() }
+    #expect(
+      throws: EngineError(
+        .unknownName, "'deploy' depends on 'biuld', but no operation has that name",
+        place: "w.lua:3:")
+    ) { try s.resolveNames() }
     // Only the edge given by name is new: the cycle is placed at it, whatever the other edges.
     let (t, _) = makeScheduler()
     let a = try t.makeOperation(name: "a")
@@ -135,7 +142,7 @@ import Testing
     let a = try s.makeOperation(name: "a")
     let b = try s.makeOperation(name: "b")
     let c = try s.makeOperation(name: "c")
-    try s.addDependency(c, on: a)       // c cannot start before a finishes
+    try s.addDependency(c, on: a)  // c cannot start before a finishes
     #expect(s.beginWait(a, for: b) == nil)
     #expect(s.beginWait(b, for: c)?.map(\.name) == ["b", "c", "a", "b"])
   }

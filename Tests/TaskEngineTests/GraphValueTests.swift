@@ -1,5 +1,6 @@
 // The Graph as a plain value: naming rules, edges, and which dependents a finish releases.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct GraphValueTests {
@@ -30,9 +31,11 @@ import Testing
   /// A finish releases each dependent by one; a scheduled one with nothing left is evaluable.
   @Test func releasingAndUnlinkingSayWhenADependentWaitsForNothing() throws {
     var graph = Graph(jobs: 1)
-    let (a, b, c) = try (graph.makeOperation(name: "a", queue: nil, body: nil),
-                         graph.makeOperation(name: "b", queue: nil, body: nil),
-                         graph.makeOperation(name: "c", queue: nil, body: nil))
+    let (a, b, c) = try (
+      graph.makeOperation(name: "a", queue: nil, body: nil),
+      graph.makeOperation(name: "b", queue: nil, body: nil),
+      graph.makeOperation(name: "c", queue: nil, body: nil)
+    )
     graph.link(c, to: a)
     graph.link(c, to: b)
     #expect(c.unfinishedDependencies == 2 && a.dependents == [c])

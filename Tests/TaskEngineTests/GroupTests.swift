@@ -1,5 +1,6 @@
 // Groups: children run inside their group, on virtual time.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct GroupTests {

@@ -1,6 +1,7 @@
 // InboxTests: the scheduler's one wait: posts from other threads and a source's descriptors end it.
 import Foundation
 import Testing
+
 @testable import TaskEngine
 
 /// A descriptor source made of one pipe: what is written to it is posted, as a command's output is.

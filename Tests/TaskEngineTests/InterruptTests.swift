@@ -1,6 +1,7 @@
 // Interrupts and os.exit on a manual clock: nothing starts after one, and an idle run ends at once.
 import Foundation
 import Testing
+
 @testable import TaskEngine
 
 /// A body that never finishes by itself (it waits for something outside the scheduler).

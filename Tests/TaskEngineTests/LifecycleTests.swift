@@ -1,5 +1,6 @@
 // Lifecycle: the named predicates say what may still change at each point of an operation's life.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct LifecycleTests {

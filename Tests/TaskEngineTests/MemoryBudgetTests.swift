@@ -1,8 +1,8 @@
 // MemoryBudget: the room the process has, read from fake /proc and cgroup folders, and the default Lua heap cap.
 import Foundation
 import TaskEngine
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct MemoryBudgetTests {
   /// A fake /proc (only self/cgroup) and cgroup root; `files` maps paths under the root to contents.
@@ -21,20 +21,24 @@ import TestSupport
 
   @Test func theTightestCgroupOnThePathLimits() throws {
     // The process's own group allows 800 MB more, its parent only 400 MB more.
-    let (proc, root) = try fake(cgroup: "0::/a/b\n", [
-      "a/b/memory.max": "1000000000\n", "a/b/memory.current": "200000000\n",
-      "a/memory.max": "500000000\n", "a/memory.current": "100000000\n",
-      "memory.max": "max\n",
-    ])
+    let (proc, root) = try fake(
+      cgroup: "0::/a/b\n",
+      [
+        "a/b/memory.max": "1000000000\n", "a/b/memory.current": "200000000\n",
+        "a/memory.max": "500000000\n", "a/memory.current": "100000000\n",
+        "memory.max": "max\n"
+      ])
     let budget = MemoryBudget.current(proc: proc, cgroupRoot: root)
     #expect(budget.cgroupRoom == 400_000_000)
     #expect(budget.defaultLuaHeap.map { $0 <= 300_000_000 } == true)
   }
 
   @Test func cgroupV1AndNoLimitAtAll() throws {
-    let v1 = try fake(cgroup: "7:cpu:/\n5:memory,foo:/job\n", [
-      "memory/job/memory.limit_in_bytes": "104857600\n", "memory/job/memory.usage_in_bytes": "4857600\n",
-    ])
+    let v1 = try fake(
+      cgroup: "7:cpu:/\n5:memory,foo:/job\n",
+      [
+        "memory/job/memory.limit_in_bytes": "104857600\n", "memory/job/memory.usage_in_bytes": "4857600\n"
+      ])
     #expect(MemoryBudget.current(proc: v1.proc, cgroupRoot: v1.root).cgroupRoom == 100_000_000)
     let unlimited = try fake(cgroup: "5:memory:/\n", ["memory/memory.limit_in_bytes": "9223372036854771712\n"])
     #expect(MemoryBudget.current(proc: unlimited.proc, cgroupRoot: unlimited.root).cgroupRoom == nil)
@@ -46,7 +50,7 @@ import TestSupport
     (MemoryBudget(addressSpaceRoom: 1_400_000_000, physical: 64 << 30), 700_000_000),
     (MemoryBudget(cgroupRoom: 400_000_000, physical: 64 << 30), 300_000_000),
     (MemoryBudget(physical: 8 << 30), 6 << 30),
-    (MemoryBudget(addressSpaceRoom: 1 << 20, physical: 8 << 30), MemoryBudget.minimumHeap),
+    (MemoryBudget(addressSpaceRoom: 1 << 20, physical: 8 << 30), MemoryBudget.minimumHeap)
   ])
   func theDefaultCapIsBelowTheSmallestRoom(_ budget: MemoryBudget, _ cap: Int) {
     #expect(budget.defaultLuaHeap == cap)

@@ -1,6 +1,7 @@
+import TestSupport
 // The name index finds what a dictionary would, through inserts, renames and removals.
 import Testing
-import TestSupport
+
 @testable import TaskEngine
 
 @Suite struct NameIndexTests {

@@ -1,7 +1,8 @@
 // OutputLines: a command's stream cut into whole lines as a terminal shows them.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskEngine
 
 @Suite struct OutputLinesTests {
@@ -43,7 +44,8 @@ import TestSupport
     stream.add("one\r\ntwo\r")
     stream.add("\n")
     #expect(stream.lines == ["one\n", "two\n"])
-    #expect(stream.stretches == ["two"], "a \"\\r\" at the end of a read may begin an overwrite: its stretch is fed at once")
+    #expect(
+      stream.stretches == ["two"], "a \"\\r\" at the end of a read may begin an overwrite: its stretch is fed at once")
   }
 
   @Test func aLineOverwrittenWithCarriageReturnsShowsItsLastStretch() {
@@ -147,7 +149,9 @@ import TestSupport
       var expected: [String] = [], stretches: [String] = []
       for _ in 0..<rng.int(1...20) {
         // Now and then a read longer than a line may be, with no newline in it.
-        let read = rng.chance(0.05) ? [UInt8](repeating: 0x41, count: OutputLines.longest + rng.int(0...100))
+        let read =
+          rng.chance(0.05)
+          ? [UInt8](repeating: 0x41, count: OutputLines.longest + rng.int(0...100))
           : Self.bytes(rng.int(0...300), &rng)
         ours.add(Data(read))
         reference.add(Data(read), lines: { expected.append($0) }, stretch: { stretches.append($0) })

@@ -1,6 +1,7 @@
 // ProgressNode and ProgressContext: Foundation Progress semantics (ported from
 // swift-corelibs-foundation's TestProgress), descriptions, and throughput/ETA estimation.
 import Testing
+
 @testable import TaskEngine
 
 /// A clock for estimates that only moves when told to.
@@ -279,11 +280,12 @@ private func close(_ a: Double, _ b: Double, _ tolerance: Double = 1e-9) -> Bool
     #expect(parent.completed == parent.total)
   }
 
-  @Test(arguments: [
-    (-1, -1, true, 0.0), (0, -1, true, 0.0), (1, -1, true, 0.0),
-    (-1, 0, true, 0.0), (0, 0, true, 0.0), (1, 0, false, 1.0),
-    (-1, 1, true, 0.0), (0, 1, false, 0.0), (1, 1, false, 1.0),
-  ] as [(Int64, Int64, Bool, Double)])
+  @Test(
+    arguments: [
+      (-1, -1, true, 0.0), (0, -1, true, 0.0), (1, -1, true, 0.0),
+      (-1, 0, true, 0.0), (0, 0, true, 0.0), (1, 0, false, 1.0),
+      (-1, 1, true, 0.0), (0, 1, false, 0.0), (1, 1, false, 1.0)
+    ] as [(Int64, Int64, Bool, Double)])
   func neverNaN(_ completed: Int64, _ total: Int64, _ indeterminate: Bool, _ fraction: Double) {
     let p = ProgressNode()
     p.completed = completed
@@ -607,22 +609,24 @@ private func close(_ a: Double, _ b: Double, _ tolerance: Double = 1e-9) -> Bool
     #expect(parent.localizedAdditionalDescription == "0 of 4")
   }
 
-  @Test(arguments: [
-    (0, "Zero KB"), (1, "1 byte"), (999, "999 bytes"), (1_000, "1 KB"), (1_499, "1 KB"),
-    (419_000, "419 KB"), (999_499, "999 KB"), (999_999, "1 MB"), (5_300_000, "5.3 MB"),
-    (5_250_000, "5.2 MB"), (789_100_000, "789.1 MB"), (1_610_000_000, "1.61 GB"),
-    (3_000_000_000, "3 GB"), (103_920_000_000, "103.92 GB"), (1_500_000_000_000, "1.5 TB"),
-    (-2_000, "-2 KB"),
-  ] as [(Int64, String)])
+  @Test(
+    arguments: [
+      (0, "Zero KB"), (1, "1 byte"), (999, "999 bytes"), (1_000, "1 KB"), (1_499, "1 KB"),
+      (419_000, "419 KB"), (999_499, "999 KB"), (999_999, "1 MB"), (5_300_000, "5.3 MB"),
+      (5_250_000, "5.2 MB"), (789_100_000, "789.1 MB"), (1_610_000_000, "1.61 GB"),
+      (3_000_000_000, "3 GB"), (103_920_000_000, "103.92 GB"), (1_500_000_000_000, "1.5 TB"),
+      (-2_000, "-2 KB")
+    ] as [(Int64, String)])
   func byteCounts(_ bytes: Int64, _ text: String) {
     #expect(ProgressFormat.bytes(bytes) == text)
   }
 
-  @Test(arguments: [
-    (0.2, "1 second"), (5, "5 seconds"), (59.6, "1 minute"), (60, "1 minute"),
-    (97, "1 minute, 37 seconds"), (3_600, "1 hour"), (3_725, "1 hour, 2 minutes"),
-    (7_260, "2 hours, 1 minute"), (90_000, "1 day, 1 hour"), (172_800, "2 days"),
-  ] as [(Double, String)])
+  @Test(
+    arguments: [
+      (0.2, "1 second"), (5, "5 seconds"), (59.6, "1 minute"), (60, "1 minute"),
+      (97, "1 minute, 37 seconds"), (3_600, "1 hour"), (3_725, "1 hour, 2 minutes"),
+      (7_260, "2 hours, 1 minute"), (90_000, "1 day, 1 hour"), (172_800, "2 days")
+    ] as [(Double, String)])
   func durations(_ seconds: Double, _ text: String) {
     #expect(ProgressFormat.duration(seconds) == text)
   }

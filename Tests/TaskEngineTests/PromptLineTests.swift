@@ -1,5 +1,6 @@
 // The confirm prompts' line: one body at a time, in order, skipping operations no longer pending.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct PromptLineTests {

@@ -1,7 +1,8 @@
 // The ready set pops what a priority queue would, however operations become ready.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskEngine
 
 @Suite struct ReadySetTests {
@@ -17,7 +18,9 @@ import TestSupport
       var order = Array(nodes.indices)
       if Bool.random(using: &rng) { order.shuffle(using: &rng) }
       if Int.random(in: 0...3, using: &rng) == 0 { order.reverse() }
-      let priorities = nodes.map { _ in Int.random(in: 0...4, using: &rng) == 0 ? Int.random(in: -8...8, using: &rng) : 0 }
+      let priorities = nodes.map { _ in
+        Int.random(in: 0...4, using: &rng) == 0 ? Int.random(in: -8...8, using: &rng) : 0
+      }
       var set = ReadySet(), model: [ReadyEntry] = []
       func pop() {
         let expected = model.max()

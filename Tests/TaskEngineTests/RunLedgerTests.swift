@@ -1,5 +1,6 @@
 // RunLedger, StopState and Announcer: the reporting components on plain values and on virtual time.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct RunLedgerTests {
@@ -52,7 +53,8 @@ import Testing
     ledger.finished(group, .skipped, executing: false, duration: nil)
     ledger.finished(node(2, scheduled: false), .cancelled, executing: false, duration: nil)
     #expect(ledger.unfinishedScheduled == 0 && ledger.counts == RunProgress())
-    #expect(ledger.activity("net", by: 1) == 1 && ledger.activity("net", by: 1) == 2 && ledger.activity("net", by: -1) == 1)
+    #expect(
+      ledger.activity("net", by: 1) == 1 && ledger.activity("net", by: 1) == 2 && ledger.activity("net", by: -1) == 1)
     #expect(!ledger.beginNewRun() || ledger.activityCounts["net"] == 1, "a new run keeps what executes")
   }
 

@@ -1,5 +1,6 @@
 // Scheduling: dependencies, queues, priorities and declaration order, on virtual time.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct SchedulingTests {
@@ -197,9 +198,12 @@ import Testing
     }
     let view = FrameView([.successesAtTick])
     try run([view])
-    #expect(view.lines == ["progress @0.0", "ok a b e @0.75", "failed c @0.75", "progress @1.0", "ok d @2.0",
-                           "progress @2.0", "progress @3.0", "ok child @3.0", "succeeded g @3.0", "ok last @3.75"],
-            "\(view.lines)")
+    #expect(
+      view.lines == [
+        "progress @0.0", "ok a b e @0.75", "failed c @0.75", "progress @1.0", "ok d @2.0",
+        "progress @2.0", "progress @3.0", "ok child @3.0", "succeeded g @3.0", "ok last @3.75"
+      ],
+      "\(view.lines)")
 
     let frames = FrameView([.successesAtTick]), atOnce = FrameView([.successes])
     try run([frames, atOnce])
@@ -246,7 +250,8 @@ import Testing
     #expect(framed.contains("finish quick @1.75") && framed.contains("finish child @1.75"), "\(framed)")
     #expect(framed.contains("start group @1.5"))
     let slow = framed.firstIndex(of: "start slow @1.5"), tick = framed.firstIndex(of: "progress @2.0 running 1")
-    #expect(slow != nil && tick != nil && slow! + 1 == tick!, "slow is announced at the tick after it started: \(framed)")
+    #expect(
+      slow != nil && tick != nil && slow! + 1 == tick!, "slow is announced at the tick after it started: \(framed)")
     #expect(framed.firstIndex(of: "finish quick @1.75").flatMap { finish in slow.map { finish < $0 } } == true)
     let atOnce = try run(alsoReadingStarts: true)
     #expect(atOnce.contains("start quick @1.5") && atOnce.contains("start child @1.5"), "\(atOnce)")
@@ -266,7 +271,9 @@ import Testing
       return
     }
     #expect(recorder.events.count == 5)
-    #expect((time, name, outcome, duration) == (2, "a", .succeeded, 2) && details == nil, "a quiet success carries no details")
+    #expect(
+      (time, name, outcome, duration) == (2, "a", .succeeded, 2) && details == nil, "a quiet success carries no details"
+    )
     guard case .runProgress(_, let progress) = recorder.events[3] else { Issue.record("no final progress"); return }
     #expect(progress.fraction == 1 && progress.done == 1 && progress.running == 0)
     guard case .runFinish(_, let summary) = recorder.events[4] else { Issue.record("no run_finish"); return }

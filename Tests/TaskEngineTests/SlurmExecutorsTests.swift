@@ -1,12 +1,13 @@
 // The engine's executor factory: which queues get Slurm's executor, and a clear error without Slurm's tools.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct SlurmExecutorsTests {
   /// (what the queue asks, --executor) → whether its commands go to Slurm.
   static let choices: [(asked: String?, choice: String?, slurm: Bool)] = [
     (nil, nil, false), ("local", nil, false), ("slurm", nil, true), (nil, "slurm", true),
-    ("local", "slurm", false), ("slurm", "local", false), (nil, "local", false), ("slurm", "slurm", true),
+    ("local", "slurm", false), ("slurm", "local", false), (nil, "local", false), ("slurm", "slurm", true)
   ]
 
   @Test func aQueueGetsSlurmOnlyWhenItOrTheCommandLineAsksAndLocalWins() {
@@ -20,7 +21,9 @@ import Testing
         #expect(missing.isEmpty || !slurm, "\(what): made without Slurm's tools")
       } catch {
         #expect(slurm && error.missing == missing, "\(what): \(error)")
-        #expect(error.description == "executor 'slurm' needs Slurm's tools, and \(missing.joined(separator: ", ")) are not on PATH")
+        #expect(
+          error.description
+            == "executor 'slurm' needs Slurm's tools, and \(missing.joined(separator: ", ")) are not on PATH")
       }
     }
   }

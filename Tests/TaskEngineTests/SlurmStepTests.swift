@@ -1,7 +1,8 @@
 // The Slurm step launcher: srun's argv, its own lines dropped, Slurm's reasons, the wrapper run here, and (with a cluster) a run's steps cancelled.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TaskEngine
 
 @Suite struct SlurmStepTests {
@@ -17,9 +18,12 @@ import TestSupport
     placement.time = "10"
     placement.extra = ["--constraint=avx512"]
     let argv = executor(placement).stepArguments(CommandSpec(.shell("make -j4")))
-    #expect(Array(argv.prefix(12)) == ["srun", "-v", "--exact", "--ntasks=1", "--nodes=1", "--job-name=taskrun.test",
-                                       "--partition=long", "--cpus-per-task=4", "--mem=2G", "--time=10",
-                                       "--constraint=avx512", "/bin/sh"])
+    #expect(
+      Array(argv.prefix(12)) == [
+        "srun", "-v", "--exact", "--ntasks=1", "--nodes=1", "--job-name=taskrun.test",
+        "--partition=long", "--cpus-per-task=4", "--mem=2G", "--time=10",
+        "--constraint=avx512", "/bin/sh"
+      ])
     #expect(Array(argv.suffix(3)) == ["taskrun-job", "make", "-j4"], "the wrapper, then the command's own argv")
   }
 
@@ -29,7 +33,8 @@ import TestSupport
     let begun = Date()
     #expect(Slurm.run(["sh", "-c", "echo $$ > \(file); exec sleep 30"], within: 0.3) == nil, "timed out")
     #expect(Date().timeIntervalSince(begun) < 10)
-    let pid = pid_t((try String(contentsOfFile: file, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let pid =
+      pid_t((try String(contentsOfFile: file, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     #expect(pid > 0 && kill(pid, 0) != 0 && errno == ESRCH, "killed and reaped")
   }
 
@@ -42,8 +47,10 @@ import TestSupport
     sigemptyset(&term)
     sigaddset(&term, SIGTERM)
     pthread_sigmask(SIG_BLOCK, &term, &old)  // the caller's mask is not the tool's
-    let (status, output) = Slurm.capture(["sh", "-c",
-      "if [ -e /proc/$$/fd/\(held) ]; then echo held; else echo closed; fi; exec grep SigBlk /proc/self/status"])
+    let (status, output) = Slurm.capture([
+      "sh", "-c",
+      "if [ -e /proc/$$/fd/\(held) ]; then echo held; else echo closed; fi; exec grep SigBlk /proc/self/status"
+    ])
     pthread_sigmask(SIG_SETMASK, &old, nil)
     #expect(status == 0)
     #expect(output.hasPrefix("closed\n"), "\(output)")
@@ -51,21 +58,33 @@ import TestSupport
   }
 
   @Test func srunsOwnLinesAreNotTheCommandsOutput() {
-    let text = "real error\nsrun: error: vm: task 0: Exited with exit code 3\nslurmstepd-vm: error: *** STEP 4.0 ON vm CANCELLED AT 2026-11-24T09:25:30 ***\nmore\n"
+    let text =
+      "real error\nsrun: error: vm: task 0: Exited with exit code 3\nslurmstepd-vm: error: *** STEP 4.0 ON vm CANCELLED AT 2026-11-24T09:25:30 ***\nmore\n"
     #expect(executor().shown(text, stream: .stderr) == "real error\nmore\n")
-    #expect(executor().shown("srun: looks like srun but is stdout\n", stream: .stdout) == "srun: looks like srun but is stdout\n")
+    #expect(
+      executor().shown("srun: looks like srun but is stdout\n", stream: .stdout)
+        == "srun: looks like srun but is stdout\n")
   }
 
   @Test func aStepSlurmEndedFailsWithSlurmsReason() {
-    let cancelled = executor().finished(CommandResult(status: 137, stdout: "",
-      stderr: "slurmstepd-vm: error: *** STEP 4.0 ON vm CANCELLED AT 2026-11-24T09:25:30 ***\nsrun: error: vm: task 0: Killed\n"))
+    let cancelled = executor().finished(
+      CommandResult(
+        status: 137, stdout: "",
+        stderr:
+          "slurmstepd-vm: error: *** STEP 4.0 ON vm CANCELLED AT 2026-11-24T09:25:30 ***\nsrun: error: vm: task 0: Killed\n"
+      ))
     #expect(cancelled.failureDescription == "cancelled in Slurm (step 4.0 on vm)")
     #expect(cancelled.stderr.isEmpty)
-    let late = executor().finished(CommandResult(status: 137, stdout: "",
-      stderr: "slurmstepd-vm: error: *** STEP 7.2 ON c12 CANCELLED AT 2026-11-24T10:00:00 DUE TO TIME LIMIT ***\n"))
+    let late = executor().finished(
+      CommandResult(
+        status: 137, stdout: "",
+        stderr: "slurmstepd-vm: error: *** STEP 7.2 ON c12 CANCELLED AT 2026-11-24T10:00:00 DUE TO TIME LIMIT ***\n"))
     #expect(late.failureDescription == "killed by Slurm's time limit (step 7.2 on c12)")
-    let plain = executor().finished(CommandResult(status: 3, stdout: "", stderr: "bad\nsrun: error: vm: task 0: Exited with exit code 3\n"))
-    #expect(plain.failureDescription == "exited with status 3" && plain.stderr == "bad\n", "the command's own status and output")
+    let plain = executor().finished(
+      CommandResult(status: 3, stdout: "", stderr: "bad\nsrun: error: vm: task 0: Exited with exit code 3\n"))
+    #expect(
+      plain.failureDescription == "exited with status 3" && plain.stderr == "bad\n",
+      "the command's own status and output")
   }
 
   /// srun drops slurmstepd's CANCELLED line once it hears its task was killed: srun's own
@@ -76,16 +95,20 @@ import TestSupport
     #expect(killed.step == "4.2" && killed.node == "vm" && killed.taskKilled && !killed.endedBySlurm)
     #expect(killed.reason { _ in "RUNNING" } == "cancelled in Slurm (step 4.2 on vm)")
     #expect(killed.reason { _ in nil } == "cancelled in Slurm (step 4.2 on vm)", "squeue did not answer")
-    #expect(killed.reason { $0 == "4" ? "TIMEOUT" : nil } == "killed by Slurm's time limit (job 4)", "the allocation ended")
+    #expect(
+      killed.reason { $0 == "4" ? "TIMEOUT" : nil } == "killed by Slurm's time limit (job 4)", "the allocation ended")
     let aborted = SrunAccount(launched + "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n")
     #expect(aborted.endedBySlurm && aborted.reason { _ in "RUNNING" } == "cancelled in Slurm (step 4.2 on vm)")
     let exited = SrunAccount(launched + "srun: error: vm: task 0: Exited with exit code 137\n")
     #expect(exited.reason { _ in "RUNNING" } == nil, "the command's own KILL is its own status")
     // Aborted before srun heard from its task, srun exits 0: still a failure. (It asks squeue
     // about the job: one no cluster has.)
-    let zero = executor().finished(CommandResult(status: 0, stdout: "running\n", stderr:
-      "srun: launching StepId=66999999.2 on host vm, 1 tasks: 0\n"
-      + "srun: launch/slurm: launch_p_step_launch: StepId=66999999.2 aborted before step completely launched.\n"))
+    let zero = executor().finished(
+      CommandResult(
+        status: 0, stdout: "running\n",
+        stderr:
+          "srun: launching StepId=66999999.2 on host vm, 1 tasks: 0\n"
+          + "srun: launch/slurm: launch_p_step_launch: StepId=66999999.2 aborted before step completely launched.\n"))
     #expect(zero.status != 0 && zero.failureDescription == "cancelled in Slurm (step 66999999.2 on vm)")
     #expect(zero.stderr.isEmpty, "srun's lines are not the command's output")
   }
@@ -150,17 +173,25 @@ struct Spawned {
     // µs after the wrapper starts: finely over its first 5 ms, where the traps are set up.
     for delay in Array(stride(from: 0, to: 5_000, by: 50)) + Array(stride(from: 5_000, to: 30_000, by: 1_000)) {
       let pidFile = dir.appendingPathComponent("pid-\(delay)").path
-      let wrapper = try Spawned(["/bin/sh", "-c", SlurmStepExecutor.wrapper, "taskrun-job", "sh", "-c", "echo $$ > '\(pidFile)'; exec sleep 30"],
-                                environment: ["PATH=/usr/bin:/bin", "TASKRUN_GRACE=1"])
+      let wrapper = try Spawned(
+        [
+          "/bin/sh", "-c", SlurmStepExecutor.wrapper, "taskrun-job", "sh", "-c", "echo $$ > '\(pidFile)'; exec sleep 30"
+        ],
+        environment: ["PATH=/usr/bin:/bin", "TASKRUN_GRACE=1"])
       usleep(useconds_t(delay))
       kill(wrapper.pid, SIGUSR1)
       let running = !wrapper.exited(within: 5)
       if running { wrapper.end() }
-      let command = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+      let command = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+        pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+      }
       var commandAlive = command.map(alive) ?? false
       for _ in 0..<200 where commandAlive { usleep(10_000); commandAlive = alive(command!) }
       if let command, commandAlive { kill(command, SIGKILL) }
-      #expect(!running && !commandAlive, "USR1 \(delay) µs after the start: wrapper \(running ? "still running" : "ended"), command \(commandAlive ? "still running" : "gone")")
+      #expect(
+        !running && !commandAlive,
+        "USR1 \(delay) µs after the start: wrapper \(running ? "still running" : "ended"), command \(commandAlive ? "still running" : "gone")"
+      )
     }
   }
 }
@@ -176,11 +207,15 @@ struct Spawned {
 
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func theRunsStepsAreCancelledAndNoOther() throws {
-    let (status, output) = Slurm.capture(["salloc", "--no-shell", "-n2", "--job-name=taskrun-tests", "--time=5"], within: 60)
-    let job = try #require(output.firstMatch(of: /allocation (\d+)/).map { String($0.1) }, "salloc: \(status) \(output)")
+    let (status, output) = Slurm.capture(
+      ["salloc", "--no-shell", "-n2", "--job-name=taskrun-tests", "--time=5"], within: 60)
+    let job = try #require(
+      output.firstMatch(of: /allocation (\d+)/).map { String($0.1) }, "salloc: \(status) \(output)")
     defer { _ = Slurm.run(["scancel", job], within: 10) }
     let sruns = try ["taskrun.ours", "someone.else"].map { name in
-      try Spawned(["/usr/bin/srun", "--jobid=\(job)", "--quiet", "--exact", "--ntasks=1", "--job-name=\(name)", "sleep", "60"])
+      try Spawned([
+        "/usr/bin/srun", "--jobid=\(job)", "--quiet", "--exact", "--ntasks=1", "--job-name=\(name)", "sleep", "60"
+      ])
     }
     defer { sruns.forEach { $0.end() } }
     let deadline = Date().addingTimeInterval(30)
@@ -188,6 +223,8 @@ struct Spawned {
     try #require(Set(steps(job)) == ["taskrun.ours", "someone.else"], "the steps started: \(steps(job))")
     Slurm.cancelSteps(named: "taskrun.ours", inJob: job)
     #expect(sruns[0].exited(within: 15) && !steps(job).contains("taskrun.ours"), "the run's step is gone")
-    #expect(steps(job).contains("someone.else") && !sruns[1].exited(within: 0), "another step of the allocation is left alone")
+    #expect(
+      steps(job).contains("someone.else") && !sruns[1].exited(within: 0), "another step of the allocation is left alone"
+    )
   }
 }

@@ -58,8 +58,10 @@ extension Scheduler {
     run(until: { self.operations.allSatisfy { !$0.isScheduled || $0.isFinished } })
   }
 
-  func op(_ name: String, _ seconds: Double = 1, _ outcome: Outcome = .succeeded, log: Log,
-          queue: WorkQueue? = nil, after: [OperationNode] = []) throws -> OperationNode {
+  func op(
+    _ name: String, _ seconds: Double = 1, _ outcome: Outcome = .succeeded, log: Log,
+    queue: WorkQueue? = nil, after: [OperationNode] = []
+  ) throws -> OperationNode {
     let op = try makeOperation(name: name, queue: queue, body: TimedBody(seconds, outcome, log: log))
     for dependency in after { try addDependency(op, on: dependency) }
     return op

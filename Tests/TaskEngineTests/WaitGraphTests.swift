@@ -1,5 +1,6 @@
 // The path search and the wait graph as plain values: cycles through edges and waits.
 import Testing
+
 @testable import TaskEngine
 
 @Suite struct WaitGraphTests {
@@ -62,7 +63,9 @@ import Testing
     }
     #expect(seen == [["a", "b", "c"]], "from f: the first cycle met, then it stops")
     var none = 0
-    PathSearch.cycles(from: ops, next: { _ in [(op: OperationNode, label: Int)]() }) { _ in none += 1; return false }
+    PathSearch.cycles(from: ops, next: { _ in [(op: OperationNode, label: Int)]() }) { _ in
+      none += 1; return false
+    }
     #expect(none == 0)
   }
 }

@@ -32,9 +32,11 @@ enum Binary {
   }
 
   /// Starts taskrun with `arguments` in `directory`; output goes to files so pipes never fill.
-  static func start(_ arguments: [String], in directory: URL = workflows,
-                    environment: [String: String] = [:], input: String? = nil,
-                    program: String = url.path) throws -> Started {
+  static func start(
+    _ arguments: [String], in directory: URL = workflows,
+    environment: [String: String] = [:], input: String? = nil,
+    program: String = url.path
+  ) throws -> Started {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
     for (k, v) in environment { env[k] = v }
@@ -47,8 +49,9 @@ enum Binary {
       try input.write(to: file, atomically: true, encoding: .utf8)
       stdin = file.path
     }
-    let child = try Child([program] + arguments, in: directory, environment: env,
-                          stdin: stdin, stdout: out.path, stderr: err.path)
+    let child = try Child(
+      [program] + arguments, in: directory, environment: env,
+      stdin: stdin, stdout: out.path, stderr: err.path)
     return Started(child: child, out: out, err: err)
   }
 
@@ -64,9 +67,10 @@ enum Binary {
       try? FileManager.default.removeItem(at: started.out)
       try? FileManager.default.removeItem(at: started.err)
     }
-    return Run(status: status ?? -1,
-               stdout: (try? String(contentsOf: started.out, encoding: .utf8)) ?? "",
-               stderr: (try? String(contentsOf: started.err, encoding: .utf8)) ?? "")
+    return Run(
+      status: status ?? -1,
+      stdout: (try? String(contentsOf: started.out, encoding: .utf8)) ?? "",
+      stderr: (try? String(contentsOf: started.err, encoding: .utf8)) ?? "")
   }
 
   static func run(_ arguments: [String], in directory: URL = workflows) throws -> Run {

@@ -2,8 +2,8 @@
 // test (scripts/compat), luassert is the real library, busted's outputs, and describe bodies
 // that never end.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct BustedCompatTests {
   static let fixtures = TestModeTests.fixtures
@@ -23,10 +23,12 @@ import TestSupport
       "\(Self.fixtures.path)/options",
       "\(Self.fixtures.path)/options::other/tags_spec.lua --tags=sl",
       "\(Self.fixtures.path)/options::--helper snapshot_helper.lua other/helper_events_spec.lua",
-      "\(root.path)::spec/busted_spec.lua spec/isolation_a_spec.lua spec/isolation_b_spec.lua",
+      "\(root.path)::spec/busted_spec.lua spec/isolation_a_spec.lua spec/isolation_b_spec.lua"
     ]
-    let compat = Binary.finish(try Binary.start(["--messages", "--taskrun", Binary.url.path] + suites, in: root,
-                                                program: root.appendingPathComponent("scripts/compat").path), timeout: 120)
+    let compat = Binary.finish(
+      try Binary.start(
+        ["--messages", "--taskrun", Binary.url.path] + suites, in: root,
+        program: root.appendingPathComponent("scripts/compat").path), timeout: 120)
     #expect(compat.status == 0, "\(compat.stdout)\(compat.stderr)")
     #expect(compat.stdout.hasSuffix("\n\(suites.count) of \(suites.count) suites the same\n"))
   }
@@ -37,22 +39,36 @@ import TestSupport
   }
 
   @Test func failureMessagesAreLuassertsOwn() throws {
-    let run = try Binary.run(["test", "-o", "plainTerminal", "statuses_spec.lua"],
-                             in: Self.fixtures.appendingPathComponent("semantics"))
-    #expect(run.stdout.hasPrefix("-***-.\n\nPending -> statuses_spec.lua:8\n"), "plainTerminal's marks and arrows: \(run.stdout)")
+    let run = try Binary.run(
+      ["test", "-o", "plainTerminal", "statuses_spec.lua"],
+      in: Self.fixtures.appendingPathComponent("semantics"))
+    #expect(
+      run.stdout.hasPrefix("-***-.\n\nPending -> statuses_spec.lua:8\n"),
+      "plainTerminal's marks and arrows: \(run.stdout)")
     #expect(run.stdout.contains("statuses_spec.lua:7: Expected to be truthy, but value was:\n(nil)"), "\(run.stdout)")
-    #expect(run.stdout.contains("\n *[a] = {\n    [1] = 1\n   *[2] = 3 } }"), "same marks the first difference: \(run.stdout)")
+    #expect(
+      run.stdout.contains("\n *[a] = {\n    [1] = 1\n   *[2] = 3 } }"), "same marks the first difference: \(run.stdout)"
+    )
     #expect(run.stdout.contains("statuses_spec.lua:5: {\n  code = 1\n}"), "a table error is shown as busted shows it")
     #expect(run.stdout.contains("statuses_spec.lua:6: Nil error"))
   }
 
   @Test func hooksThatFailAreErrorsOfTheirOwn() throws {
-    let run = try Binary.run(["test", "-o", "TAP", "semantics_spec.lua"], in: Self.fixtures.appendingPathComponent("semantics"))
-    let failed = run.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }.map { $0.split(separator: " - ", maxSplits: 1).last.map(String.init) ?? "" }
-    #expect(failed.filter { $0 == "a failing before_each before_each" }.count == 2, "one error per test, which does not count: \(failed)")
-    #expect(failed.contains("a failing after_each after_each") && !failed.contains("a failing after_each still lets the test pass"))
+    let run = try Binary.run(
+      ["test", "-o", "TAP", "semantics_spec.lua"], in: Self.fixtures.appendingPathComponent("semantics"))
+    let failed = run.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }.map {
+      $0.split(separator: " - ", maxSplits: 1).last.map(String.init) ?? ""
+    }
+    #expect(
+      failed.filter { $0 == "a failing before_each before_each" }.count == 2,
+      "one error per test, which does not count: \(failed)")
+    #expect(
+      failed.contains("a failing after_each after_each")
+        && !failed.contains("a failing after_each still lets the test pass"))
     #expect(failed.contains("a failing setup setup") && !run.stdout.contains("keeps its tests from running"))
-    #expect(failed.contains("a failing teardown teardown") && run.stdout.contains(" - a failing teardown runs the tests first\n"))
+    #expect(
+      failed.contains("a failing teardown teardown")
+        && run.stdout.contains(" - a failing teardown runs the tests first\n"))
     #expect(failed.contains("a describe body that errors"))
     #expect(run.stdout.hasSuffix("# 15 passed, 7 failed\n"), "\(run.stdout)")
   }
@@ -98,7 +114,8 @@ extension BustedCompatTests {
   }
 
   @Test func aDescribeBodyObeysTimeout() throws {
-    let run = Binary.finish(try Binary.start(["test", "--timeout", "0.5", "runaway_spec.lua"], in: try runawayFolder()), timeout: 30)
+    let run = Binary.finish(
+      try Binary.start(["test", "--timeout", "0.5", "runaway_spec.lua"], in: try runawayFolder()), timeout: 30)
     #expect(run.status == 1)
     #expect(run.stdout.contains("runaway_spec.lua:2: the describe body timed out after 0.50 s"), "\(run.stdout)")
     #expect(run.stdout.hasSuffix("\n2 passed, 1 failed\n"), "the next describe still runs: \(run.stdout)")
@@ -107,7 +124,9 @@ extension BustedCompatTests {
   @Test func ctrlCInADescribeBodyEndsTheRunAndSaysWhatDidNotRun() throws {
     let started = try Binary.start(["test", "-o", "TAP", "runaway_spec.lua"], in: try runawayFolder())
     let deadline = Date().addingTimeInterval(20)
-    while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("ok 1 - fine passes") {
+    while Date() < deadline,
+      !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("ok 1 - fine passes")
+    {
       usleep(20_000)
     }
     usleep(300_000)
@@ -116,7 +135,9 @@ extension BustedCompatTests {
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("not ok 2 - runaway\n"), "the interrupted body is an error: \(run.stdout)")
     #expect(run.stdout.contains("interrupted while its body ran"))
-    #expect(run.stdout.hasSuffix("1..2\n# 1 passed, 1 failed, 1 block not run (interrupted)\nBail out! Interrupted: 1 block not run\n"),
-            "\(run.stdout)")
+    #expect(
+      run.stdout.hasSuffix(
+        "1..2\n# 1 passed, 1 failed, 1 block not run (interrupted)\nBail out! Interrupted: 1 block not run\n"),
+      "\(run.stdout)")
   }
 }

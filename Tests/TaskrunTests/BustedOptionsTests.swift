@@ -1,8 +1,8 @@
 // busted's command line in `taskrun test`, option by option, on the fixture project in
 // Tests/TestMode/options (its .busted excludes spec/fixtures and has an `alt` task).
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct BustedOptionsTests {
   static let project = TestModeTests.fixtures.appendingPathComponent("options")
@@ -18,7 +18,8 @@ import TestSupport
 
   @Test func excludePatternKeepsFixturesOut() throws {
     let run = try test([])
-    #expect(run.status == 0 && run.stdout.hasSuffix("\n3 passed, 0 failed\n"), "the .busted exclude-pattern: \(run.stdout)")
+    #expect(
+      run.status == 0 && run.stdout.hasSuffix("\n3 passed, 0 failed\n"), "the .busted exclude-pattern: \(run.stdout)")
     let given = try test(["--exclude-pattern=^nothing"])
     #expect(given.status == 1, "the command line's --exclude-pattern replaces the .busted one: \(given.stdout)")
     #expect(given.stdout.contains("fixtures must not run"))
@@ -26,9 +27,12 @@ import TestSupport
 
   @Test func runPicksATaskAndPatternPicksFiles() throws {
     let alt = try test(["-r", "alt", "-o", "TAP"])
-    #expect(alt.status == 0 && alt.stdout.contains("ok 1 - is found by the alt task's pattern\n1..1\n"), "\(alt.stdout)")
+    #expect(
+      alt.status == 0 && alt.stdout.contains("ok 1 - is found by the alt task's pattern\n1..1\n"), "\(alt.stdout)")
     let pattern = try test(["alt", "-p", "other"])
-    #expect(pattern.status == 1 && pattern.stdout.hasSuffix("\n0 passed, 1 failed\n"), "-p chooses other.lua: \(pattern.stdout)")
+    #expect(
+      pattern.status == 1 && pattern.stdout.hasSuffix("\n0 passed, 1 failed\n"),
+      "-p chooses other.lua: \(pattern.stdout)")
     let missing = try test(["-r", "nosuch"])
     #expect(missing.status == 2 && missing.stderr.contains("Task `nosuch` not found"), "\(missing.stderr)")
   }
@@ -52,10 +56,13 @@ import TestSupport
   @Test func lpathAndCpathGoInFrontOfTheSearchPaths() throws {
     let run = try test(["--lpath", "./lib/?.lua", "--filter", "lpath"], environment: ["EXPECT_LPATH": "1"])
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-    let paths = try test(["-o", "TAP", "--cpath", "./native/?.so", "-e", "print(package.cpath:sub(1, 14), package.path:sub(1, 12))",
-                          "--filter", "passes"])
+    let paths = try test([
+      "-o", "TAP", "--cpath", "./native/?.so", "-e", "print(package.cpath:sub(1, 14), package.path:sub(1, 12))",
+      "--filter", "passes"
+    ])
     #expect(run.status == 0)
-    #expect(paths.stdout.contains("./native/?.so;\t./src/?.lua;"), "-e runs first; busted's default lpath: \(paths.stdout)")
+    #expect(
+      paths.stdout.contains("./native/?.so;\t./src/?.lua;"), "-e runs first; busted's default lpath: \(paths.stdout)")
   }
 
   @Test func argIsSetAsLuaAndBustedSetIt() throws {
@@ -64,8 +71,9 @@ import TestSupport
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(lines.contains { $0.hasPrefix("arg[0]=/") && $0.hasSuffix("/taskrun") }, "\(lines)")
     #expect(lines.contains("interpreter exit=7"), "arg[-1] is a Lua interpreter: \(lines)")
-    #expect(Array(lines.filter { $0.hasPrefix("arg[") && !$0.hasPrefix("arg[0") && !$0.hasPrefix("arg[-") })
-            == ["arg[1]=other/args_spec.lua", "arg[2]=-o", "arg[3]=TAP"], "the options: \(lines)")
+    #expect(
+      Array(lines.filter { $0.hasPrefix("arg[") && !$0.hasPrefix("arg[0") && !$0.hasPrefix("arg[-") })
+        == ["arg[1]=other/args_spec.lua", "arg[2]=-o", "arg[3]=TAP"], "the options: \(lines)")
   }
 
   @Test func filesAreInsulatedUnlessToldNot() throws {
@@ -88,7 +96,9 @@ import TestSupport
   @Test func listPrintsEveryTestAndRunsNone() throws {
     let run = try test(["--list", "other/list_spec.lua"])
     #expect(run.status == 0)
-    #expect(run.stdout == "other/list_spec.lua:2: listed first\nother/list_spec.lua:4: listed inner second\n", "\(run.stdout)")
+    #expect(
+      run.stdout == "other/list_spec.lua:2: listed first\nother/list_spec.lua:4: listed inner second\n", "\(run.stdout)"
+    )
   }
 
   @Test func aFileNamedTwiceRunsOnceAndRepeatRunsAllAgain() throws {
@@ -101,30 +111,37 @@ import TestSupport
   }
 
   @Test func directoryChangesFolderFirst() throws {
-    let run = Binary.finish(try Binary.start(["test", "-C", TestModeTests.fixtures.path, "-C", "options"],
-                                             in: Scratch.root))
-    #expect(run.status == 0 && run.stdout.hasSuffix("\n3 passed, 0 failed\n"), "-C applies the folder's .busted: \(run.stdout)\(run.stderr)")
+    let run = Binary.finish(
+      try Binary.start(
+        ["test", "-C", TestModeTests.fixtures.path, "-C", "options"],
+        in: Scratch.root))
+    #expect(
+      run.status == 0 && run.stdout.hasSuffix("\n3 passed, 0 failed\n"),
+      "-C applies the folder's .busted: \(run.stdout)\(run.stderr)")
   }
 
   @Test func coverageStartsLuaCovOrSaysItIsMissing() throws {
     let missing = try test(["--coverage", "spec/a_spec.lua"])
     #expect(missing.status == 2 && missing.stderr.contains("LuaCov not found"), "\(missing.stderr)")
-    let run = try test(["--coverage", "other/coverage_spec.lua", "-o", "TAP"], environment: ["LUA_PATH_5_4": "./fakecov/?.lua;;"])
+    let run = try test(
+      ["--coverage", "other/coverage_spec.lua", "-o", "TAP"], environment: ["LUA_PATH_5_4": "./fakecov/?.lua;;"])
     #expect(printed(run).contains("LUACOV_STARTED=defaults"), "\(run.stdout)\(run.stderr)")
   }
 
   @Test func withoutLuassertItSaysHowToInstallIt() throws {
     let run = try test(["spec/a_spec.lua"], environment: ["LUA_PATH_5_4": "/nonexistent/?.lua"])
     #expect(run.status == 2)
-    #expect(run.stderr.contains("taskrun test needs luassert and say") && run.stderr.contains("apt-get install lua-luassert lua-say"),
-            "\(run.stderr)")
+    #expect(
+      run.stderr.contains("taskrun test needs luassert and say")
+        && run.stderr.contains("apt-get install lua-luassert lua-say"),
+      "\(run.stderr)")
   }
 
   @Test(arguments: [
     (["--bogus"], "Unknown option '--bogus'"),
     (["-o", "sound"], "unknown output 'sound'"),
     (["--tap", "-o", "json"], "--tap and -o cannot be used together"),
-    (["-f", "no-such.busted"], "specified config file 'no-such.busted' not found"),
+    (["-f", "no-such.busted"], "specified config file 'no-such.busted' not found")
   ])
   func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
     let run = try test(arguments)

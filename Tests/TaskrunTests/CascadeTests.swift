@@ -5,8 +5,8 @@
 // commands left running). The sizes here are the suite's (a debug build on a busy machine);
 // `benchmarks/run` times the same cascades at 1,000,000 operations and 100,000 nested groups.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct CascadeTests {
   static let chain = 200_000
@@ -45,7 +45,9 @@ import TestSupport
     let deadline = Date().addingTimeInterval(240)
     var pid: pid_t?
     while pid == nil && Date() < deadline && kill(started.child.pid, 0) == 0 {
-      pid = (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+      pid = (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap {
+        pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+      }
       if pid == nil { usleep(50_000) }
     }
     #expect(pid != nil, "the command never started")
@@ -71,16 +73,20 @@ import TestSupport
 
   @Test func aFailFastStopCancelsAChainOf200000() throws {
     // 'bad' fails while n0 runs: n1 is cancelled, and the rest of the chain skipped after it.
-    let run = try run(chain("sh = \"sleep 2\"", Self.chain) + "operation { name = \"bad\", sh = \"false\" }\n", ["-q", "-j2"])
+    let run = try run(
+      chain("sh = \"sleep 2\"", Self.chain) + "operation { name = \"bad\", sh = \"false\" }\n", ["-q", "-j2"])
     #expect(run.status == 1, "\(run.stderr.suffix(2000))")
-    #expect(run.stdout.contains("1 succeeded, 1 failed, 1 cancelled, \(Self.chain - 1) skipped in"), "\(run.stdout.suffix(500))")
+    #expect(
+      run.stdout.contains("1 succeeded, 1 failed, 1 cancelled, \(Self.chain - 1) skipped in"),
+      "\(run.stdout.suffix(500))")
   }
 
   @Test func ctrlCCancelsAChainOf200000() throws {
     let run = try interrupt(chain(Self.sleeper, Self.chain))
     #expect(run.status == 130, "\(run.stderr.suffix(2000))")
-    #expect(run.stdout.contains("0 succeeded, \(Self.chain + 1) cancelled in") && run.stdout.contains("(interrupted)"),
-            "\(run.stdout.suffix(500))")
+    #expect(
+      run.stdout.contains("0 succeeded, \(Self.chain + 1) cancelled in") && run.stdout.contains("(interrupted)"),
+      "\(run.stdout.suffix(500))")
   }
 
   @Test func aFailureFailsAllOf100000NestedGroups() throws {
@@ -92,15 +98,17 @@ import TestSupport
     let g3 = lines.filter { $0.hasPrefix("FAILED    g3 (") }
     #expect(g3.count == 1 && g3[0].hasSuffix("): 'g2' failed: 'leaf' failed: exited with status 1: false"), "\(g3)")
     // The summary lists the leaf, and the groups in one line (not 100,000 more).
-    #expect(Array(lines.drop { $0 != "Failures:" }) == [
-      "Failures:", "  leaf: exited with status 1: false",
-      "  \(Self.nesting) groups failed because of 'leaf': g1, g2, g3, …",
-    ], "\(lines.drop { $0 != "Failures:" }.prefix(5))")
+    #expect(
+      Array(lines.drop { $0 != "Failures:" }) == [
+        "Failures:", "  leaf: exited with status 1: false",
+        "  \(Self.nesting) groups failed because of 'leaf': g1, g2, g3, …"
+      ], "\(lines.drop { $0 != "Failures:" }.prefix(5))")
   }
 
   @Test func aSkipReachesEveryOneOf100000NestedGroups() throws {
-    let run = try run("local bad = operation { name = \"bad\", sh = \"false\" }\n"
-      + nested("sh = \"true\"", Self.nesting) + "g:after(bad)\n")
+    let run = try run(
+      "local bad = operation { name = \"bad\", sh = \"false\" }\n"
+        + nested("sh = \"true\"", Self.nesting) + "g:after(bad)\n")
     #expect(run.status == 1, "\(run.stderr.suffix(2000))")
     #expect(run.stdout.contains("0 succeeded, 1 failed, \(Self.nesting + 1) skipped in"), "\(run.stdout.suffix(500))")
   }
@@ -108,7 +116,8 @@ import TestSupport
   @Test func ctrlCCancelsAllOf100000NestedGroups() throws {
     let run = try interrupt(nested(Self.sleeper, Self.nesting))
     #expect(run.status == 130, "\(run.stderr.suffix(2000))")
-    #expect(run.stdout.contains("0 succeeded, \(Self.nesting + 1) cancelled in") && run.stdout.contains("(interrupted)"),
-            "\(run.stdout.suffix(500))")
+    #expect(
+      run.stdout.contains("0 succeeded, \(Self.nesting + 1) cancelled in") && run.stdout.contains("(interrupted)"),
+      "\(run.stdout.suffix(500))")
   }
 }

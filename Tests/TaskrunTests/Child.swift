@@ -11,8 +11,10 @@ struct Child {
   let pid: pid_t
 
   /// Runs `argv` (searched in PATH) in `directory`, stdin/stdout/stderr from/to the given paths.
-  init(_ argv: [String], in directory: URL? = nil, environment: [String: String]? = nil,
-       stdin: String = "/dev/null", stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+  init(
+    _ argv: [String], in directory: URL? = nil, environment: [String: String]? = nil,
+    stdin: String = "/dev/null", stdout: String = "/dev/null", stderr: String = "/dev/null"
+  ) throws {
     // The shell changes directory, then becomes the program (same pid).
     let command = directory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0.path] + argv } ?? argv
     var actions = posix_spawn_file_actions_t()

@@ -1,7 +1,7 @@
 // A first word is a subcommand, a target of the script taskrun finds, or a script, by one documented rule.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct CommandChoiceTests {
   /// A folder with `script` as taskrun.lua (nil: none) and a subfolder.
@@ -20,8 +20,9 @@ import TestSupport
   /// folder or below; `taskrun -- NAME` still reaches the subcommand.
   @Test func targetsOfTheFoundScriptWinOverSubcommands() throws {
     let names = ["test", "graph", "repl", "help"]
-    let dir = try folder(names.map { #"operation { name = "\#($0)", sh = "touch ran-\#($0)" }"# }.joined(separator: "\n")
-      + "\nprint('top level')\n")
+    let dir = try folder(
+      names.map { #"operation { name = "\#($0)", sh = "touch ran-\#($0)" }"# }.joined(separator: "\n")
+        + "\nprint('top level')\n")
     for name in names {
       let run = try Binary.run([name], in: dir.appendingPathComponent("sub"))
       #expect(run.status == 0 && exists(dir, "ran-\(name)"), "taskrun \(name): \(run.stdout)\(run.stderr)")
@@ -47,8 +48,9 @@ import TestSupport
       #expect(test.status == 2 && test.stderr.contains("no spec/ or tests/ folder"), "\(test.stderr)")
     }
     let broken = try Binary.run(["test"], in: try folder("operation {"))
-    #expect(broken.status == 2 && broken.stderr.contains("taskrun.lua:1:") && broken.stderr.contains("taskrun -- test"),
-            "which was meant is unknown: \(broken.stderr)")
+    #expect(
+      broken.status == 2 && broken.stderr.contains("taskrun.lua:1:") && broken.stderr.contains("taskrun -- test"),
+      "which was meant is unknown: \(broken.stderr)")
   }
 
   /// Only `*.lua` files and files whose first line is `#!…taskrun` are scripts: another file
@@ -61,15 +63,20 @@ import TestSupport
     let bare = try folder(nil)
     try Scratch.writeProgram("#!/bin/sh\ntouch configured\n", to: bare.appendingPathComponent("configure"))
     let configure = try Binary.run(["./configure"], in: bare)
-    #expect(configure.status == 2 && configure.stderr.contains("'./configure' is not a taskrun script"), "\(configure.stderr)")
-    try Scratch.writeProgram("#!/usr/bin/env taskrun\noperation { name = \"go\", sh = \"touch deployed\" }\n",
-                             to: bare.appendingPathComponent("deploy"))
+    #expect(
+      configure.status == 2 && configure.stderr.contains("'./configure' is not a taskrun script"), "\(configure.stderr)"
+    )
+    try Scratch.writeProgram(
+      "#!/usr/bin/env taskrun\noperation { name = \"go\", sh = \"touch deployed\" }\n",
+      to: bare.appendingPathComponent("deploy"))
     let deploy = try Binary.run(["deploy", "go"], in: bare)
-    #expect(deploy.status == 0 && exists(bare, "deployed"), "a #!…taskrun file is a script: \(deploy.stdout)\(deploy.stderr)")
+    #expect(
+      deploy.status == 0 && exists(bare, "deployed"), "a #!…taskrun file is a script: \(deploy.stdout)\(deploy.stderr)")
   }
 
   @Test func aReplScriptThatDoesNotLoadIsAUsageError() throws {
-    let run = Binary.finish(try Binary.start(["repl", "missing.lua"], in: try folder(nil), input: "print('prompt reached')\n"))
+    let run = Binary.finish(
+      try Binary.start(["repl", "missing.lua"], in: try folder(nil), input: "print('prompt reached')\n"))
     #expect(run.status == 2 && run.stderr.contains("taskrun: cannot read 'missing.lua': no such file"), "\(run.stderr)")
     #expect(!run.stdout.contains("prompt reached"), "\(run.stdout)")
   }

@@ -7,7 +7,8 @@ import Testing
 /// operation{} specs, in bodies and at the top level.
 @Suite struct CommandTextTests {
   @Test func nulBytesAndBadEnvironmentNamesAreRefusedWithTheirPlace() throws {
-    let run = try ScriptRun.run(#"""
+    let run = try ScriptRun.run(
+      #"""
       local cases = {
         function() operation{name='a', sh={"printf","%s|","a\0b","c"}} end,
         function() operation{name='b', sh="echo a\0b"} end,
@@ -33,20 +34,25 @@ import Testing
       #"w.lua:8: operation 'g': field 'cwd' must not contain a NUL byte (got "/tmp\0/etc")"#,
       #"w.lua:9: bad argument #1 to 'sh': the command must not contain a NUL byte (got "echo a\0b")"#,
       #"w.lua:10: bad argument #1 to 'sh': argv element #2 must not contain a NUL byte (got "a\0b")"#,
-      #"w.lua:11: sh options: field 'env': environment variable name "A=B" must not contain '='"#,
+      #"w.lua:11: sh options: field 'env': environment variable name "A=B" must not contain '='"#
     ]
     for (i, line) in expected.enumerated() {
       #expect(run.stdout.contains("\(i + 1)\t\(line)"), "case \(i + 1): \(run.stdout)")
     }
     // In a body: the operation fails with the place, and nothing ran (it printed `a|c|`).
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-    #expect(run.stderr.contains("w.lua:14: bad argument #1 to 'sh': argv element #3 must not contain a NUL byte"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains("w.lua:14: bad argument #1 to 'sh': argv element #3 must not contain a NUL byte"),
+      "\(run.stderr)")
     #expect(!run.stdout.contains("a|c|"), "\(run.stdout)")
   }
 
   @Test func atTheTopLevelTheLoadFailsWithThePlace() throws {
     let run = try ScriptRun.run(#"sh("echo a\0b")"#)
     #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
-    #expect(run.stderr.contains(#"w.lua:1: bad argument #1 to 'sh': the command must not contain a NUL byte (got "echo a\0b")"#), "\(run.stderr)")
+    #expect(
+      run.stderr.contains(
+        #"w.lua:1: bad argument #1 to 'sh': the command must not contain a NUL byte (got "echo a\0b")"#),
+      "\(run.stderr)")
   }
 }

@@ -1,7 +1,8 @@
 // Shell completion, through the real shells: bash's COMP_WORDS, zsh's compadd captured, fish's `complete -C`.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import taskrun
 
 @Suite struct CompletionTests {
@@ -14,11 +15,12 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-completion-\(UUID().uuidString)")
     try! FileManager.default.createDirectory(at: dir.appendingPathComponent("spec"), withIntermediateDirectories: true)
     try! """
-      operation { name = "build", sh = "true" }
-      operation { name = "compile main", sh = "true" }
-      print("the top level prints")
-      """.write(to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
-    try! "operation { name = \"other\", sh = \"true\" }".write(to: dir.appendingPathComponent("more.lua"), atomically: true, encoding: .utf8)
+    operation { name = "build", sh = "true" }
+    operation { name = "compile main", sh = "true" }
+    print("the top level prints")
+    """.write(to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
+    try! "operation { name = \"other\", sh = \"true\" }".write(
+      to: dir.appendingPathComponent("more.lua"), atomically: true, encoding: .utf8)
     try! Data().write(to: dir.appendingPathComponent("notes.txt"))
     return dir
   }()
@@ -54,17 +56,22 @@ import TestSupport
     default:
       code = #"source $argv[1]; complete -C $argv[2] | string replace -r '\t.*' ''; true"#
     }
-    let path = Binary.url.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    let path =
+      Binary.url.deletingLastPathComponent().path + ":"
+      + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     let arguments = shell == "fish" ? ["-c", code, file.path, line] : ["-c", code, "_", file.path, line]
-    let run = Binary.finish(try Binary.start(arguments, in: project, environment: ["PATH": path, "HOME": project.path],
-                                             program: program))
+    let run = Binary.finish(
+      try Binary.start(
+        arguments, in: project, environment: ["PATH": path, "HOME": project.path],
+        program: program))
     #expect(run.status == 0 && !run.stderr.contains("doubled rest argument"), "\(shell) '\(line)': \(run.stderr)")
     #expect(!run.stdout.contains("the top level prints"), "the script is read, not shown")
     return Set(run.stdout.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
   }
 
-  @Test(.enabled(if: shell("bash") != nil && shell("zsh") != nil && shell("fish") != nil),
-        arguments: ["bash", "zsh", "fish"])
+  @Test(
+    .enabled(if: shell("bash") != nil && shell("zsh") != nil && shell("fish") != nil),
+    arguments: ["bash", "zsh", "fish"])
   func everyShellCompletesSubcommandsTargetsOptionsAndFiles(_ shell: String) throws {
     let files = shell == "zsh" ? "FILES" : "notes.txt"  // zsh: _files is asked for
     let dirs = shell == "zsh" ? "DIRS" : shell == "fish" ? "spec/" : "spec"
@@ -74,7 +81,9 @@ import TestSupport
     let space = try Self.complete(shell, "taskrun comp")
     #expect(space.contains("compile main") && !space.contains("build"), "a target with a space: \(space)")
     let later = try Self.complete(shell, "taskrun more.lua ")
-    #expect(later.contains("other") && !later.contains("build") && !later.contains("test"), "the named script's targets: \(later)")
+    #expect(
+      later.contains("other") && !later.contains("build") && !later.contains("test"),
+      "the named script's targets: \(later)")
     for option in ["-f", "--events", "--trace"] {
       #expect(try Self.complete(shell, "taskrun \(option) ").contains(files), "\(shell) \(option) completes files")
     }
@@ -84,7 +93,9 @@ import TestSupport
     #expect(options.isSuperset(of: ["--keep-going", "--events", "--trace", "--executor", "--list"]), "\(options)")
     #expect(try Self.complete(shell, "taskrun --output-") == ["--output-limit", "--output-file-limit"])
     let test = try Self.complete(shell, "taskrun test ")
-    #expect(test.contains(files) && !test.contains("build") && !test.contains("compile main"), "test takes spec roots: \(test)")
+    #expect(
+      test.contains(files) && !test.contains("build") && !test.contains("compile main"),
+      "test takes spec roots: \(test)")
     #expect(try Self.complete(shell, "taskrun test --ex").isSuperset(of: ["--exclude-pattern", "--exclude-tags"]))
     #expect(try Self.complete(shell, "taskrun graph --format ") == ["dot", "mermaid", "json"])
     #expect(try Self.complete(shell, "taskrun help ") == ["repl", "test", "graph"])
@@ -94,21 +105,25 @@ import TestSupport
   @Test func everyOptionOfTheHelpIsCompleted() throws {
     for command in ["", "test", "graph", "repl"] {
       let help = try Binary.run(command.isEmpty ? ["--help"] : ["help", command])
-      let shown = Set(help.stdout.split(separator: "\n").flatMap { line -> [String] in
-        guard line.hasPrefix("  -") else { return [] }  // an option's line, not a wrapped description
-        let text = line.trimmingCharacters(in: .whitespaces)
-        return text.split(separator: " ").first!.split(separator: ",").flatMap { $0.split(separator: "/") }.map(String.init)
-      })
+      let shown = Set(
+        help.stdout.split(separator: "\n").flatMap { line -> [String] in
+          guard line.hasPrefix("  -") else { return [] }  // an option's line, not a wrapped description
+          let text = line.trimmingCharacters(in: .whitespaces)
+          return text.split(separator: " ").first!.split(separator: ",").flatMap { $0.split(separator: "/") }.map(
+            String.init)
+        })
       let words = (command.isEmpty ? ["--complete", "--", "-"] : ["--complete", "--", "--", command, "-"])
       let offered = Set(try Binary.run(words, in: Scratch.root).stdout.split(separator: "\n").map(String.init))
-      #expect(!shown.isEmpty && shown.subtracting(offered).isEmpty, "\(command): not offered \(shown.subtracting(offered))")
+      #expect(
+        !shown.isEmpty && shown.subtracting(offered).isEmpty, "\(command): not offered \(shown.subtracting(offered))")
     }
   }
 
   /// What a shell completes after each run option is what the option's declaration says
   /// its value is, and every option but the hidden one is offered where options are.
   @Test func eachRunOptionIsCompletedAsDeclared() throws {
-    let options = Set(try Binary.run(["--complete", "--", "-"], in: Scratch.root).stdout.split(separator: "\n").map(String.init))
+    let options = Set(
+      try Binary.run(["--complete", "--", "-"], in: Scratch.root).stdout.split(separator: "\n").map(String.init))
     for option in RunOption.allCases {
       let declaration = option.declaration
       for spelling in declaration.spellings {

@@ -6,7 +6,8 @@ import Testing
 /// fills memory fails its operation with Lua's out of memory instead of killing taskrun.
 @Suite struct DefaultMemoryCapTests {
   @Test func aBodyFillingTheAddressSpaceFailsAndTheRunGoesOn() throws {
-    let run = try ScriptRun.run("""
+    let run = try ScriptRun.run(
+      """
       operation { name = "hog", run = function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(100) .. i end end }
       operation { name = "tables", run = function() local t = {} for i = 1, 1e9 do t[i] = { i } end end }
       operation { name = "after", after = { "hog", "tables" }, when = "finished", run = function() print("after ran") end }

@@ -1,7 +1,7 @@
 // The user docs say what the binary does: the man page lists every option, the guide's events example has every field.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct DocumentationTests {
   func text(_ path: String) throws -> String {
@@ -13,7 +13,9 @@ import TestSupport
     let help = try Binary.run(["--help"])
     let options = help.stdout.split(separator: "\n").compactMap { line -> String? in
       guard line.hasPrefix("  -") else { return nil }
-      return line.split(separator: " ").first { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "," && $0 != "/" }) }
+      return line.split(separator: " ").first { $0.hasPrefix("--") }.map {
+        String($0.prefix { $0 != "," && $0 != "/" })
+      }
     }
     let page = try text("docs/taskrun.1").replacingOccurrences(of: "\\-", with: "-")
     #expect(options.count > 15, "\(help.stdout)")
@@ -29,19 +31,21 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-docs-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try """
-      operation { name = "fetch", sh = "sleep 0.05" }
-      operation { name = "build", after = { "fetch" }, sh = "true" }
-      """.write(to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
+    operation { name = "fetch", sh = "sleep 0.05" }
+    operation { name = "build", after = { "fetch" }, sh = "true" }
+    """.write(to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
     let run = try Binary.run(["-q", "--events", "e.json"], in: dir)
     #expect(run.status == 0, "\(run.stderr)")
     func objects<S: StringProtocol>(_ lines: [S]) throws -> [[String: Any]] {
       try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     }
-    let written = try objects(try String(contentsOf: dir.appendingPathComponent("e.json"), encoding: .utf8)
-      .split(separator: "\n"))
+    let written = try objects(
+      try String(contentsOf: dir.appendingPathComponent("e.json"), encoding: .utf8)
+        .split(separator: "\n"))
     for shown in try objects(example) {
       let same = written.first {
-        $0["event"] as? String == shown["event"] as? String && $0["operation"] as? String == shown["operation"] as? String
+        $0["event"] as? String == shown["event"] as? String
+          && $0["operation"] as? String == shown["operation"] as? String
       }
       #expect(same.map { Set($0.keys) } == Set(shown.keys), "docs/guide.md's \(shown) vs the binary's \(same ?? [:])")
     }

@@ -1,7 +1,7 @@
 // Dry runs are dry: -n, graph, --list and --list-names run no command and write no file, even from Lua's own library.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct DryRunTests {
   static let modes: [[String]] = [["--progress", "plain", "-n"], ["graph"], ["--list"], ["--list-names"]]
@@ -21,7 +21,8 @@ import TestSupport
   /// The issue's example, then every other way Lua's library writes or runs something.
   @Test(arguments: modes)
   func nothingRunsOrWritesFromLuasLibrary(_ mode: [String]) throws {
-    let dir = try folder("""
+    let dir = try folder(
+      """
       os.execute("touch X") io.popen("touch Y"):close() io.open("Z", "w")
       print("popen", io.popen("cat > W", "w"):write("text"):close())
       print("append", io.open("keep.txt", "a"))
@@ -44,21 +45,25 @@ import TestSupport
       #expect(!exists(dir, name), "\(mode): \(name) was made:\n\(all)")
     }
     #expect((try? String(contentsOf: dir.appendingPathComponent("keep.txt"), encoding: .utf8)) == "kept\n", "\(mode)")
-    for note in ["(dry run) os.execute: touch X", "(dry run) io.popen: touch Y", "(dry run) io.open: not writing 'Z'",
-                 "(dry run) io.popen: cat > W", "popen\ttrue\texit\t0", "append\tnil\t(dry run) io.open: not writing 'keep.txt'\t30",
-                 "update\tnil\t(dry run) io.open: not writing 'keep.txt'\t30",
-                 "remove\tnil\t(dry run) os.remove: not removing 'keep.txt'\t30",
-                 "rename\tnil\t(dry run) os.rename: not renaming 'keep.txt'\t30",
-                 "output\tfalse\td.lua:7: (dry run) io.output: not writing 'V'", "tmpname\tnil",
-                 "loadlib\tnil\t(dry run) C library 'libc.so.6' not loaded\topen",
-                 "binary\tnil\tattempt to load a binary chunk", "upvalues\tnil\tnil\tnil", "read\tkept\tkept",
-                 "tmpfile\tnil\t(dry run) io.tmpfile: not writing 'a temporary file'\t30"] {
+    for note in [
+      "(dry run) os.execute: touch X", "(dry run) io.popen: touch Y", "(dry run) io.open: not writing 'Z'",
+      "(dry run) io.popen: cat > W", "popen\ttrue\texit\t0",
+      "append\tnil\t(dry run) io.open: not writing 'keep.txt'\t30",
+      "update\tnil\t(dry run) io.open: not writing 'keep.txt'\t30",
+      "remove\tnil\t(dry run) os.remove: not removing 'keep.txt'\t30",
+      "rename\tnil\t(dry run) os.rename: not renaming 'keep.txt'\t30",
+      "output\tfalse\td.lua:7: (dry run) io.output: not writing 'V'", "tmpname\tnil",
+      "loadlib\tnil\t(dry run) C library 'libc.so.6' not loaded\topen",
+      "binary\tnil\tattempt to load a binary chunk", "upvalues\tnil\tnil\tnil", "read\tkept\tkept",
+      "tmpfile\tnil\t(dry run) io.tmpfile: not writing 'a temporary file'\t30"
+    ] {
       #expect(all.contains(note), "\(mode): \(note)\n\(all)")
     }
   }
 
   @Test func aCModuleIsNotLoadedButALuaModuleIs() throws {
-    let dir = try folder("""
+    let dir = try folder(
+      """
       package.cpath = "./?.so"
       print("c", pcall(require, "native"))
       print("lua", require("helper"))
@@ -70,21 +75,27 @@ import TestSupport
     let run = Binary.finish(try Binary.start(["--progress", "plain", "-n", "d.lua"], in: dir), timeout: 20)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("(dry run) C module 'native' not loaded"), "\(run.stdout)")
-    #expect(run.stdout.contains("lua\thelper loaded") && run.stdout.contains("(dry run) os.execute: touch FROM_MODULE"), "\(run.stdout)")
+    #expect(
+      run.stdout.contains("lua\thelper loaded") && run.stdout.contains("(dry run) os.execute: touch FROM_MODULE"),
+      "\(run.stdout)")
     #expect(!exists(dir, "FROM_MODULE"))
   }
 
   /// The plan is what the script declared with every top-level command taken as a success
   /// with no output: when the graph came from such output, the plan says it may differ.
   @Test func aPlanBuiltFromCommandsOutputSaysSo() throws {
-    let dir = try folder("""
+    let dir = try folder(
+      """
       for f in sh("ls *.txt").stdout:gmatch("%S+") do operation { name = "compile " .. f } end
       operation { name = "link" }
       """)
     let run = Binary.finish(try Binary.start(["--progress", "plain", "-n", "d.lua"], in: dir), timeout: 20)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("Plan (1 operation, in execution order):"), "\(run.stdout)")
-    #expect(run.stdout.contains("taskrun: the script's top level used the result of 1 command (sh: ls *.txt), taken in this dry run as success with no output: a run may declare other operations"), "\(run.stdout)")
+    #expect(
+      run.stdout.contains(
+        "taskrun: the script's top level used the result of 1 command (sh: ls *.txt), taken in this dry run as success with no output: a run may declare other operations"
+      ), "\(run.stdout)")
     let plain = try folder("operation { name = \"a\" }\n")
     let quiet = Binary.finish(try Binary.start(["--progress", "plain", "-n", "d.lua"], in: plain), timeout: 20)
     #expect(!quiet.stdout.contains("may declare other operations"), "\(quiet.stdout)")
@@ -94,7 +105,8 @@ import TestSupport
   /// top level that reads the terminal cannot stall shell completion (`--list-names`).
   @Test(arguments: modes)
   func standardInputReadsAsEmpty(_ mode: [String]) throws {
-    let dir = try folder("""
+    let dir = try folder(
+      """
       local line = io.read("l")
       local other = io.stdin:read("a")
       for l in io.lines() do other = other .. l end
@@ -113,10 +125,14 @@ import TestSupport
   func reportFilesAreNotTouched(_ mode: [String]) throws {
     let dir = try folder("operation { name = \"a\", sh = \"touch RAN\" }\n")
     try "precious\n".write(to: dir.appendingPathComponent("ev.json"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(mode + ["--events", "ev.json", "--trace", "tr.json", "d.lua"], in: dir), timeout: 20)
+    let run = Binary.finish(
+      try Binary.start(mode + ["--events", "ev.json", "--trace", "tr.json", "d.lua"], in: dir), timeout: 20)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-    #expect((try? String(contentsOf: dir.appendingPathComponent("ev.json"), encoding: .utf8)) == "precious\n", "\(mode)")
+    #expect(
+      (try? String(contentsOf: dir.appendingPathComponent("ev.json"), encoding: .utf8)) == "precious\n", "\(mode)")
     #expect(!exists(dir, "tr.json") && !exists(dir, "RAN"), "\(mode)")
-    #expect((run.stdout + run.stderr).contains("--events and --trace are not written by a dry run or a listing"), "\(run.stdout)\(run.stderr)")
+    #expect(
+      (run.stdout + run.stderr).contains("--events and --trace are not written by a dry run or a listing"),
+      "\(run.stdout)\(run.stderr)")
   }
 }

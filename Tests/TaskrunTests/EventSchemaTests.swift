@@ -1,14 +1,17 @@
 // The events schema (docs/events.schema.json) holds for real runs: a workflow that makes
 // every kind of event, an interrupted run, an example and `taskrun test`.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct EventSchemaTests {
   /// A Python with the jsonschema module (scripts/setup installs Debian's python3-jsonschema).
   static let python: String? = ["/usr/bin/python3", "python3"].first { python in
-    guard let child = try? Child([python, "-c", "import jsonschema"], environment: ProcessInfo.processInfo.environment,
-                                 stdin: "/dev/null", stdout: "/dev/null", stderr: "/dev/null") else { return false }
+    guard
+      let child = try? Child(
+        [python, "-c", "import jsonschema"], environment: ProcessInfo.processInfo.environment,
+        stdin: "/dev/null", stdout: "/dev/null", stderr: "/dev/null")
+    else { return false }
     return child.wait(timeout: 30) == 0
   }
 
@@ -35,7 +38,8 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-schema-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try Self.everything.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    try #"operation { name = "s", sh = "sleep 5" }"#.write(to: dir.appendingPathComponent("slow.lua"), atomically: true, encoding: .utf8)
+    try #"operation { name = "s", sh = "sleep 5" }"#.write(
+      to: dir.appendingPathComponent("slow.lua"), atomically: true, encoding: .utf8)
     var files: [String] = []
     func events(_ name: String, _ arguments: [String], in folder: URL = dir) throws -> Run {
       let path = dir.appendingPathComponent(name).path
@@ -44,34 +48,46 @@ import TestSupport
     }
     // Under --progress none the reporter reads no starts: --events still gets every one.
     #expect(try events("all.ndjson", ["-k", "--progress", "none", "w.lua"]).status == 1)
-    #expect(try events("example.ndjson", [Binary.packageRoot.appendingPathComponent("examples/wwdc-app.lua").path]).status == 0)
+    #expect(
+      try events("example.ndjson", [Binary.packageRoot.appendingPathComponent("examples/wwdc-app.lua").path]).status
+        == 0)
     let specs = Binary.packageRoot.appendingPathComponent("Tests/TestMode")
     files.append(dir.appendingPathComponent("test.ndjson").path)
     _ = try Binary.run(["test", "--events", files.last!, "outcomes_spec.lua"], in: specs)
     files.append(dir.appendingPathComponent("interrupted.ndjson").path)
     let started = try Binary.start(["--progress", "plain", "--events", files.last!, "slow.lua"], in: dir)
     let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("start") { usleep(20_000) }
+    while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("start") {
+      usleep(20_000)
+    }
     kill(started.child.pid, SIGINT)
     #expect(Binary.finish(started, timeout: 20).status == 130)
     // A run os.exit ended says so in run_finish (and in the summary line); others say null.
     try #"operation { name = "s", sh = "sleep 5" } operation { name = "quit", run = function() os.exit(3) end }"#
       .write(to: dir.appendingPathComponent("exit.lua"), atomically: true, encoding: .utf8)
     let exited = try events("exit.ndjson", ["-j2", "--progress", "plain", "exit.lua"])
-    #expect(exited.status == 3 && exited.stdout.contains("cancelled in ") && exited.stdout.contains(" (os.exit(3) ended the run)\n"),
-            "\(exited.stdout)")
+    #expect(
+      exited.status == 3 && exited.stdout.contains("cancelled in ")
+        && exited.stdout.contains(" (os.exit(3) ended the run)\n"),
+      "\(exited.stdout)")
     let finishes = try files.map { try String(contentsOfFile: $0, encoding: .utf8) }.joined()
       .split(separator: "\n").filter { $0.contains(#""event":"run_finish""#) }
     #expect(finishes.filter { $0.contains(#""ended":"os.exit(3) ended the run""#) }.count == 1, "\(finishes)")
     #expect(finishes.filter { $0.contains(#""ended":null"#) }.count == finishes.count - 1, "\(finishes)")
 
-    let check = Binary.finish(try Binary.start([Binary.packageRoot.appendingPathComponent("scripts/check-events").path] + files,
-                                               in: dir, program: Self.python!), timeout: 60)
+    let check = Binary.finish(
+      try Binary.start(
+        [Binary.packageRoot.appendingPathComponent("scripts/check-events").path] + files,
+        in: dir, program: Self.python!), timeout: 60)
     #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-    for kind in ["run_start", "op_start", "op_start with after", "op_start with group", "op_retry", "op_finish", "output",
-                 "print", "activity", "progress (operation)", "progress (run)", "run_finish"] {
-      #expect(check.stdout.range(of: #"\d+ \#(NSRegularExpression.escapedPattern(for: kind))\n"#, options: .regularExpression) != nil,
-              "the runs made no \(kind) event: \(check.stdout)")
+    for kind in [
+      "run_start", "op_start", "op_start with after", "op_start with group", "op_retry", "op_finish", "output",
+      "print", "activity", "progress (operation)", "progress (run)", "run_finish"
+    ] {
+      #expect(
+        check.stdout.range(of: #"\d+ \#(NSRegularExpression.escapedPattern(for: kind))\n"#, options: .regularExpression)
+          != nil,
+        "the runs made no \(kind) event: \(check.stdout)")
     }
   }
 }

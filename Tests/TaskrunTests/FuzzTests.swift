@@ -7,8 +7,8 @@
 //   TASKRUN_FUZZ_SECONDS=1800 swift test --filter FuzzTests                    # longer
 //   TASKRUN_FUZZ_SEED=42 TASKRUN_FUZZ_SECONDS=5 swift test --filter FuzzTests  # replay a seed
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct FuzzTests {
   static let budget = ProcessInfo.processInfo.environment["TASKRUN_FUZZ_SECONDS"].flatMap(Double.init)
@@ -23,18 +23,24 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-fuzz-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     repeat {
-      let started = try Binary.start(["--yes", "--progress", "none", "-k", Self.script, "--", "\(seed)", "200"], in: dir)
+      let started = try Binary.start(
+        ["--yes", "--progress", "none", "-k", Self.script, "--", "\(seed)", "200"], in: dir)
       var status: Int32 = 0
       let limit = Date().addingTimeInterval(60)
       while waitpid(started.child.pid, &status, WNOHANG) == 0 && Date() < limit { usleep(5_000) }
       let hung = Date() >= limit
       let run = Binary.finish(started, timeout: 0.1)
       let signal = status & 0x7f, code = (status >> 8) & 0xff
-      let problem = hung ? "hung for 60 s"
-        : signal != 0 ? "killed by signal \(signal)"
-        : ![0, 1, 2].contains(code) ? "exit \(code)"
-        : code == 2 && run.stderr.isEmpty ? "exit 2 without a message"
-        : run.stderr.contains("PANIC") || run.stderr.contains("Fatal error") ? "a crash report" : nil
+      let problem =
+        hung
+        ? "hung for 60 s"
+        : signal != 0
+          ? "killed by signal \(signal)"
+          : ![0, 1, 2].contains(code)
+            ? "exit \(code)"
+            : code == 2 && run.stderr.isEmpty
+              ? "exit 2 without a message"
+              : run.stderr.contains("PANIC") || run.stderr.contains("Fatal error") ? "a crash report" : nil
       if let problem {
         Issue.record("seed \(seed): \(problem)\n\(run.stderr.suffix(3000))")
         return

@@ -1,5 +1,6 @@
 // The command line's rewrite before either parser: the script's arguments, make's -j4, a forced subcommand.
 import Testing
+
 @testable import taskrun
 
 @Suite struct InvocationTests {
@@ -17,7 +18,7 @@ import Testing
     (["-j", "2"], ["-j", "2"]),
     (["-jx"], ["-jx"]),
     (["-j"], ["-j"]),
-    (["-j0"], ["--jobs=0"]),
+    (["-j0"], ["--jobs=0"])
   ])
   func makesJobCountIsOneOption(_ arguments: [String], _ words: [String]) {
     #expect(Invocation(arguments, interactive: false).words == words)

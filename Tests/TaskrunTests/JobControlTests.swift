@@ -8,7 +8,8 @@ import Testing
   /// The state letter of a process (R, S, T, Z…) from /proc.
   func state(_ pid: pid_t) -> Character? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let after = stat.split(separator: ")").last else { return nil }
+      let after = stat.split(separator: ")").last
+    else { return nil }
     return after.trimmingCharacters(in: .whitespaces).first
   }
 
@@ -33,10 +34,12 @@ import Testing
   }
 
   @Test(.enabled(if: hasTmux)) func aCommandThatReadsTheTerminalFailsInsteadOfHanging() throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       operation { name = "reader", \(env), sh = { "sh", "-c", "read x < /dev/tty; echo got $x" } }
       operation { name = "other", sh = "sleep 0.5" }
-      """ }
+      """
+    }
     let session = try TerminalSession("\(Binary.url.path) w.lua", in: w.dir)
     let screen = session.wait(timeout: 10) { $0.contains("EXIT=") }
     #expect(screen.contains("EXIT=1"), "\(screen)")

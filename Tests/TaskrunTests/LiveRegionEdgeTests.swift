@@ -1,8 +1,8 @@
 // The live view at the terminal's edges, in tmux: a region on the top row, events on the same
 // terminal, a terminal narrower than 20 columns, a paused file progress.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct LiveRegionEdgeTests {
   static let hasTmux = TerminalTests.hasTmux
@@ -21,8 +21,10 @@ import TestSupport
     let session = try TerminalSession("clear && \(Binary.url.path) -j3 w.lua", in: dir, width: 80, height: 20)
     let done = session.wait(timeout: 30) { $0.contains("EXIT=") }
     #expect(done.contains("3 succeeded") && done.contains("EXIT=0"), "\(done)")
-    let history = Int(try session.tmux(["display", "-p", "-t", session.name, "#{history_size}"])
-      .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    let history =
+      Int(
+        try session.tmux(["display", "-p", "-t", session.name, "#{history_size}"])
+          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     #expect(history == 0, "about 45 frames were drawn, none went into the scrollback: \(history) lines there")
   }
 
@@ -41,7 +43,8 @@ import TestSupport
         #expect(overallLines(screen) == 1, "one region, not a copy per event: \(screen)")
         let lines = screen.split(separator: "\n")
         if let bar = lines.firstIndex(where: { $0.range(of: #"\d+%  \d+ done"#, options: .regularExpression) != nil }) {
-          #expect(!lines[bar...].contains { $0.contains("\"event\"") }, "no event is written into the region: \(screen)")
+          #expect(
+            !lines[bar...].contains { $0.contains("\"event\"") }, "no event is written into the region: \(screen)")
         }
       }
       usleep(100_000)
@@ -76,7 +79,8 @@ import TestSupport
 
   /// A paused file progress says "paused" once: its words already say it.
   @Test(.enabled(if: hasTmux)) func aPausedFileRowSaysPausedOnce() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "files", run = function()
         local p = progress { kind = "file" }
         p:pause()
@@ -90,8 +94,12 @@ import TestSupport
       end }
       """)
     let session = try TerminalSession("\(Binary.url.path) -j2 w.lua", in: dir, width: 100)
-    func row(_ name: String, _ screen: String) -> Substring? { screen.split(separator: "\n").first { $0.contains(" \(name) ") } }
-    let screen = session.wait { row("files", $0)?.contains("paused") == true && row("counted", $0)?.contains("paused") == true }
+    func row(_ name: String, _ screen: String) -> Substring? {
+      screen.split(separator: "\n").first { $0.contains(" \(name) ") }
+    }
+    let screen = session.wait {
+      row("files", $0)?.contains("paused") == true && row("counted", $0)?.contains("paused") == true
+    }
     let rows = screen.split(separator: "\n")
     let files = try #require(rows.first { $0.contains(" files ") }, "\(screen)")
     #expect(files.components(separatedBy: "paused").count == 2, "once: \(files)")

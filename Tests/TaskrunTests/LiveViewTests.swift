@@ -1,15 +1,16 @@
 // The live view agrees with what happened, looked at several times during a run in tmux:
 // counts, wide names, more operations than rows, Ctrl-C, descriptions, io.write, prompts.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension TerminalSession {
   /// Columns a screen line takes (wide characters count two).
   static func columns(_ line: Substring) -> Int {
     line.unicodeScalars.reduce(0) { total, scalar in
-      total + ((0x1100...0x115F).contains(scalar.value) || (0x2E80...0xA4CF).contains(scalar.value)
-        || (0xAC00...0xD7A3).contains(scalar.value) || (0xFF00...0xFF60).contains(scalar.value) ? 2 : 1)
+      total
+        + ((0x1100...0x115F).contains(scalar.value) || (0x2E80...0xA4CF).contains(scalar.value)
+          || (0xAC00...0xD7A3).contains(scalar.value) || (0xFF00...0xFF60).contains(scalar.value) ? 2 : 1)
     }
   }
 
@@ -32,7 +33,8 @@ extension TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func countsNeverLagTheLinesAboveAndWideNamesDoNotWrap() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       for i = 1, 8 do operation { name = string.format("step %02d", i), run = function() sleep(0.25 * i) end } end
       operation { name = "下载文件数据同步任务一二三四五六七八九十下载文件数据同步任务", run = function() sleep(2.5) end }
       """)
@@ -51,7 +53,9 @@ extension TerminalSession {
       let ended = ["ok ", "Slowest:", "Critical path:"]
       for line in screen.split(separator: "\n") where line.contains("下载") && !ended.contains(where: line.hasPrefix) {
         #expect(TerminalSession.columns(line) < 60 && line.contains("…"), "cut by display width: \(line)")
-        #expect(line.range(of: #"\d\.\ds$"#, options: .regularExpression) != nil, "its elapsed time is on the same row: \(line)")
+        #expect(
+          line.range(of: #"\d\.\ds$"#, options: .regularExpression) != nil,
+          "its elapsed time is on the same row: \(line)")
       }
       usleep(30_000)
     }
@@ -71,7 +75,8 @@ extension TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func rowsShowDescriptionsAndPausedAndIoWriteGoesAbove() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "files", run = function()
         local p = progress { total = 4, description = "Downloading" }
         p.completed = 2
@@ -89,15 +94,20 @@ extension TerminalSession {
     let session = try TerminalSession("\(Binary.url.path) -j2 w.lua", in: dir, width: 100)
     let described = session.wait { $0.contains("Downloading — 2 of 4 files") }
     #expect(described.contains("Downloading — 2 of 4 files"), "\(described)")
-    #expect(described.contains("written by io.write\nand a partial line finished\n"), "io.write lands above the region: \(described)")
+    #expect(
+      described.contains("written by io.write\nand a partial line finished\n"),
+      "io.write lands above the region: \(described)")
     let paused = session.wait { $0.contains("paused") }
-    #expect(paused.range(of: #"files \[[█░]+\] 50%  Downloading — 2 of 4 files  paused"#, options: .regularExpression) != nil, "\(paused)")
+    #expect(
+      paused.range(of: #"files \[[█░]+\] 50%  Downloading — 2 of 4 files  paused"#, options: .regularExpression) != nil,
+      "\(paused)")
     let done = session.wait { $0.contains("EXIT=") }
     #expect(done.contains("written by io.write") && done.contains("EXIT=0"), "\(done)")
   }
 
   @Test(.enabled(if: hasTmux)) func ctrlCShowsStoppingAndTheCancelledCount() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       for i = 1, 3 do operation { name = "slow " .. i, sh = "sleep 30" } end
       operation { name = "stubborn", observers = { background(2) }, run = function() sleep(1.5) end }
       """)
@@ -105,15 +115,17 @@ extension TerminalSession {
     session.wait { $0.contains("4 running") }
     try session.send("C-c")
     let stopping = session.wait { $0.contains("stopping…") && $0.contains("3 cancelled") }
-    #expect(stopping.range(of: #"stopping…  0 done  3 cancelled  1 running"#, options: .regularExpression) != nil,
-            "cancelled operations are not counted as failed, nothing pends: \(stopping)")
+    #expect(
+      stopping.range(of: #"stopping…  0 done  3 cancelled  1 running"#, options: .regularExpression) != nil,
+      "cancelled operations are not counted as failed, nothing pends: \(stopping)")
     #expect(!stopping.contains("failed"), "\(stopping)")
     let done = session.wait { $0.contains("EXIT=") }
     #expect(done.contains("EXIT=130"), "\(done)")
   }
 
   @Test(.enabled(if: hasTmux)) func aQuestionIsAskedAloneAndCtrlCEndsItsLine() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "chatty", run = function() for i = 1, 20 do print("chatter " .. i) sleep(0.1) end end }
       operation { name = "deploy", conditions = { confirm "Deploy?" }, sh = "true" }
       """)
@@ -121,9 +133,11 @@ extension TerminalSession {
     let asked = session.wait { $0.contains("Deploy? [y/N]") }
     usleep(600_000)
     let later = session.screen
-    #expect(later.hasSuffix("Deploy? [y/N]") || later.split(separator: "\n").last?.hasPrefix("Deploy? [y/N]") == true,
-            "nothing is printed after the question while it waits: \(later)")
-    #expect(later.components(separatedBy: "chatter").count == asked.components(separatedBy: "chatter").count, "\(later)")
+    #expect(
+      later.hasSuffix("Deploy? [y/N]") || later.split(separator: "\n").last?.hasPrefix("Deploy? [y/N]") == true,
+      "nothing is printed after the question while it waits: \(later)")
+    #expect(
+      later.components(separatedBy: "chatter").count == asked.components(separatedBy: "chatter").count, "\(later)")
     try session.send("C-c")
     let done = session.wait { $0.contains("EXIT=") }
     #expect(done.range(of: #"Deploy\? \[y/N\] (\^C)?\n"#, options: .regularExpression) != nil, "its line ends: \(done)")
@@ -142,8 +156,9 @@ extension LiveViewTests {
     try session.send(#"operation { name = "second", run = function() sleep(2) end }; run()"#)
     try session.send("Enter")
     let second = session.wait { $0.contains("second") && $0.contains("running") }
-    #expect(second.range(of: #"0 done  1 running  0 pending  0:0[01] elapsed"#, options: .regularExpression) != nil,
-            "the second run's counts and clock start from zero: \(second)")
+    #expect(
+      second.range(of: #"0 done  1 running  0 pending  0:0[01] elapsed"#, options: .regularExpression) != nil,
+      "the second run's counts and clock start from zero: \(second)")
     try session.send(":quit")
     try session.send("Enter")
   }
@@ -154,13 +169,18 @@ extension LiveViewTests {
       Binary.finish(try Binary.start(["--progress", "tty", "-j1", "w.lua"], in: dir, environment: environment)).stdout
     }
     let forced = try run(["TASKRUN_TASKBAR_PROGRESS": "1"])
-    #expect(forced.contains("\u{1B}]9;4;1;33\u{07}") || forced.contains("\u{1B}]9;4;1;66\u{07}"), "\(forced.debugDescription)")
+    #expect(
+      forced.contains("\u{1B}]9;4;1;33\u{07}") || forced.contains("\u{1B}]9;4;1;66\u{07}"), "\(forced.debugDescription)"
+    )
     #expect(forced.hasSuffix("\u{1B}]9;4;0;0\u{07}") || forced.contains("\u{1B}]9;4;0;0\u{07}"), "cleared at the end")
     #expect(!(try run(["TASKRUN_TASKBAR_PROGRESS": "0", "WT_SESSION": "1"])).contains("\u{1B}]9;4;"))
     if ProcessInfo.processInfo.environment["TMUX"] == nil && ProcessInfo.processInfo.environment["STY"] == nil {
-      #expect((try run(["WT_SESSION": "1", "TERM": "xterm-256color"])).contains("\u{1B}]9;4;"), "Windows Terminal shows it")
+      #expect(
+        (try run(["WT_SESSION": "1", "TERM": "xterm-256color"])).contains("\u{1B}]9;4;"), "Windows Terminal shows it")
       #expect(!(try run(["TERM": "xterm-256color"])).contains("\u{1B}]9;4;"), "an unknown terminal does not get it")
-      #expect(!(try run(["WT_SESSION": "1", "TERM": "screen-256color"])).contains("\u{1B}]9;4;"), "nor does one inside screen")
+      #expect(
+        !(try run(["WT_SESSION": "1", "TERM": "screen-256color"])).contains("\u{1B}]9;4;"), "nor does one inside screen"
+      )
     }
   }
 }
@@ -176,9 +196,12 @@ extension LiveViewTests {
     #expect(run.status == 0, "\(run.stderr)")
     let frames = run.stdout.components(separatedBy: "\u{1B}[J").count - 1
     #expect(frames <= Int(seconds * 15) + 3, "\(frames) frames in \(seconds) s")
-    let ok = Set(run.stdout.split(separator: "\n").compactMap { line in
-      line.range(of: #"ok +n\d+ \(\d+\.\d\d s\)"#, options: .regularExpression).map { String(line[$0].split(separator: " ")[1]) }
-    })
+    let ok = Set(
+      run.stdout.split(separator: "\n").compactMap { line in
+        line.range(of: #"ok +n\d+ \(\d+\.\d\d s\)"#, options: .regularExpression).map {
+          String(line[$0].split(separator: " ")[1])
+        }
+      })
     #expect(ok.count == 3000, "\(ok.count) of 3000 lines")
     #expect(run.stdout.contains("3000 succeeded"))
   }
@@ -193,7 +216,9 @@ extension LiveViewTests {
     var frames = 0
     for match in screen.matches(of: overall) {
       frames += 1
-      let (percent, running, pending) = (Int(match.output[1].substring!)!, match.output[3].substring!, match.output[4].substring!)
+      let (percent, running, pending) = (
+        Int(match.output[1].substring!)!, match.output[3].substring!, match.output[4].substring!
+      )
       #expect(running != "0" || pending != "0" || percent == 100, "\(screen[match.range])")
     }
     #expect(frames >= 1, "the region was drawn: \(screen.suffix(500).debugDescription)")
@@ -203,10 +228,12 @@ extension LiveViewTests {
     let marker = Scratch.root.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
     let (dir, environment) = try FakeSlurmTests().fake([
       "sbatch": "echo 55", "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || echo '55|PENDING|Resources|'",
-      "scancel": "touch \(marker)", "srun": "exit 1"])
+      "scancel": "touch \(marker)", "srun": "exit 1"
+    ])
     try #"operation { name = "big", queue = queue { name = "hpc", executor = "slurm" }, timeout = 3, sh = "true" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let session = try TerminalSession("PATH=\(environment["PATH"]!) TASKRUN_SLURM_POLL=0.1 \(Binary.url.path) w.lua", in: dir)
+    let session = try TerminalSession(
+      "PATH=\(environment["PATH"]!) TASKRUN_SLURM_POLL=0.1 \(Binary.url.path) w.lua", in: dir)
     let queued = session.wait { $0.contains("queued on slurm (Resources)") }
     #expect(queued.contains("⧗ big  queued on slurm (Resources)"), "\(queued)")
     let done = session.wait { $0.contains("EXIT=") }
@@ -219,7 +246,8 @@ extension LiveViewTests {
   /// newline, which the kernel turns into CR LF one line at a time; a line longer than the
   /// frame's buffer still arrives whole. (Elsewhere `--progress tty` keeps "\n": see above.)
   @Test func onATerminalLinesEndInCarriageReturnAndIndex() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       for i = 1, 2000 do operation { name = 'n' .. i, run = function() end } end
       operation { name = "long", after = { "n2000" }, run = function() print(string.rep("x", 100000)) end }
       """)
@@ -228,7 +256,9 @@ extension LiveViewTests {
     let ends = text.components(separatedBy: "\r\u{1B}D").count - 1
     #expect(ends >= 2001 && text.contains("n2000 (") && text.contains("2001 succeeded"), "\(ends) line ends")
     #expect(!text.contains(" s)\r\n"), "no finished line ends in a newline")
-    #expect(text.contains(String(repeating: "x", count: 100_000) + "\r\u{1B}D"), "the long line is whole (\(text.count) characters)")
+    #expect(
+      text.contains(String(repeating: "x", count: 100_000) + "\r\u{1B}D"),
+      "the long line is whole (\(text.count) characters)")
   }
 
   /// Runs taskrun on an 80×24 pseudo-terminal and returns its exit status and all it wrote there.
@@ -250,8 +280,9 @@ extension LiveViewTests {
       }
       drained.signal()
     }
-    let child = try Child([Binary.url.path] + arguments, in: dir,
-                          stdout: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    let child = try Child(
+      [Binary.url.path] + arguments, in: dir,
+      stdout: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     let status = child.wait(timeout: 60)
     if status == nil { kill(child.pid, SIGKILL); _ = child.wait() }
     close(device)  // reads end (EIO) once what the program wrote is read

@@ -1,14 +1,15 @@
 // What a script's failures look like to its user: exit codes of awaited failures, and error messages compared with lua5.4's.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct AwaitedFailureTests {
   /// A failed operation is exit 1 whichever way the top level awaited it; an uncaught wait
   /// ends the script at that line, with the line printed and the summary, no traceback.
   @Test(arguments: ["wait(a)", "a:wait()", "print(run(a))", "print(pcall(wait, a))"])
   func aFailedOperationIsExitOne(_ awaiting: String) throws {
-    let run = try ScriptRun.run("""
+    let run = try ScriptRun.run(
+      """
       a = operation { name = "a", run = function() error("bad") end }
       \(awaiting)
       """, timeout: 60)
@@ -20,7 +21,8 @@ import TestSupport
 
   /// Another error after a caught wait is still a script error.
   @Test func anotherErrorAfterACaughtWaitIsAScriptError() throws {
-    let run = try ScriptRun.run("""
+    let run = try ScriptRun.run(
+      """
       a = operation { name = "a", run = function() error("bad") end }
       pcall(wait, a)
       error("mine")
@@ -62,7 +64,7 @@ import TestSupport
     f()
     """,
     "print(setmetatable({}, { __tostring = function() error('boom') end }))",
-    "print(tostring(setmetatable({}, { __tostring = function() return 5 end })))",
+    "print(tostring(setmetatable({}, { __tostring = function() return 5 end })))"
   ])
   func messagesMatchLua(_ script: String) throws {
     #expect(FileManager.default.isExecutableFile(atPath: Self.lua), "lua5.4 is needed to compare with")
@@ -78,20 +80,28 @@ import TestSupport
   /// Where taskrun raises and lua5.4 has no such rule, numbers are still written as Lua
   /// writes them, and a primitive that cannot wait says where it was called.
   @Test(arguments: [
-    ("os.exit(256)", "w.lua:1: bad argument #1 to 'exit' (an exit status from 0 to 255 or a boolean expected, got 256)"),
-    ("os.exit(2.5)", "w.lua:1: bad argument #1 to 'exit' (an exit status from 0 to 255 or a boolean expected, got 2.5)"),
-    ("sleep(-1)", "w.lua:1: bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got -1)"),
+    (
+      "os.exit(256)", "w.lua:1: bad argument #1 to 'exit' (an exit status from 0 to 255 or a boolean expected, got 256)"
+    ),
+    (
+      "os.exit(2.5)", "w.lua:1: bad argument #1 to 'exit' (an exit status from 0 to 255 or a boolean expected, got 2.5)"
+    ),
+    ("sleep(-1)", "w.lua:1: bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got -1)")
   ])
   func numbersAreWrittenAsLuaWritesThem(_ script: String, _ message: String) throws {
     #expect(try outcome(of: script, program: Binary.url.path).message == message)
   }
 
   @Test func aPrimitiveThatCannotWaitSaysWhere() throws {
-    let run = try ScriptRun.run("""
+    let run = try ScriptRun.run(
+      """
       operation { name = "a", observers = { observer { on_start = function(op)
         sleep(1)
       end } }, run = function() end }
       """, timeout: 60)
-    #expect(run.stderr.contains("observer on_start of 'a' failed: w.lua:2: attempt to yield across a C-call boundary (sleep waits only in"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains(
+        "observer on_start of 'a' failed: w.lua:2: attempt to yield across a C-call boundary (sleep waits only in"),
+      "\(run.stderr)")
   }
 }

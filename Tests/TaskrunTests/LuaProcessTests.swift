@@ -1,7 +1,7 @@
 // os.execute, io.popen and io.read: Ctrl-C ends the run wherever Lua waits; output lands above the live view.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct LuaProcessTests {
   static let hasTmux = TerminalTests.hasTmux
@@ -39,7 +39,8 @@ import TestSupport
   /// after it: the marker (to look for leftovers) and the folder.
   func bodyWaitingInOsExecute() throws -> (String, URL) {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "a", run = function()
         print("a started")
         print("returned", os.execute("sleep 20 # \(marker)"))
@@ -50,7 +51,8 @@ import TestSupport
   }
 
   @Test func osExecuteAndIoPopenKeepLuasResults() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       print(os.execute("exit 3"))
       print(os.execute("kill -9 $$"))
       print(os.execute("true"))
@@ -68,26 +70,29 @@ import TestSupport
       """)
     let run = try Binary.run(["w.lua"], in: dir)
     #expect(run.status == 0, "\(run.stderr)")
-    #expect(run.stdout.hasPrefix("""
-      nil\texit\t3
-      nil\tsignal\t9
-      true\texit\t0
-      true
-      file\ta\tb\n
-      nil\texit\t4
-      LOWER
-      true\texit\t0
-      1 2 3 
-      nil\texit\t2
-      false\tbad argument #2 to 'io.popen' (invalid mode)
-      """), "\(run.stdout)")
+    #expect(
+      run.stdout.hasPrefix(
+        """
+        nil\texit\t3
+        nil\tsignal\t9
+        true\texit\t0
+        true
+        file\ta\tb\n
+        nil\texit\t4
+        LOWER
+        true\texit\t0
+        1 2 3 
+        nil\texit\t2
+        false\tbad argument #2 to 'io.popen' (invalid mode)
+        """), "\(run.stdout)")
   }
 
   /// C's system() ignores SIGINT in the caller while the command runs: Ctrl-C was lost and
   /// the script went on.
   @Test func ctrlCDuringOsExecuteAtTheTopLevelEndsTheRun() throws {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       print("before")
       print("returned", os.execute("sleep 20 # \(marker)"))
       print("after")
@@ -95,7 +100,9 @@ import TestSupport
       """)
     let run = try interrupted(dir, once: "before")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
-    #expect(!run.stdout.contains("returned") && !run.stdout.contains("after") && !run.stdout.contains("later ran"), "\(run.stdout)")
+    #expect(
+      !run.stdout.contains("returned") && !run.stdout.contains("after") && !run.stdout.contains("later ran"),
+      "\(run.stdout)")
     #expect(run.stdout.contains("taskrun: interrupted"), "\(run.stdout)")
     #expect(!leftovers(marker), "the command outlived taskrun")
   }
@@ -104,22 +111,28 @@ import TestSupport
     let (marker, dir) = try bodyWaitingInOsExecute()
     let run = try interrupted(dir, once: "a started")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
-    #expect(run.stdout.contains("cancelled a: interrupted") && run.stdout.contains("cancelled b: interrupted"), "\(run.stdout)")
-    #expect(!run.stdout.contains("returned") && !run.stdout.contains("b ran") && !run.stdout.contains("ok "), "\(run.stdout)")
+    #expect(
+      run.stdout.contains("cancelled a: interrupted") && run.stdout.contains("cancelled b: interrupted"),
+      "\(run.stdout)")
+    #expect(
+      !run.stdout.contains("returned") && !run.stdout.contains("b ran") && !run.stdout.contains("ok "), "\(run.stdout)")
     #expect(!leftovers(marker), "the command outlived taskrun")
   }
 
   /// The operation's timeout ends the command it waits for, and the body stops there.
   @Test func aTimeoutEndsTheCommandOsExecuteWaitsFor() throws {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "slow", timeout = 1, run = function()
         print("returned", os.execute("sleep 20 # \(marker)"))
       end }
       """)
     let run = Binary.finish(try Binary.start(["w.lua"], in: dir), timeout: 15)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-    #expect(run.stderr.contains("slow: timed out after 1 s") && !run.stdout.contains("returned"), "\(run.stdout)\(run.stderr)")
+    #expect(
+      run.stderr.contains("slow: timed out after 1 s") && !run.stdout.contains("returned"), "\(run.stdout)\(run.stderr)"
+    )
     #expect(!leftovers(marker), "the command outlived its timeout")
   }
 
@@ -128,7 +141,8 @@ import TestSupport
   /// waits by yielding, as sh() does; where Lua cannot yield (__tostring called by tostring,
   /// a C function) it still blocks, with the same results.
   @Test func osExecuteInABodyLetsOtherOperationsRun() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "blocked", run = function()
         print("blocked started")
         print("execute", os.execute("sleep 3; exit 4"))
@@ -156,7 +170,8 @@ import TestSupport
   /// and the body returned it before the hook looked: `ok`, with the output cut short.
   @Test func aTimeoutDuringAnIoPopenReadTimesTheOperationOut() throws {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "popen-read", timeout = 0.5, run = function()
         return io.popen("echo partial; sleep 20 # \(marker)"):read("a")
       end }
@@ -172,10 +187,14 @@ import TestSupport
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
     let lines = (run.stdout + run.stderr).split(separator: "\n")
     for name in ["popen-read", "goes-on"] {
-      #expect(lines.contains { $0.hasPrefix("FAILED    \(name) (") && $0.hasSuffix("timed out after 0.50 s") }, "\(run.stdout)\(run.stderr)")
+      #expect(
+        lines.contains { $0.hasPrefix("FAILED    \(name) (") && $0.hasSuffix("timed out after 0.50 s") },
+        "\(run.stdout)\(run.stderr)")
     }
     #expect(!run.stdout.contains("ok        popen-read") && !run.stdout.contains("ok        goes-on"), "\(run.stdout)")
-    #expect(run.stdout.contains("skipped   use: dependency 'popen-read' failed") && !run.stdout.contains("\"partial"), "\(run.stdout)")
+    #expect(
+      run.stdout.contains("skipped   use: dependency 'popen-read' failed") && !run.stdout.contains("\"partial"),
+      "\(run.stdout)")
     // a body that ends well before its deadline is unaffected
     #expect(run.stdout.contains("ok        quick") && run.stdout.contains("\"whole\\\n\""), "\(run.stdout)")
     #expect(!leftovers(marker), "the command outlived its timeout")
@@ -183,11 +202,14 @@ import TestSupport
 
   /// Ctrl-C during an io.popen read in a body: the read returned early and the body ended
   /// `ok` (read "a"), or lines() raised EINTR's message and the body FAILED with it.
-  @Test(arguments: ["return io.popen(\"sleep 20 # M\"):read(\"a\")",
-                    "for l in io.popen(\"sleep 20 # M; echo x\"):lines() do end"])
+  @Test(arguments: [
+    "return io.popen(\"sleep 20 # M\"):read(\"a\")",
+    "for l in io.popen(\"sleep 20 # M; echo x\"):lines() do end"
+  ])
   func ctrlCDuringAnIoPopenReadInABodyCancelsIt(read: String) throws {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "p", run = function()
         print("p started")
         \(read.replacingOccurrences(of: "M", with: marker))
@@ -196,9 +218,14 @@ import TestSupport
       """)
     let run = try interrupted(dir, once: "p started")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
-    #expect(run.stdout.contains("cancelled p: interrupted") && run.stdout.contains("cancelled q: interrupted"), "\(run.stdout)")
-    #expect(!run.stdout.contains("ok ") && !run.stdout.contains("FAILED") && !run.stdout.contains("q ran"), "\(run.stdout)")
-    #expect(!run.stdout.contains("Interrupted system call") && !run.stderr.contains("Interrupted system call"), "\(run.stdout)\(run.stderr)")
+    #expect(
+      run.stdout.contains("cancelled p: interrupted") && run.stdout.contains("cancelled q: interrupted"),
+      "\(run.stdout)")
+    #expect(
+      !run.stdout.contains("ok ") && !run.stdout.contains("FAILED") && !run.stdout.contains("q ran"), "\(run.stdout)")
+    #expect(
+      !run.stdout.contains("Interrupted system call") && !run.stderr.contains("Interrupted system call"),
+      "\(run.stdout)\(run.stderr)")
     #expect(!leftovers(marker), "the command outlived taskrun")
   }
 
@@ -206,7 +233,8 @@ import TestSupport
   /// finalizer and left.
   @Test func ctrlCWhileReadingAnIoPopenPipeEndsTheRunPromptly() throws {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       local f = io.popen("echo first; sleep 20 # \(marker)")
       print(f:read("l"))
       print("second", f:read("l"))
@@ -215,12 +243,15 @@ import TestSupport
     let run = try interrupted(dir, once: "first")
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(!run.stderr.contains("cannot be interrupted"), "no guess at a finalizer: \(run.stderr)")
-    #expect(run.stdout.contains("taskrun: interrupted") && !run.stdout.contains("second") && !run.stdout.contains("later ran"), "\(run.stdout)")
+    #expect(
+      run.stdout.contains("taskrun: interrupted") && !run.stdout.contains("second")
+        && !run.stdout.contains("later ran"), "\(run.stdout)")
     #expect(!leftovers(marker), "the command outlived taskrun")
   }
 
   @Test(.enabled(if: hasTmux)) func ctrlCAtAnIoReadOfTheTerminalEndsTheRun() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       print("asking")
       local answer = io.read()
       print("answered", answer)
@@ -240,7 +271,8 @@ import TestSupport
   /// (io.lines raised "Interrupted system call" and FAILED).
   @Test(.enabled(if: hasTmux), arguments: ["return io.read()", "for l in io.lines() do end"])
   func ctrlCAtAnIoReadInABodyCancelsIt(read: String) throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "p", run = function()
         print("asking")
         \(read)
@@ -261,7 +293,8 @@ import TestSupport
   /// waits in steps now, drawing the view between them. The command waits for a file the test
   /// creates once it has seen both, so the read cannot have returned before.
   @Test(.enabled(if: hasTmux)) func theLiveViewDrawsWhileAnIoPopenReadWaits() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "reader", run = function()
         print("before read")
         local got = io.popen("while [ ! -e go ]; do sleep 0.05; done; echo done"):read("a")
@@ -291,7 +324,8 @@ import TestSupport
   /// Under the live view, what Lua writes to standard error and what os.execute and io.popen
   /// commands print went straight to the terminal, and the next frame drew over it.
   @Test(.enabled(if: hasTmux)) func standardErrorAndCommandsOutputLandAboveTheLiveView() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "noisy", run = function()
         for i = 1, 12 do io.stderr:write("stderr line ", i, "\\n") sleep(0.1) end
       end }
@@ -315,13 +349,15 @@ import TestSupport
     for i in 1...6 {
       #expect(done.contains("executed out \(i)\n") && done.contains("executed err \(i)\n"), "line \(i) kept:\n\(done)")
     }
-    #expect(done.contains("read: popen read") && done.contains("popen err\n") && done.contains("through cat\n"), "\(done)")
+    #expect(
+      done.contains("read: popen read") && done.contains("popen err\n") && done.contains("through cat\n"), "\(done)")
   }
 
   /// An io.popen command's standard error under the live view is held until its handle
   /// closes, at most 64 KiB of it: past that, one line says how much was not shown.
   @Test(.enabled(if: hasTmux)) func aChattyIoPopenCommandsStandardErrorIsBounded() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "chatty", run = function()
         local f = io.popen("head -c 300000 /dev/zero | tr '\\\\0' x >&2; echo first; echo last >&2")
         local out = f:read("a")
@@ -340,7 +376,8 @@ import TestSupport
   /// is bounded in time as it is in instructions: 1 s, then the command is ended.
   @Test func aCommandWaitedForOutsideABodyIsBoundedInTime() throws {
     let marker = "taskrun-luaproc-\(UUID().uuidString)"
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "e", run = function()
         error(setmetatable({}, { __tostring = function() os.execute("sleep 30 # \(marker)") return "slow" end }))
       end }
@@ -348,8 +385,10 @@ import TestSupport
     let sent = Date()
     let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir), timeout: 60)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-    #expect(run.stderr.contains("w.lua:2: stopped after 1 s waiting for a command (taskrun bounds the Lua code it calls outside a body)"),
-            "\(run.stderr)")
+    #expect(
+      run.stderr.contains(
+        "w.lua:2: stopped after 1 s waiting for a command (taskrun bounds the Lua code it calls outside a body)"),
+      "\(run.stderr)")
     #expect(Date().timeIntervalSince(sent) < 20, "the wait was not bounded")
     #expect(!leftovers(marker), "the command outlived its bound")
   }

@@ -1,8 +1,8 @@
 // Meanings users rely on: a dry run runs nothing, self-dependencies are cycles, when = "failed"
 // sees upstream failures, default names yield, builtins go through the shell, and clear messages.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct MeaningTests {
   func run(_ script: String, _ arguments: [String] = [], file: String = "w.lua") throws -> (Run, URL) {
@@ -34,8 +34,10 @@ import TestSupport
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("RAN2").path))
   }
 
-  @Test(arguments: ["operation { name = 'a', after = { 'a' }, sh = 'true' }",
-                    "local a = operation { name = 'a', sh = 'true' } a:after(a)"])
+  @Test(arguments: [
+    "operation { name = 'a', after = { 'a' }, sh = 'true' }",
+    "local a = operation { name = 'a', sh = 'true' } a:after(a)"
+  ])
   func aSelfDependencyIsACycle(_ script: String) throws {
     for mode in [[], ["-n"]] {
       let (run, _) = try run(script, mode)
@@ -44,7 +46,8 @@ import TestSupport
   }
 
   @Test func aLongCycleIsReportedOnOneShortLine() throws {
-    let (run, _) = try run("""
+    let (run, _) = try run(
+      """
       local first = operation { name = "n1" }
       local previous = first
       for i = 2, 200000 do previous = operation { name = "n" .. i, after = { previous } } end
@@ -55,7 +58,8 @@ import TestSupport
   }
 
   @Test func whenFailedRunsForAFailureFurtherUpstream() throws {
-    let (run, _) = try run("""
+    let (run, _) = try run(
+      """
       local a = operation { name = "a", sh = "false" }
       local b = operation { name = "b", after = { a }, sh = "true" }
       operation { name = "notify", after = { b }, when = "failed", run = function() print("notified") end }
@@ -67,7 +71,8 @@ import TestSupport
   }
 
   @Test func namesResolveWhenTheRunNeedsThemAlsoAfterAnEarlierRun() throws {
-    let (run, _) = try run("""
+    let (run, _) = try run(
+      """
       operation { name = "b", after = { "c" }, sh = "true" }
       assert(run(operation { name = "a", sh = "true" }) == true)
       operation { name = "c", sh = "true" }
@@ -76,7 +81,8 @@ import TestSupport
   }
 
   @Test func defaultNamesNeverTakeANameTheScriptChose() throws {
-    let (run, _) = try run("""
+    let (run, _) = try run(
+      """
       operation { name = "op2", sh = "true" }
       local unnamed = operation { sh = "true" }
       operation { sh = "true" }
@@ -106,12 +112,14 @@ import TestSupport
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try "for i = 1, 20 do operation { name = 's' .. i, sh = 'sleep 0.3' } end"
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let started = try Binary.start(["-c", "ulimit -n 24; exec \"$0\" -j20 -k --progress plain w.lua", Binary.url.path],
-                                   in: dir, program: "/bin/sh")
+    let started = try Binary.start(
+      ["-c", "ulimit -n 24; exec \"$0\" -j20 -k --progress plain w.lua", Binary.url.path],
+      in: dir, program: "/bin/sh")
     let run = Binary.finish(started, timeout: 30)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-    #expect(run.stderr.contains("could not start (sleep: cannot start: Too many open files)")
-              || run.stderr.contains("could not start (cannot create a pipe"), "failures are on stderr: \(run.stderr)")
+    #expect(
+      run.stderr.contains("could not start (sleep: cannot start: Too many open files)")
+        || run.stderr.contains("could not start (cannot create a pipe"), "failures are on stderr: \(run.stderr)")
   }
 
   @Test func messagesNameWhatIsWrong() throws {

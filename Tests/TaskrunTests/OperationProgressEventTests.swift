@@ -1,8 +1,8 @@
 // An operation's progress events report its composed progress: steps inside its progress
 // move the fraction forward, never back, and the last event's words agree with its counts.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct OperationProgressEventTests {
   func events(_ script: String) throws -> [[String: Any]] {
@@ -17,7 +17,8 @@ import TestSupport
   }
 
   @Test func stepsInsideAnOperationsProgressMoveItForwardOnly() throws {
-    let progress = try events("""
+    let progress = try events(
+      """
       operation { name = "steps", run = function()
         local p = progress { total = 4 }
         for i = 1, 4 do
@@ -36,20 +37,23 @@ import TestSupport
       last = fraction
       #expect(event["total"] as? Int == 4, "the body's progress, not the step's: \(event)")
       let completed = event["completed"] as? Int ?? -1
-      #expect(Double(completed) <= fraction * 4 + 1e-9 && fraction * 4 < Double(completed) + 1 + 1e-9,
-              "a step's share is in the fraction, the whole steps in the counts: \(event)")
+      #expect(
+        Double(completed) <= fraction * 4 + 1e-9 && fraction * 4 < Double(completed) + 1 + 1e-9,
+        "a step's share is in the fraction, the whole steps in the counts: \(event)")
       #expect(event["additional_description"] as? String == "\(completed) of 4", "\(event)")
     }
     let final = try #require(progress.last)
     #expect(final["fraction"] as? Double == 1 && final["completed"] as? Int == 4, "\(final)")
-    #expect(final["description"] as? String == "100% completed" && final["additional_description"] as? String == "4 of 4",
-            "the words agree with the counts: \(final)")
+    #expect(
+      final["description"] as? String == "100% completed" && final["additional_description"] as? String == "4 of 4",
+      "the words agree with the counts: \(final)")
   }
 
   /// A body that leaves its progress short of its total and succeeds: the operation is
   /// complete, and its last event says so in the body's units.
   @Test func aSuccessCompletesTheProgressItsBodyLeftShort() throws {
-    let progress = try events("""
+    let progress = try events(
+      """
       operation { name = "short", run = function()
         local p = progress { total = 8 }
         p.completed = 3
@@ -57,7 +61,10 @@ import TestSupport
       end }
       """)
     let final = try #require(progress.last)
-    #expect(final["fraction"] as? Double == 1 && final["completed"] as? Int == 8 && final["total"] as? Int == 8, "\(final)")
-    #expect(final["description"] as? String == "100% completed" && final["additional_description"] as? String == "8 of 8", "\(final)")
+    #expect(
+      final["fraction"] as? Double == 1 && final["completed"] as? Int == 8 && final["total"] as? Int == 8, "\(final)")
+    #expect(
+      final["description"] as? String == "100% completed" && final["additional_description"] as? String == "8 of 8",
+      "\(final)")
   }
 }

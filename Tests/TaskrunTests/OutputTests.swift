@@ -1,20 +1,22 @@
 // Command output: byte for byte into Lua, bounded in memory, and the whole of it kept in a file.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct OutputTests {
   /// Runs `script` with TMPDIR in its own folder: a spill file a result names stays after
   /// the run, and goes with the test's scratch folder.
   func run(_ script: String, _ arguments: [String] = []) throws -> (Run, MarkedWorkflow) {
     let w = try MarkedWorkflow { _ in script }
-    let started = try Binary.start(["--progress", "plain", "--events", "events.jsonl"] + arguments + ["w.lua"], in: w.dir,
-                                   environment: ["TMPDIR": w.dir.path])
+    let started = try Binary.start(
+      ["--progress", "plain", "--events", "events.jsonl"] + arguments + ["w.lua"], in: w.dir,
+      environment: ["TMPDIR": w.dir.path])
     return (Binary.finish(started, timeout: 60), w)
   }
 
   @Test func crlfEndsLinesAndCarriageReturnsFeedProgressPatterns() throws {
-    let (run, w) = try run("""
+    let (run, w) = try run(
+      """
       operation { name = "crlf", sh = "printf 'one\\r\\ntwo\\r\\n'" }
       operation { name = "meter", progress = "(%d+)%%", sh = "printf '  10%%\\r  50%%\\r'; sleep 0.5; printf ' 90%%\\r100%%\\n'" }
       """, ["--events", "events.ndjson"])
@@ -22,14 +24,18 @@ import TestSupport
     let events = try String(contentsOf: w.dir.appendingPathComponent("events.ndjson"), encoding: .utf8)
       .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     let outputs = events.filter { $0["event"] as? String == "output" }.map { "\($0["operation"]!): \($0["text"]!)" }
-    #expect(outputs == ["crlf: one\ntwo\n", "meter: 100%\n"], "CRLF is a line break; an overwritten line shows its last stretch")
+    #expect(
+      outputs == ["crlf: one\ntwo\n", "meter: 100%\n"],
+      "CRLF is a line break; an overwritten line shows its last stretch")
     let meter = events.filter { $0["event"] as? String == "progress" && $0["operation"] as? String == "meter" }
-    #expect(meter.contains { ($0["completed"] as? Int) == 50 && ($0["time"] as? Double ?? 1) < 0.45 },
-            "the meter's progress arrived before its line ended: \(meter)")
+    #expect(
+      meter.contains { ($0["completed"] as? Int) == 50 && ($0["time"] as? Double ?? 1) < 0.45 },
+      "the meter's progress arrived before its line ended: \(meter)")
   }
 
   @Test func outputReachesLuaByteForByte() throws {
-    let (run, _) = try run("""
+    let (run, _) = try run(
+      """
       local r = sh([[printf '\\377\\000x\\n\\200']])
       assert(#r.stdout == 5, #r.stdout)
       assert(r.stdout:byte(1) == 255 and r.stdout:byte(2) == 0 and r.stdout:byte(5) == 128)
@@ -42,7 +48,8 @@ import TestSupport
   }
 
   @Test func pastTheLimitTheWholeOutputIsInAFileAndLuaGetsTheTail() throws {
-    let (run, _) = try run("""
+    let (run, _) = try run(
+      """
       local r = sh("head -c 3000000 /dev/zero | tr '\\\\0' a; printf END")
       assert(#r.stdout == 65536, #r.stdout)
       assert(r.stdout:sub(-3) == "END")
@@ -61,7 +68,8 @@ import TestSupport
 
   @Test func aFailuresOutputSaysHowManyEarlierLinesItDoesNotShow() throws {
     // 2,000,000 lines: most are gone from what taskrun keeps; 250: all kept, 50 not shown.
-    let (run, _) = try run("""
+    let (run, _) = try run(
+      """
       operation { name = "many", sh = "seq 1 2000000; exit 1" }
       operation { name = "some", sh = "seq 1 250; exit 1" }
       """, ["-k"])
@@ -81,29 +89,33 @@ import TestSupport
   @Test func aFailuresLinesAreShownAlikeWhetherOrNotTheOutputWasReadAsItCame() throws {
     // Without -v the output is kept as bytes and decoded for the report; with -v as text.
     for arguments in [["-k"], ["-k", "-v"], ["-k", "--events", "events.ndjson"]] {
-      let (run, _) = try run(#"operation { name = "meter", sh = "printf 'one\\r\\ntwo\\rTWO\\nbad\\377\\n 10%%\\r 90%%\\rend'; exit 1" }"#,
-                             arguments)
+      let (run, _) = try run(
+        #"operation { name = "meter", sh = "printf 'one\\r\\ntwo\\rTWO\\nbad\\377\\n 10%%\\r 90%%\\rend'; exit 1" }"#,
+        arguments)
       #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
       let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
       guard let failed = lines.firstIndex(where: { $0.hasPrefix("FAILED    meter") }) else {
         Issue.record("\(arguments): \(run.stderr)"); continue
       }
       if arguments.contains("-v") { continue }  // -v printed the lines as they came, not after FAILED
-      #expect(Array(lines[(failed + 1)...(failed + 4)]) == ["    | one", "    | TWO", "    | bad\u{FFFD}", "    | end"],
-              "\(arguments): \(run.stderr)")
+      #expect(
+        Array(lines[(failed + 1)...(failed + 4)]) == ["    | one", "    | TWO", "    | bad\u{FFFD}", "    | end"],
+        "\(arguments): \(run.stderr)")
     }
   }
 
   @Test func anExecutableScriptWithoutAShebangRunsInSh() throws {
     // As execvp, sh and make do on ENOEXEC: /bin/sh runs it, with the command's arguments.
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       operation { name = "table", sh = { "./noshebang.sh", "one two", "three" } }
       operation { name = "plain", sh = "./noshebang.sh four" }
       operation { name = "inlua", run = function()
         local r = sh { "./noshebang.sh", "five" }
         assert(r.stdout == "args 1: five\\n", r.stdout)
       end }
-      """ }
+      """
+    }
     try Scratch.writeProgram("echo \"args $#: $1\"\n", to: w.dir.appendingPathComponent("noshebang.sh"))
     let run = Binary.finish(try w.start(["-k", "-v"]), timeout: 60)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -129,14 +141,16 @@ import TestSupport
 
 @Suite struct MemoryLimitTests {
   @Test func aBodyOverTheLimitFailsAndTheRunGoesOn() throws {
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       operation { name = "hog", run = function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(100) .. i end end }
       operation { name = "big", run = function() local s = ("x"):rep(2^30) end }
       operation { name = "inner", run = function()
         coroutine.wrap(function() local t = {} for i = 1, 1e9 do t[i] = { i } end end)()
       end }
       operation { name = "after", after = { "hog" }, when = "finished", run = function() print(#("y"):rep(1000)) end }
-      """ }
+      """
+    }
     let run = Binary.finish(try w.start(["--memory", "40", "-k"]), timeout: 60)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
     for name in ["hog", "big", "inner"] {
@@ -150,6 +164,7 @@ import TestSupport
   @Test func theLoadOverTheLimitIsAScriptError() throws {
     let w = try MarkedWorkflow { _ in "local t = {} for i = 1, 1e9 do t[i] = { i } end" }
     let run = Binary.finish(try w.start(["--memory", "20"]), timeout: 60)
-    #expect(run.status == 2 && run.stderr.contains("out of memory: the Lua heap reached its limit of 20 MB"), "\(run.stderr)")
+    #expect(
+      run.status == 2 && run.stderr.contains("out of memory: the Lua heap reached its limit of 20 MB"), "\(run.stderr)")
   }
 }

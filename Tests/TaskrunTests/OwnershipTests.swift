@@ -1,7 +1,7 @@
 // Processes: taskrun signals only what it owns, and nothing it started outlives it.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A folder with `w.lua`, and a marker that every process of the run carries in its
 /// environment (`TASKRUN_TEST_MARK`), so leftovers can be found without naming programs.
@@ -21,8 +21,9 @@ struct MarkedWorkflow {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap { pid_t($0) }.filter { pid in
       guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let state = stat.split(separator: ")").last?.split(separator: " ").first, state != "Z",
-            let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        let state = stat.split(separator: ")").last?.split(separator: " ").first, state != "Z",
+        let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+      else { return false }
       return String(decoding: environ, as: UTF8.self).contains("TASKRUN_TEST_MARK=\(mark)")
     }
   }
@@ -65,34 +66,42 @@ enum Events {
   static let hasStrace = FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
 
   @Test(.enabled(if: hasStrace)) func aReapedCommandsProcessGroupIsNeverSignalled() throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       operation { name = "a", \(env), sh = { "sh", "-c", "echo $$ > child.pid" } }
       operation { name = "b", \(env), after = { "a" }, sh = "sleep 1.5" }
       operation { name = "c", \(env), after = { "b" }, sh = "sleep 5", timeout = 0.2 }
-      """ }
+      """
+    }
     let trace = w.dir.appendingPathComponent("kill.trace")
-    let started = try Binary.start(["-f", "-e", "trace=kill", "-o", trace.path, Binary.url.path,
-                                    "--progress", "plain", "w.lua"], in: w.dir, program: "/usr/bin/strace")
+    let started = try Binary.start(
+      [
+        "-f", "-e", "trace=kill", "-o", trace.path, Binary.url.path,
+        "--progress", "plain", "w.lua"
+      ], in: w.dir, program: "/usr/bin/strace")
     let run = Binary.finish(started, timeout: 30)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")  // c times out: its own group is signalled
     let pid = try String(contentsOf: w.dir.appendingPathComponent("child.pid"), encoding: .utf8)
       .trimmingCharacters(in: .whitespacesAndNewlines)
     let kills = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("kill(") }
     #expect(!kills.isEmpty, "the timeout of 'c' should have signalled its group")
-    #expect(!kills.contains { $0.contains("kill(-\(pid),") || $0.contains("kill(\(pid),") },
-            "signalled the reaped command \(pid): \(kills)")
+    #expect(
+      !kills.contains { $0.contains("kill(-\(pid),") || $0.contains("kill(\(pid),") },
+      "signalled the reaped command \(pid): \(kills)")
   }
 
   @Test(arguments: [
-    "setsid sleep 30 & echo started",              // left its process group and session
-    "sh -c '(sleep 30 &) ; true'",                 // a double fork: reparented at once
-    "nohup sleep 30 >/dev/null 2>&1 &",            // daemon-style, output elsewhere
+    "setsid sleep 30 & echo started",  // left its process group and session
+    "sh -c '(sleep 30 &) ; true'",  // a double fork: reparented at once
+    "nohup sleep 30 >/dev/null 2>&1 &"  // daemon-style, output elsewhere
   ])
   func whatACommandLeavesBehindEndsWithTheRun(_ command: String) throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       operation { name = "leaver", \(env), sh = [[\(command)]] }
       operation { name = "later", after = { "leaver" }, run = function() sleep(0.3) end }
-      """ }
+      """
+    }
     let run = Binary.finish(try w.start(), timeout: 20)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(w.survivors(after: 0.5).isEmpty, "a process of the run outlived taskrun")
@@ -115,7 +124,8 @@ enum Events {
   /// command, and one started after a Lua body ran `os.execute` (glibc's `system` ignores
   /// SIGINT and SIGQUIT while it waits), show none ignored.
   @Test func commandsStartWithEverySignalAtItsDefault() throws {
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       local show = { "grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status" }
       local first = operation { name = "first", sh = show }
       operation { name = "execute", after = { first }, run = function() os.execute("true") end }
@@ -125,9 +135,11 @@ enum Events {
           for line in op.result.stdout:gmatch("[^\\n]+") do print(op.name .. " " .. line) end
         end
       end }
-      """ }
-    let started = try Binary.start(["-c", "trap '' QUIT USR1 36; exec \"$0\" --progress plain w.lua", Binary.url.path],
-                                   in: w.dir, program: "/bin/sh")
+      """
+    }
+    let started = try Binary.start(
+      ["-c", "trap '' QUIT USR1 36; exec \"$0\" --progress plain w.lua", Binary.url.path],
+      in: w.dir, program: "/bin/sh")
     expectEmptyMasks(Binary.finish(started, timeout: 30), named: "Sig", count: 4)
   }
 
@@ -136,7 +148,8 @@ enum Events {
   /// long command started still runs afterwards (it failed with ETXTBSY while that command
   /// held it open for writing).
   @Test func commandsGetWhatTaskrunWasGivenAndNothingLuaOpened() throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       local held = assert(io.open("held.txt", "w"))
       operation { name = "fds", \(env), sh = "ls -l /proc/$$/fd" }
       local gen = operation { name = "gen", run = function()
@@ -147,9 +160,11 @@ enum Events {
       end }
       operation { name = "long", \(env), sh = "sleep 1.5" }
       operation { name = "use", \(env), after = { gen }, sh = "chmod +x gen.sh && ./gen.sh" }
-      """ }
-    let started = try Binary.start(["-c", "exec 7</dev/null; exec \"$0\" --progress plain -v w.lua", Binary.url.path],
-                                   in: w.dir, program: "/bin/sh")
+      """
+    }
+    let started = try Binary.start(
+      ["-c", "exec 7</dev/null; exec \"$0\" --progress plain -v w.lua", Binary.url.path],
+      in: w.dir, program: "/bin/sh")
     let run = Binary.finish(started, timeout: 30)
     #expect(run.status == 0 && run.stdout.contains("[use] generated ran"), "\(run.stdout)\(run.stderr)")
     let listed = run.stdout.split(separator: "\n").filter { $0.hasPrefix("[fds] ") && $0.contains(" -> ") }
@@ -176,7 +191,8 @@ enum Events {
   /// its exit is seen) are closed when it ends: after 60 commands, half of them writing to
   /// both streams, taskrun holds as many descriptors as it did after one.
   @Test func anEndedCommandLeavesNoDescriptorOpen() throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       \(Self.procListing)
       local function descriptors() local _, fds = procList("fd") return #fds end
       local before
@@ -190,7 +206,8 @@ enum Events {
       operation { name = "after", after = all, run = function()
         print("descriptors " .. before .. " " .. descriptors())
       end }
-      """ }
+      """
+    }
     let run = Binary.finish(try w.start(["-j4"]), timeout: 30)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     let line = run.stdout.split(separator: "\n").first { $0.contains("descriptors ") }
@@ -203,7 +220,8 @@ enum Events {
   /// with it (commands get a clean mask from cs_spawn anyway): a program that waits for
   /// SIGCHLD (libuv, a shell's job control) would hang with it blocked.
   @Test func theThreadWhereLuaRunsHasNoSignalBlocked() throws {
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       local function blocked(where)
         for line in io.lines("/proc/self/status") do
           if line:find("^SigBlk:") then print(where .. " " .. line) end
@@ -213,7 +231,8 @@ enum Events {
       operation { name = "body", run = function() blocked("body") end }
       operation { name = "cmd", sh = "true" }
       operation { name = "after", after = { "cmd" }, run = function() blocked("after") end }
-      """ }
+      """
+    }
     expectEmptyMasks(Binary.finish(try w.start(["-j2"]), timeout: 30), named: "SigBlk:", count: 3)
   }
 
@@ -231,7 +250,8 @@ enum Events {
   /// spawned, it was pending for the whole process and woke the signal watcher and any other
   /// thread that did not block it: about one exit in eight, each a context switch.)
   @Test func aCommandsExitWakesNoOtherThread() throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       \(Self.procListing)
       local function otherThreadsWoken()
         local pid, tids = procList("task")
@@ -252,7 +272,8 @@ enum Events {
       operation { name = "after", after = all, run = function()
         print("woken " .. otherThreadsWoken() - before)
       end }
-      """ }
+      """
+    }
     let run = Binary.finish(try w.start(["-j2"]), timeout: 60)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     let line = run.stdout.split(separator: "\n").first { $0.contains("woken ") }
@@ -261,10 +282,12 @@ enum Events {
   }
 
   @Test func runningCommandsDieWhenTaskrunIsKilled() throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       operation { name = "a", \(env), sh = "sleep 30" }
       operation { name = "b", \(env), sh = { "sleep", "31" } }
-      """ }
+      """
+    }
     let started = try w.start(["-j2"])
     Events.waitForStarts(w.dir.appendingPathComponent("events.jsonl"), count: 2)
     usleep(100_000)
@@ -276,15 +299,19 @@ enum Events {
 
   @Test(arguments: ["body", "top"])
   func osExitEndsTheRunReportsItAndExitsWithItsCode(_ place: String) throws {
-    let w = try MarkedWorkflow { env in place == "body" ? """
-      operation { name = "long", \(env), sh = "sleep 30" }
-      operation { name = "quit", run = function() sleep(0.3) os.exit(3) end }
-      """ : """
-      operation { name = "nap", run = function() sleep(30) end }
-      sh("sleep 30 & true", { \(env) })
-      pcall(os.exit, 3)
-      io.open("went-on", "w"):close()
-      """ }
+    let w = try MarkedWorkflow { env in
+      place == "body"
+        ? """
+        operation { name = "long", \(env), sh = "sleep 30" }
+        operation { name = "quit", run = function() sleep(0.3) os.exit(3) end }
+        """
+        : """
+        operation { name = "nap", run = function() sleep(30) end }
+        sh("sleep 30 & true", { \(env) })
+        pcall(os.exit, 3)
+        io.open("went-on", "w"):close()
+        """
+    }
     let begun = Date()
     let started = try w.start(["-j4"])
     let run = Binary.finish(started, timeout: 20)

@@ -7,7 +7,8 @@ import Testing
 /// times what the linear cost takes in a debug build, so a busy machine does not fail it.
 @Suite struct QueueScaleTests {
   @Test func sixtyThousandQueuesAreDeclaredInLinearTime() throws {
-    let run = try ScriptRun.run("""
+    let run = try ScriptRun.run(
+      """
       local start = os.clock()
       for i = 1, 60000 do queue { name = "q" .. i } end
       print(("declared in %.3f s"):format(os.clock() - start))

@@ -1,7 +1,7 @@
 // Loads that only read a script (--list, graph, completion, the subcommand check): what it writes stays off standard output, and a top level that never ends cannot hold them.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ReadOnlyLoadTests {
   /// A folder whose taskrun.lua is `script`.
@@ -46,8 +46,9 @@ import TestSupport
       #expect(graph.stderr.components(separatedBy: text).count == 2, "\(text) once (one load): \(graph.stderr)")
     }
     let complete = try Binary.run(["--complete", "--", ""], in: dir)
-    #expect(complete.status == 0 && complete.stdout.hasPrefix("lua\n") && complete.stdout.contains("\nbuild\n"),
-            "\(complete.stdout)")
+    #expect(
+      complete.status == 0 && complete.stdout.hasPrefix("lua\n") && complete.stdout.contains("\nbuild\n"),
+      "\(complete.stdout)")
     for run in [complete, try Binary.run(["test", "-o", "json"], in: dir), try Binary.run(["help"], in: dir)] {
       for text in written {
         #expect(!run.stdout.contains(text) && !run.stderr.contains(text), "a silent load: \(run.stdout)\(run.stderr)")
@@ -64,51 +65,65 @@ import TestSupport
   /// A top level that never ends (a loop, one inside pcall, an open of a FIFO no one writes):
   /// completion gives up on the targets after its time limit and still answers; `test` and
   /// `help` say the script did not finish loading and how to reach the subcommand.
-  @Test(arguments: ["while true do end",
-                    "while true do pcall(function() while true do end end) end",
-                    "local line = io.open('fifo'):read('l')"])
+  @Test(arguments: [
+    "while true do end",
+    "while true do pcall(function() while true do end end) end",
+    "local line = io.open('fifo'):read('l')"
+  ])
   func aTopLevelThatNeverEndsHoldsNoCompletionOrSubcommand(_ top: String) throws {
     let dir = try project(top + "\noperation { name = \"build\", sh = \"true\" }\n")
     #expect(mkfifo(dir.appendingPathComponent("fifo").path, 0o600) == 0)
     let (ended, complete) = try runBounded(["--complete", "--", ""], in: dir)
     #expect(ended, "completion gave up on the script by itself")
-    #expect(complete.status == 0 && complete.stdout == "lua\nrepl\ntest\ngraph\nhelp\n", "\(complete.status) \(complete.stdout)")
+    #expect(
+      complete.status == 0 && complete.stdout == "lua\nrepl\ntest\ngraph\nhelp\n",
+      "\(complete.status) \(complete.stdout)")
     for word in ["test", "help"] {
       let (ended, run) = try runBounded([word], in: dir)
       #expect(ended && run.status == 2, "\(word): \(run.status) \(run.stderr)")
-      #expect(run.stderr.contains("taskrun.lua did not finish loading within 5 s")
-                && run.stderr.contains("taskrun -- \(word) runs the subcommand"), "\(run.stderr)")
+      #expect(
+        run.stderr.contains("taskrun.lua did not finish loading within 5 s")
+          && run.stderr.contains("taskrun -- \(word) runs the subcommand"), "\(run.stderr)")
     }
   }
 
   /// A top level that reads the terminal (`/dev/tty`) reads nothing while it is only read:
   /// completion answers at once with the targets declared after the read.
   @Test(.enabled(if: TerminalTests.hasTmux)) func aTerminalReadsAsEmpty() throws {
-    let dir = try project("""
+    let dir = try project(
+      """
       local line = io.open("/dev/tty"):read("l")
       for l in io.lines("/dev/tty") do print(l) end
       io.input("/dev/tty")
       operation { name = "build", sh = "true", desc = tostring(line) .. tostring(io.read("l")) }
       """)
-    let session = try TerminalSession("\(Binary.url.path) --complete -- '' > out.txt; \(Binary.url.path) --list >> out.txt", in: dir)
+    let session = try TerminalSession(
+      "\(Binary.url.path) --complete -- '' > out.txt; \(Binary.url.path) --list >> out.txt", in: dir)
     let screen = session.wait(timeout: 30) { $0.contains("EXIT=") }
     #expect(screen.contains("EXIT=0"), "\(screen)")
     let out = try String(contentsOf: dir.appendingPathComponent("out.txt"), encoding: .utf8)
     #expect(out.hasPrefix("lua\n") && out.contains("\nbuild\n") && out.contains("  build  nilnil\n"), "\(out)")
-    #expect(screen.contains("(dry run) io.open: '/dev/tty' is a terminal or standard input (read as empty)"), "\(screen)")
+    #expect(
+      screen.contains("(dry run) io.open: '/dev/tty' is a terminal or standard input (read as empty)"), "\(screen)")
   }
 
   /// What is piped to taskrun belongs to the run: a load that only reads the script does not
   /// take it through /dev/stdin.
   @Test func standardInputIsNotTakenThroughDevStdin() throws {
-    let dir = try project("""
+    let dir = try project(
+      """
       print("got[" .. io.open("/dev/stdin"):read("a") .. "]")
       operation { name = "build", sh = "true" }
       """)
-    let piped = Binary.finish(try Binary.start(["-c", #"printf secret | "$0" --list-names"#, Binary.url.path],
-                                               in: dir, program: "/bin/sh"))
-    #expect(piped.status == 0 && piped.stdout == "build\n" && piped.stderr.contains("got[]"), "\(piped.stdout)\(piped.stderr)")
+    let piped = Binary.finish(
+      try Binary.start(
+        ["-c", #"printf secret | "$0" --list-names"#, Binary.url.path],
+        in: dir, program: "/bin/sh"))
+    #expect(
+      piped.status == 0 && piped.stdout == "build\n" && piped.stderr.contains("got[]"), "\(piped.stdout)\(piped.stderr)"
+    )
     let file = Binary.finish(try Binary.start(["--list-names"], in: dir, input: "secret"))
-    #expect(file.status == 0 && file.stdout == "build\n" && file.stderr.contains("got[]"), "\(file.stdout)\(file.stderr)")
+    #expect(
+      file.status == 0 && file.stdout == "build\n" && file.stderr.contains("got[]"), "\(file.stdout)\(file.stderr)")
   }
 }

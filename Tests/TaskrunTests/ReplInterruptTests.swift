@@ -1,7 +1,7 @@
 // Ctrl-C in the REPL while Lua is blocked in a read: an io.popen pipe, io.read() of the terminal.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ReplInterruptTests {
   /// A folder for the pid file of the command the REPL starts.
@@ -14,7 +14,8 @@ import TestSupport
   /// Whether `pid` still runs (a zombie, exited but not yet reaped, does not).
   func running(_ pid: pid_t) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return false }
+      let close = stat.lastIndex(of: ")")
+    else { return false }
     return !stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
   }
 
@@ -23,7 +24,10 @@ import TestSupport
     let deadline = Date().addingTimeInterval(15)
     while Date() < deadline {
       if let text = try? String(contentsOf: dir.appendingPathComponent("pid"), encoding: .utf8),
-         let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) { return pid }
+        let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+      {
+        return pid
+      }
       usleep(50_000)
     }
     return nil
@@ -79,7 +83,9 @@ import TestSupport
     let dir = try folder()
     let session = try TerminalSession("\(Binary.url.path) repl", in: dir)
     session.wait { $0.contains("\n>") }
-    try session.send(#"op = operation { name = "reader", run = function() return io.popen("echo $$ > pid; exec sleep 60"):read("a") end }"#)
+    try session.send(
+      #"op = operation { name = "reader", run = function() return io.popen("echo $$ > pid; exec sleep 60"):read("a") end }"#
+    )
     try session.send("Enter")
     try session.send("run(op), collectgarbage()")  // the handle is collected after the interrupt is over
     try session.send("Enter")

@@ -1,7 +1,7 @@
 // The REPL showing what an expression returned: every value, and no crash however many.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ReplResultTests {
   /// What is typed, and what the screen must show for it (a pattern: tmux turns tabs to spaces).
@@ -11,7 +11,7 @@ import TestSupport
     (#"{ 1, 2, name = "x", nested = { 3 } }"#, #"\n\{ 1, 2, name = "x", nested = \{ 3 \} \}\n"#),
     (#"setmetatable({}, { __tostring = function() return "custom" end }), "after""#, #"\ncustom\s+after\n"#),
     (#"setmetatable({ 1 }, { __name = "Thing" })"#, #"\nThing: 0x[0-9a-f]+\n"#),
-    ("select(2, 10, 20, 30)", #"\n20\s+30\n"#),
+    ("select(2, 10, 20, 30)", #"\n20\s+30\n"#)
   ]
 
   /// The ended coroutine's thread was let go before its results were read: the first
@@ -24,7 +24,9 @@ import TestSupport
       for (typed, shown) in Self.expressions {  // each after the last one's value: no typing ahead
         try session.send(typed)
         try session.send("Enter")
-        let screen = session.wait(timeout: 30) { $0.range(of: shown, options: .regularExpression) != nil || $0.contains("EXIT=") }
+        let screen = session.wait(timeout: 30) {
+          $0.range(of: shown, options: .regularExpression) != nil || $0.contains("EXIT=")
+        }
         guard screen.range(of: shown, options: .regularExpression) != nil else {
           Issue.record("round \(round): \(typed) shows its value: \(screen)")
           return  // one wrong value or crash says it; the rest would repeat it
@@ -42,11 +44,14 @@ import TestSupport
   /// More results than a new Lua thread has room for: they were pushed past the end of two
   /// stacks (the ended coroutine's, the bounded call's), and the REPL showed nil from the 44th on.
   @Test func manyResultsAreAllShown() throws {
-    let run = Binary.finish(try Binary.start(["repl"], input: """
-      t = {} for i = 1, 300 do t[i] = i end
-      table.unpack(t)
-      "still here"
-      """))
+    let run = Binary.finish(
+      try Binary.start(
+        ["repl"],
+        input: """
+          t = {} for i = 1, 300 do t[i] = i end
+          table.unpack(t)
+          "still here"
+          """))
     #expect(run.status == 0, "\(run.stderr)")
     let numbers = (1...300).map(String.init).joined(separator: "\t")
     #expect(run.stdout == numbers + "\nstill here\n", "\(run.stdout.suffix(300))")

@@ -1,15 +1,17 @@
 // The REPL's run() on a terminal: every run shows the live view; Ctrl-C makes run return false and the summary, leaving nothing behind.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct ReplRunTests {
   func repl() throws -> (TerminalSession, pid_t) {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Scratch.root)
     session.wait { $0.contains("\n>") }
     let shell = try #require(session.shellPID)
-    let pid = try #require(pid_t(Child.output(["pgrep", "-P", "\(shell)", "-f", "taskrun repl"]).stdout
-      .split(separator: "\n").first ?? ""))
+    let pid = try #require(
+      pid_t(
+        Child.output(["pgrep", "-P", "\(shell)", "-f", "taskrun repl"]).stdout
+          .split(separator: "\n").first ?? ""))
     return (session, pid)
   }
 
@@ -24,7 +26,9 @@ import TestSupport
     let (session, _) = try repl()
     try enter(session, #"first = operation { name = "first", sh = "sleep 6" }"#)
     try enter(session, "run(first)")
-    session.wait(timeout: 60) { $0.contains("ok        first") && $0.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("true\n>") }
+    session.wait(timeout: 60) {
+      $0.contains("ok        first") && $0.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("true\n>")
+    }
     try enter(session, #"second = operation { name = "second", sh = "sleep 30" }"#)
     try enter(session, "run(second)")
     let row = #"second +(\d+\.\d)s"#
@@ -46,10 +50,15 @@ import TestSupport
     try enter(session, "run(after_slow)")
     session.wait { $0.contains("1 running") }
     try session.send("C-c")
-    let back = session.wait { $0.range(of: #"false\s+slow cancelled: interrupted\nafter_slow cancelled: interrupted\n>"#,
-                                        options: .regularExpression) != nil }
-    #expect(back.range(of: #"false\s+slow cancelled: interrupted\nafter_slow cancelled: interrupted\n>"#,
-                        options: .regularExpression) != nil, "\(back)")
+    let back = session.wait {
+      $0.range(
+        of: #"false\s+slow cancelled: interrupted\nafter_slow cancelled: interrupted\n>"#,
+        options: .regularExpression) != nil
+    }
+    #expect(
+      back.range(
+        of: #"false\s+slow cancelled: interrupted\nafter_slow cancelled: interrupted\n>"#,
+        options: .regularExpression) != nil, "\(back)")
     #expect(!back.contains("[taskrun]") && !back.contains("traceback"), "\(back)")
     let children = try Child.output(["ps", "-o", "pid=,stat=,comm=", "--ppid", "\(pid)"]).stdout
     #expect(children.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "nothing left behind: \(children)")
@@ -58,7 +67,9 @@ import TestSupport
       session.wait { $0.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix(line) }
       usleep(300_000)
       try session.send("C-c")
-      let raised = session.wait { $0.contains("\(line)\n^Cstdin:1: interrupted\n>") || $0.contains("\(line)^Cstdin:1: interrupted") }
+      let raised = session.wait {
+        $0.contains("\(line)\n^Cstdin:1: interrupted\n>") || $0.contains("\(line)^Cstdin:1: interrupted")
+      }
       #expect(raised.contains("stdin:1: interrupted") && !raised.contains("[taskrun]"), "\(line): \(raised)")
     }
     try enter(session, #"quick = operation { name = "quick", run = function() return 7 end }"#)

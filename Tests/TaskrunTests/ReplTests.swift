@@ -1,7 +1,7 @@
 // taskrun repl, driven through a pipe (no prompts) and on a real terminal (tmux).
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ReplTests {
   func repl(_ input: String, _ arguments: [String] = []) throws -> Run {
@@ -9,7 +9,8 @@ import TestSupport
   }
 
   @Test func expressionsShowTheirValuesAndStatementsContinueAcrossLines() throws {
-    let run = try repl("""
+    let run = try repl(
+      """
       1 + 41
       "text", 2, nil
       { 1, 2, name = "x", nested = { deep = { deeper = { deepest = 1 } } } }
@@ -20,18 +21,20 @@ import TestSupport
       =twice(4)
       """)
     #expect(run.status == 0)
-    #expect(run.stdout == """
-      42
-      text\t2\tnil
-      { 1, 2, name = "x", nested = { deep = { deeper = {…} } } }
-      42
-      8
+    #expect(
+      run.stdout == """
+        42
+        text\t2\tnil
+        { 1, 2, name = "x", nested = { deep = { deeper = {…} } } }
+        42
+        8
 
-      """)
+        """)
   }
 
   @Test func operationsAreDeclaredRunAndInspected() throws {
-    let run = try repl("""
+    let run = try repl(
+      """
       x = operation { name = "hello", run = function() return { greeting = "hi" } end }
       x
       run(x)
@@ -50,7 +53,8 @@ import TestSupport
   }
 
   @Test func errorsArePrintedAndTheSessionGoesOn() throws {
-    let run = try repl("""
+    let run = try repl(
+      """
       error("boom")
       operation { nme = "x" }
       return 1 +
@@ -68,13 +72,16 @@ import TestSupport
   }
 
   @Test func aScriptsDeclarationsLoadWithoutRunning() throws {
-    let run = try repl("""
+    let run = try repl(
+      """
       :ops
       run()
       :ops
       """, ["dry_run.lua"])
     #expect(run.stdout.hasPrefix("loaded dry_run.lua: 4 operations declared (run() runs them)\n  fetch: pending"))
-    #expect(run.stderr.contains("FAILED    fetch"), "run() ran them (curl of example.org fails offline or succeeds: it started)")
+    #expect(
+      run.stderr.contains("FAILED    fetch"),
+      "run() ran them (curl of example.org fails offline or succeeds: it started)")
   }
 
   @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCCancelsTheRunningGraphAndTheReplSurvives() throws {
@@ -89,7 +96,7 @@ import TestSupport
     try session.send("C-c")
     let back = session.wait { $0.contains("false") }
     #expect(back.contains("cancelled slow: interrupted"), "\(back)")
-    try session.send("C-c")                      // at the prompt: must not reach the next evaluation
+    try session.send("C-c")  // at the prompt: must not reach the next evaluation
     try session.send(#"quick = operation { name = "quick", run = function() return 7 end }"#)
     try session.send("Enter")
     try session.send("run(quick), quick.result")
@@ -104,8 +111,10 @@ import TestSupport
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
     session.wait { $0.contains("\n>") }
     let shell = try #require(session.shellPID)
-    let repl = try #require(pid_t(Child.output(["pgrep", "-P", "\(shell)", "-f", "taskrun repl"]).stdout
-      .split(separator: "\n").first ?? ""))
+    let repl = try #require(
+      pid_t(
+        Child.output(["pgrep", "-P", "\(shell)", "-f", "taskrun repl"]).stdout
+          .split(separator: "\n").first ?? ""))
     session.close()
     let deadline = Date().addingTimeInterval(5)
     while kill(repl, 0) == 0 && Date() < deadline { usleep(20_000) }
@@ -120,7 +129,9 @@ import TestSupport
     session.wait { $0.contains("undefined_thing(") }
     try session.send("C-c")
     let dropped = session.wait { $0.contains("undefined_thing(^C\n>") }  // tmux trims trailing spaces
-    #expect(dropped.contains("> undefined_thing(^C\n>"), "the line is shown as abandoned and a new prompt follows: \(dropped)")
+    #expect(
+      dropped.contains("> undefined_thing(^C\n>"), "the line is shown as abandoned and a new prompt follows: \(dropped)"
+    )
     try session.send("for i = 1, 3 do")
     try session.send("Enter")
     session.wait { $0.contains(">>") }
@@ -130,7 +141,8 @@ import TestSupport
     try session.send("Enter")
     let shown = #"\n42\s+é\n>"#  // the next prompt too: Ctrl-D follows
     let after = session.wait { $0.range(of: shown, options: .regularExpression) != nil }
-    #expect(after.range(of: shown, options: .regularExpression) != nil, "nothing typed before Ctrl-C is evaluated: \(after)")
+    #expect(
+      after.range(of: shown, options: .regularExpression) != nil, "nothing typed before Ctrl-C is evaluated: \(after)")
     #expect(!after.contains("attempt to call") && !after.contains("unexpected symbol"), "\(after)")
     try session.send("C-d")
     #expect(session.wait { $0.contains("EXIT=0") }.contains("EXIT=0"), "Ctrl-D still leaves")
@@ -174,8 +186,9 @@ import TestSupport
   @Test(.enabled(if: TerminalTests.hasTmux)) func runShowsTheLiveViewThenGivesThePromptBack() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
     let banner = session.wait { $0.contains("\n>") }
-    #expect(banner.range(of: #"^taskrun \d+\.\d+\.\d+ \(Lua 5\.4\.\d+\) — :help"#, options: .regularExpression) != nil,
-            "a banner, as lua prints one: \(banner)")
+    #expect(
+      banner.range(of: #"^taskrun \d+\.\d+\.\d+ \(Lua 5\.4\.\d+\) — :help"#, options: .regularExpression) != nil,
+      "a banner, as lua prints one: \(banner)")
     try session.send(#"a = operation { name = "long-one", run = function() sleep(1.5) return 1 end }"#)
     try session.send("Enter")
     try session.send("run(a)")

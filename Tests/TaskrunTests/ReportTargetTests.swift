@@ -1,8 +1,8 @@
 // --events and --trace: a report path that is the script, or a FIFO nobody reads, is refused at start.
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ReportTargetTests {
   static let script = #"operation { name = "a", sh = "true" }"# + "\n"
@@ -13,8 +13,10 @@ import TestSupport
     for name in ["e.lua", "sub/taskrun.lua"] {
       try Self.script.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
     }
-    try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link.json").path, withDestinationPath: "e.lua")
-    try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("dangling.json").path, withDestinationPath: "new.lua")
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.appendingPathComponent("link.json").path, withDestinationPath: "e.lua")
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.appendingPathComponent("dangling.json").path, withDestinationPath: "new.lua")
     return dir
   }
 
@@ -26,14 +28,16 @@ import TestSupport
     let dir = try folder()
     let cases: [[String]] = [
       [option, "e.lua", "e.lua"], [option, "./sub/../e.lua", "e.lua"], [option, "link.json", "-f", "e.lua"],
-      [option, "sub/taskrun.lua", "-C", "sub"], [option, "dangling.json", "new.lua"],
+      [option, "sub/taskrun.lua", "-C", "sub"], [option, "dangling.json", "new.lua"]
     ]
     for arguments in cases {
       let run = try Binary.run(["-q"] + arguments, in: dir)
       #expect(run.status == 2, "\(arguments): \(run.stdout)\(run.stderr)")
       #expect(run.stderr.contains("taskrun: \(option) '\(arguments[1])' is the script"), "\(arguments): \(run.stderr)")
       for name in ["e.lua", "sub/taskrun.lua"] {
-        #expect(try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) == Self.script, "\(arguments): \(name)")
+        #expect(
+          try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) == Self.script,
+          "\(arguments): \(name)")
       }
       #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("new.lua").path), "\(arguments)")
     }
@@ -63,15 +67,25 @@ import TestSupport
     try #"describe("a", function() it("works", function() assert.is_true(true) end) end)"#
       .write(to: dir.appendingPathComponent("a_spec.lua"), atomically: true, encoding: .utf8)
     #expect(mkfifo(dir.appendingPathComponent("fifo").path, 0o600) == 0)
-    let fifo = Binary.finish(try Binary.start(["test", "-o", "junit", "-Xoutput", "fifo", "a_spec.lua"], in: dir), timeout: 20)
-    #expect(fifo.status == 2 && fifo.stderr.contains("cannot write the JUnit report to 'fifo': no reader on the FIFO"), "\(fifo.stderr)")
+    let fifo = Binary.finish(
+      try Binary.start(["test", "-o", "junit", "-Xoutput", "fifo", "a_spec.lua"], in: dir), timeout: 20)
+    #expect(
+      fifo.status == 2 && fifo.stderr.contains("cannot write the JUnit report to 'fifo': no reader on the FIFO"),
+      "\(fifo.stderr)")
     var info = stat()
-    #expect(lstat(dir.appendingPathComponent("fifo").path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still one")
-    try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link.xml").path, withDestinationPath: "target.xml")
+    #expect(
+      lstat(dir.appendingPathComponent("fifo").path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO,
+      "the FIFO is still one")
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.appendingPathComponent("link.xml").path, withDestinationPath: "target.xml")
     let linked = try Binary.run(["test", "-o", "junit", "-Xoutput", "link.xml", "a_spec.lua"], in: dir)
     #expect(linked.status == 0, "\(linked.stderr)")
-    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("link.xml").path) == "target.xml")
-    #expect(try String(contentsOf: dir.appendingPathComponent("target.xml"), encoding: .utf8).contains(#"tests="1" failures="0""#))
+    #expect(
+      try FileManager.default.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("link.xml").path)
+        == "target.xml")
+    #expect(
+      try String(contentsOf: dir.appendingPathComponent("target.xml"), encoding: .utf8).contains(
+        #"tests="1" failures="0""#))
   }
 
   /// "-" is the file descriptor 2 itself: another name for it is the same file for both reports.
@@ -79,7 +93,9 @@ import TestSupport
     let dir = try folder()
     for (events, trace) in [("/proc/self/fd/2", "-"), ("-", "/dev/fd/2")] {
       let run = try Binary.run(["-q", "--events", events, "--trace", trace, "e.lua"], in: dir)
-      #expect(run.status == 2 && run.stderr.contains("--events and --trace name the same file"), "\(events) \(trace): \(run.stderr)")
+      #expect(
+        run.status == 2 && run.stderr.contains("--events and --trace name the same file"),
+        "\(events) \(trace): \(run.stderr)")
     }
   }
 }

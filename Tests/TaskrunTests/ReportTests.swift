@@ -1,7 +1,7 @@
 // Machine-readable reports: --events, --trace and taskrun graph.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ReportTests {
   func temporaryFile(_ name: String) -> URL {
@@ -24,9 +24,11 @@ import TestSupport
     #expect(events.last?["event"] as? String == "run_finish")
     #expect(events.allSatisfy { $0["time"] is Double || $0["time"] is Int })
     let finishes = events.filter { $0["event"] as? String == "op_finish" }
-    let outcomes = Dictionary(uniqueKeysWithValues: finishes.map { ($0["operation"] as! String, $0["outcome"] as! String) })
+    let outcomes = Dictionary(
+      uniqueKeysWithValues: finishes.map { ($0["operation"] as! String, $0["outcome"] as! String) })
     #expect(outcomes == ["test": "failed", "package": "skipped", "docs": "succeeded"])
-    #expect(finishes.first { $0["operation"] as? String == "test" }?["error"] as? String == "exited with status 2: exit 2")
+    #expect(
+      finishes.first { $0["operation"] as? String == "test" }?["error"] as? String == "exited with status 2: exit 2")
     #expect(finishes.first { $0["operation"] as? String == "test" }?["error_kind"] as? String == "command")
     #expect(finishes.first { $0["operation"] as? String == "package" }?["error_kind"] as? String == "dependency")
     #expect(events.last?["failed"] as? Int == 1 && events.last?["skipped"] as? Int == 1)
@@ -36,15 +38,15 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-ev-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try """
-      operation { name = "steps", run = function()
-        local p = progress { total = 4 }
-        for i = 1, 4 do p.completed = i sleep(0.1) end
-        print("done stepping")
-      end }
-      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    operation { name = "steps", run = function()
+      local p = progress { total = 4 }
+      for i = 1, 4 do p.completed = i sleep(0.1) end
+      print("done stepping")
+    end }
+    """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     try """
-      operation { name = "net", observers = { activity "network" }, sh = "true" }
-      """.write(to: dir.appendingPathComponent("a.lua"), atomically: true, encoding: .utf8)
+    operation { name = "net", observers = { activity "network" }, sh = "true" }
+    """.write(to: dir.appendingPathComponent("a.lua"), atomically: true, encoding: .utf8)
     let activity = try objects(Binary.finish(try Binary.start(["--events", "-", "a.lua"], in: dir)).stderr)
       .filter { $0["event"] as? String == "activity" }
     #expect(activity.map { "\($0["label"] ?? "")=\($0["count"] ?? "")" } == ["network=1", "network=0"])
@@ -52,12 +54,19 @@ import TestSupport
     let events = try objects(run.stderr)
     let mine = events.filter { $0["event"] as? String == "progress" && $0["operation"] as? String == "steps" }
     #expect(mine.count >= 2 && mine.count <= 8, "coalesced, not one per update")
-    #expect(mine.last?["fraction"] as? Double == 1 || mine.last?["fraction"] as? Int == 1, "the final state is always reported")
-    #expect(mine.contains { ($0["additional_description"] as? String)?.hasSuffix(" of 4") == true },
-            "an operation is described by the progress its body made")
+    #expect(
+      mine.last?["fraction"] as? Double == 1 || mine.last?["fraction"] as? Int == 1,
+      "the final state is always reported")
+    #expect(
+      mine.contains { ($0["additional_description"] as? String)?.hasSuffix(" of 4") == true },
+      "an operation is described by the progress its body made")
     let overall = events.filter { $0["event"] as? String == "progress" && $0["operation"] == nil }
     #expect(overall.last?["completed"] as? Int == 1 && overall.last?["total"] as? Int == 1)
-    #expect(events.contains { $0["event"] as? String == "print" && $0["text"] as? String == "done stepping" && $0["operation"] as? String == "steps" })
+    #expect(
+      events.contains {
+        $0["event"] as? String == "print" && $0["text"] as? String == "done stepping"
+          && $0["operation"] as? String == "steps"
+      })
   }
 
   @Test func outputEventsCarryTheStreamAndText() throws {
@@ -98,25 +107,27 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-graph-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try """
-      local a = operation { name = "a", sh = "false" }
-      local g = group { name = "g", after = { a },
-        operation { name = "g1", sh = "true" }, operation { name = "g2", sh = "true" } }
-      local login = condition { name = "logged in",
-        dependency = function() return operation { name = "login", sh = "touch token" } end,
-        evaluate = function() return true end }
-      operation { name = "save", after = { g }, conditions = { login, mutex "db" }, sh = "true" }
-      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    local a = operation { name = "a", sh = "false" }
+    local g = group { name = "g", after = { a },
+      operation { name = "g1", sh = "true" }, operation { name = "g2", sh = "true" } }
+    local login = condition { name = "logged in",
+      dependency = function() return operation { name = "login", sh = "touch token" } end,
+      evaluate = function() return true end }
+    operation { name = "save", after = { g }, conditions = { login, mutex "db" }, sh = "true" }
+    """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     let dot = try Binary.run(["graph", "w.lua"], in: dir)
     #expect(dot.status == 0, "\(dot.stderr)")
-    #expect(dot.stdout.contains("""
-        "g" [label="group g", shape=folder];
-        subgraph "cluster_g" {
-          label="g";
-          style=rounded;
-          "g1" [label="g1\\nsh: true"];
-          "g2" [label="g2\\nsh: true"];
-        }
-      """), "\(dot.stdout)")
+    #expect(
+      dot.stdout.contains(
+        """
+          "g" [label="group g", shape=folder];
+          subgraph "cluster_g" {
+            label="g";
+            style=rounded;
+            "g1" [label="g1\\nsh: true"];
+            "g2" [label="g2\\nsh: true"];
+          }
+        """), "\(dot.stdout)")
     #expect(dot.stdout.contains(#""condition 1 of save" [shape=diamond, label="logged in"];"#))
     #expect(dot.stdout.contains(#""login" -> "condition 1 of save";"#) && dot.stdout.contains("mutex db"))
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("token").path), "nothing ran")
@@ -124,7 +135,9 @@ import TestSupport
     #expect(mermaid.stdout.contains("  subgraph n4 [\"g\"]\n    n2[\"g1<br>sh: true\"]\n"), "\(mermaid.stdout)")
     #expect(mermaid.stdout.contains("{\"logged in\"} -.-> n5"))
     let json = try Binary.run(["graph", "--format", "json", "w.lua"], in: dir)
-    let ops = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["operations"] as? [[String: Any]])
+    let ops = try #require(
+      (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["operations"]
+        as? [[String: Any]])
     #expect(ops.first { $0["name"] as? String == "g1" }?["group"] as? String == "g")
     #expect(ops.first { $0["name"] as? String == "g" }?["is_group"] as? Bool == true)
     let save = ops.first { $0["name"] as? String == "save" }

@@ -1,8 +1,9 @@
 // The run command's parse without reflection answers only where swift-argument-parser agrees.
 import ArgumentParser
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import taskrun
 
 @Suite struct RunOptionsTests {
@@ -16,11 +17,11 @@ import TestSupport
     "--output-limit=70000", "--output-file-limit", "--output-file-limit=0",
     "--output-file-limit=2048", "-f", "-C", "--executor", "--executor=slurm", "-l", "--list",
     "--list-names", "-kq", "-nk", "-h", "--help", "--version", "-x", "--bogus", "--yes=1",
-    "-j=2", "--list-names=",
+    "-j=2", "--list-names="
   ]
   static let values = [
     "2", "0", "-1", "+3", "08", " 5", "abc", "9999999999999999999999", "none", "tty", "plain",
-    "auto", "local", "slurm", "-", "build.lua", "test", "a=b", "", "é", "dir/x.lua", "graph",
+    "auto", "local", "slurm", "-", "build.lua", "test", "a=b", "", "é", "dir/x.lua", "graph"
   ]
 
   @Test func whereverItAnswersSwiftArgumentParserAnswersTheSame() throws {
@@ -39,7 +40,8 @@ import TestSupport
       do {
         parsed = try #require(try RunCommand.parseAsRoot(arguments) as? RunCommand, "\(arguments)")
       } catch {
-        Issue.record("\(arguments): the quick parse answered \(quick), swift-argument-parser: \(RunCommand.message(for: error))")
+        Issue.record(
+          "\(arguments): the quick parse answered \(quick), swift-argument-parser: \(RunCommand.message(for: error))")
         return
       }
       #expect(parsed.options == quick, "\(arguments)")
@@ -69,15 +71,17 @@ import TestSupport
     (["--progress=none", "-f", "w.lua", "-C", "dir"], RunOptions(progress: .none, file: "w.lua", directory: "dir")),
     (["--events", "-", "-", "--executor", "local"], RunOptions(events: "-", executor: .local, words: ["-"])),
     (["--output-file-limit", "2048", "--output-limit=8"], RunOptions(outputLimit: 8, outputFileLimit: 2048)),
-    ([], RunOptions()),
+    ([], RunOptions())
   ])
   func plainCommandLines(_ arguments: [String], _ expected: RunOptions) {
     #expect(RunOptions.parse(arguments) == expected)
   }
 
-  @Test(arguments: [["-h"], ["--version"], ["-kq"], ["-j", "0"], ["-q", "-v"], ["-j"], ["-f", "-k"],
-                    ["--progress", "bogus"], ["-k", "-k"], ["--yes=1"], ["--memory", "0"],
-                    ["--output-file-limit", "0"], ["--output-file-limit", "1048577"]])
+  @Test(arguments: [
+    ["-h"], ["--version"], ["-kq"], ["-j", "0"], ["-q", "-v"], ["-j"], ["-f", "-k"],
+    ["--progress", "bogus"], ["-k", "-k"], ["--yes=1"], ["--memory", "0"],
+    ["--output-file-limit", "0"], ["--output-file-limit", "1048577"]
+  ])
   func everythingElseGoesToSwiftArgumentParser(_ arguments: [String]) {
     #expect(RunOptions.parse(arguments) == nil)
   }
@@ -86,14 +90,23 @@ import TestSupport
   /// in the same value, read through the options' declarations: every option once.
   @Test(arguments: [
     (["-kq", "-j", "3", "x.lua", "t"], RunOptions(jobs: 3, keepGoing: true, quiet: true, words: ["x.lua", "t"])),
-    (["-k", "-k", "--progress", "tty", "--executor=slurm", "-v"],
-     RunOptions(keepGoing: true, verbose: true, progress: .tty, executor: .slurm)),
-    (["--memory", "5", "--memory", "7", "-nl", "--list-names", "-C", "d"],
-     RunOptions(dryRun: true, memory: 7, directory: "d", list: true, listNames: true)),
-    (["--yes", "--yes", "--no-color", "--sandbox", "--events", "e.json", "--trace=t.json", "-f", "w.lua",
-      "--output-limit", "8", "--output-file-limit=9", "--progress", "none", "--executor", "local"],
-     RunOptions(progress: .none, yes: true, noColor: true, events: "e.json", trace: "t.json", sandbox: true,
-                outputLimit: 8, outputFileLimit: 9, file: "w.lua", executor: .local)),
+    (
+      ["-k", "-k", "--progress", "tty", "--executor=slurm", "-v"],
+      RunOptions(keepGoing: true, verbose: true, progress: .tty, executor: .slurm)
+    ),
+    (
+      ["--memory", "5", "--memory", "7", "-nl", "--list-names", "-C", "d"],
+      RunOptions(dryRun: true, memory: 7, directory: "d", list: true, listNames: true)
+    ),
+    (
+      [
+        "--yes", "--yes", "--no-color", "--sandbox", "--events", "e.json", "--trace=t.json", "-f", "w.lua",
+        "--output-limit", "8", "--output-file-limit=9", "--progress", "none", "--executor", "local"
+      ],
+      RunOptions(
+        progress: .none, yes: true, noColor: true, events: "e.json", trace: "t.json", sandbox: true,
+        outputLimit: 8, outputFileLimit: 9, file: "w.lua", executor: .local)
+    )
   ])
   func swiftArgumentParsersAnswerLandsInTheSameOptions(_ arguments: [String], _ expected: RunOptions) throws {
     #expect(RunOptions.parse(arguments) == nil, "the quick parse answered")

@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct SandboxTests {
   @Test func theSandboxRemovesExactlyWhatTheREADMESays() throws {
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       for _, name in ipairs { "io", "package", "debug", "dofile", "loadfile", "require" } do
         assert(_G[name] == nil, name .. " is still there")
       end
@@ -20,7 +21,8 @@ import Testing
       assert(env.x == 5 and x == nil)
       assert(sh("echo via sh").stdout == "via sh\\n")
       operation { name = "ran", sh = "true" }
-      """ }
+      """
+    }
     let run = Binary.finish(try w.start(["--sandbox", "--memory", "64"]), timeout: 30)
     #expect(run.status == 0 && run.stdout.contains("ok        ran"), "\(run.stdout)\(run.stderr)")
   }

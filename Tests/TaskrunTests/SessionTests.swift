@@ -1,8 +1,9 @@
 // What a Session builds before any Lua runs: its display's sinks and tick, and the report files it opens.
 import Foundation
-import Testing
-import TestSupport
 import TaskEngine
+import TestSupport
+import Testing
+
 @testable import taskrun
 
 @Suite struct SessionTests {
@@ -11,8 +12,9 @@ import TaskEngine
   }
 
   @Test func plainLinesAreTheOnlySinkAndNothingTicks() {
-    let session = Session(jobs: 3, keepGoing: true, display: .lines(Self.reporter(), live: false),
-                          host: .init(arguments: []))
+    let session = Session(
+      jobs: 3, keepGoing: true, display: .lines(Self.reporter(), live: false),
+      host: .init(arguments: []))
     #expect(session.liveView == nil && session.lines != nil)
     #expect(session.scheduler.sinks.count == 1 && session.scheduler.sinks.first is PlainReporter)
     #expect(session.scheduler.keepGoing)
@@ -34,8 +36,9 @@ import TaskEngine
     let folder = open(dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     try #require(folder >= 0)
     defer { close(folder) }
-    let session = Session(jobs: 1, keepGoing: false, display: .lines(Self.reporter(), live: false),
-                          host: .init(arguments: []))
+    let session = Session(
+      jobs: 1, keepGoing: false, display: .lines(Self.reporter(), live: false),
+      host: .init(arguments: []))
     let name = "report-\(UUID().uuidString)"
     try session.addReports(events: name + ".ndjson", trace: name + ".json", folder: folder)
     #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(name + ".ndjson").path))

@@ -1,7 +1,7 @@
 // Ctrl-C and SIGTERM: the first cancels everything, a second forces; no child outlives taskrun.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct SignalTests {
   /// A workflow whose commands carry a unique marker, so leftovers can be found by name.
@@ -9,12 +9,12 @@ import TestSupport
     let dir = Scratch.root.appendingPathComponent("taskrun-sig-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     try """
-      operation { name = "sleeper", sh = "sleep 30 # \(marker)" }
-      operation { name = "stubborn", sh = { "sh", "-c", "trap '' TERM; sleep 30; : \(marker)" } }
-      operation { name = "spin", run = function() while true do end end }
-      operation { name = "napper", run = function() sleep(30) end }
-      operation { name = "later", after = { "napper" }, sh = "echo never" }
-      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    operation { name = "sleeper", sh = "sleep 30 # \(marker)" }
+    operation { name = "stubborn", sh = { "sh", "-c", "trap '' TERM; sleep 30; : \(marker)" } }
+    operation { name = "spin", run = function() while true do end end }
+    operation { name = "napper", run = function() sleep(30) end }
+    operation { name = "later", after = { "napper" }, sh = "echo never" }
+    """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     return dir
   }
 
@@ -49,12 +49,12 @@ import TestSupport
   @Test func backgroundOperationsFinishAfterTheFirstCtrlC() throws {
     let dir = try workflow("unused")
     try """
-      operation { name = "upload", observers = { background(5) }, run = function()
-        sleep(0.8)
-        print("upload finished")
-      end }
-      operation { name = "spin", run = function() while true do end end }
-      """.write(to: dir.appendingPathComponent("bg.lua"), atomically: true, encoding: .utf8)
+    operation { name = "upload", observers = { background(5) }, run = function()
+      sleep(0.8)
+      print("upload finished")
+    end }
+    operation { name = "spin", run = function() while true do end end }
+    """.write(to: dir.appendingPathComponent("bg.lua"), atomically: true, encoding: .utf8)
     let started = try Binary.start(["-j4", "bg.lua"], in: dir)
     waitForStart(started.out, count: 2)
     kill(started.child.pid, SIGINT)

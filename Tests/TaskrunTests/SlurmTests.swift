@@ -3,8 +3,8 @@
 // KILL, a step cancelled from outside fails with Slurm's reason. Skipped, with the reason,
 // where no cluster answers.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct SlurmTests {
   /// Whether a cluster answers (sinfo shows an idle node).
@@ -17,8 +17,10 @@ import TestSupport
   final class Allocation {
     let id: String
     init() throws {
-      let run = Binary.finish(try Binary.start(["--no-shell", "-n2", "--job-name=taskrun-tests", "--time=10"],
-                                               in: Scratch.root, program: "/usr/bin/salloc"), timeout: 60)
+      let run = Binary.finish(
+        try Binary.start(
+          ["--no-shell", "-n2", "--job-name=taskrun-tests", "--time=10"],
+          in: Scratch.root, program: "/usr/bin/salloc"), timeout: 60)
       guard let id = (run.stdout + run.stderr).firstMatch(of: /allocation (\d+)/)?.1 else {
         throw TestFailure("salloc gave no allocation: \(run.stdout)\(run.stderr)")
       }
@@ -38,8 +40,9 @@ import TestSupport
     func marked() -> [pid_t] {
       ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid_t($0) }.filter { pid in
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              stat.split(separator: ")").last?.split(separator: " ").first != "Z",
-              let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+          stat.split(separator: ")").last?.split(separator: " ").first != "Z",
+          let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+        else { return false }
         return String(decoding: environ, as: UTF8.self).contains("TASKRUN_TEST_MARK=\(mark)")
       }
     }
@@ -62,7 +65,8 @@ import TestSupport
     var output: [String: [String]] = [:]
     for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
       guard let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-            let name = event["operation"] as? String else { continue }
+        let name = event["operation"] as? String
+      else { continue }
       if event["event"] as? String == "op_finish" {
         byName[name] = "\(event["outcome"]!) | \(event["error"] ?? "-") | \(event["error_kind"] ?? "-")"
       } else if event["event"] as? String == "output" {
@@ -95,29 +99,37 @@ import TestSupport
   func twentyOperationsGiveTheSameOutcomesEventsAndExitCodeAsLocally() throws {
     let allocation = try Allocation()
     let dir = try folder(Self.workflow.replacingOccurrences(of: "EXECUTOR", with: "\"local\""))
-    let local = Binary.finish(try Binary.start(["-k", "--progress", "plain", "--events", "local.ndjson", "w.lua"], in: dir), timeout: 60)
+    let local = Binary.finish(
+      try Binary.start(["-k", "--progress", "plain", "--events", "local.ndjson", "w.lua"], in: dir), timeout: 60)
     try Self.workflow.replacingOccurrences(of: "EXECUTOR", with: "\"slurm\"")
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let slurm = Binary.finish(try Binary.start(["-k", "--progress", "plain", "--events", "slurm.ndjson", "w.lua"], in: dir,
-                                               environment: allocation.environment), timeout: 120)
+    let slurm = Binary.finish(
+      try Binary.start(
+        ["-k", "--progress", "plain", "--events", "slurm.ndjson", "w.lua"], in: dir,
+        environment: allocation.environment), timeout: 120)
     #expect(local.status == 1 && slurm.status == 1, "\(slurm.stdout)\(slurm.stderr)")
     let here = try outcomes(dir.appendingPathComponent("local.ndjson"))
     let there = try outcomes(dir.appendingPathComponent("slurm.ndjson"))
     #expect(here.count == 21)
-    for name in here.keys.sorted() { #expect(here[name] == there[name], "\(name): local \(here[name]!) / slurm \(there[name] ?? "-")") }
+    for name in here.keys.sorted() {
+      #expect(here[name] == there[name], "\(name): local \(here[name]!) / slurm \(there[name] ?? "-")")
+    }
   }
 
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func ctrlCLeavesNoStepAndTheCommandGetsTermBeforeKill() throws {
     let allocation = try Allocation()
-    let dir = try folder("""
+    let dir = try folder(
+      """
       local q = queue { name = "work", executor = "slurm" }
       operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; while :; do sleep 0.1; done" }
       operation { name = "plain", queue = q, env = { TASKRUN_TEST_MARK = "\(Self.mark)" }, sh = "sleep 30" }
       """)
     let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: allocation.environment)
     let deadline = Date().addingTimeInterval(20)
-    while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("[polite] started") {
+    while Date() < deadline,
+      !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("[polite] started")
+    {
       usleep(50_000)
     }
     usleep(300_000)
@@ -134,7 +146,8 @@ import TestSupport
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func aStepCancelledFromOutsideFailsWithThatReason() throws {
     let allocation = try Allocation()
-    let dir = try folder("""
+    let dir = try folder(
+      """
       local q = queue { name = "work", executor = "slurm" }
       operation { name = "victim", queue = q, sh = "echo running; sleep 30" }
       """)
@@ -143,14 +156,17 @@ import TestSupport
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline && step.isEmpty {
       usleep(100_000)
-      step = try Child.output(["squeue", "-s", "-h", "-j", allocation.id, "-o", "%i %j"]).stdout
+      step =
+        try Child.output(["squeue", "-s", "-h", "-j", allocation.id, "-o", "%i %j"]).stdout
         .split(separator: "\n").first { $0.contains("taskrun.") }.map { String($0.split(separator: " ")[0]) } ?? ""
     }
     #expect(!step.isEmpty, "the step shows in squeue")
     _ = try Child.output(["scancel", step])
     let run = Binary.finish(started, timeout: 30)
     #expect(run.status == 1)
-    #expect(run.stderr.contains("FAILED    victim") && run.stderr.contains("cancelled in Slurm (step \(step) on"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains("FAILED    victim") && run.stderr.contains("cancelled in Slurm (step \(step) on"),
+      "\(run.stderr)")
   }
 
   /// A second Ctrl-C kills srun itself: the steps then run on in Slurm until taskrun cancels
@@ -158,7 +174,8 @@ import TestSupport
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func aSecondCtrlCLeavesNoStepInSlurmOnceTaskrunHasExited() throws {
     let allocation = try Allocation()
-    let dir = try folder("""
+    let dir = try folder(
+      """
       local q = queue { name = "work", executor = "slurm" }
       for i = 1, 2 do
         operation { name = "stubborn " .. i, queue = q, env = { TASKRUN_TEST_MARK = "\(Self.mark)" },
@@ -188,22 +205,27 @@ import TestSupport
   func stepsCancelledAsTheyStartFailWithThatReason() throws {
     let allocation = try Allocation()
     let count = 6
-    let dir = try folder("""
+    let dir = try folder(
+      """
       local q = queue { name = "work", executor = "slurm", max_concurrent = 1 }
       for i = 0, \(count - 1) do operation { name = "victim " .. i, queue = q, sh = "echo running; sleep 30" } end
       """)
-    let started = try Binary.start(["-k", "--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
-                                   environment: allocation.environment)
+    let started = try Binary.start(
+      ["-k", "--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+      environment: allocation.environment)
     let deadline = Date().addingTimeInterval(120)
     for i in 0..<count {
-      while Date() < deadline, try Child.output(["sh", "-c", "exec scancel \(allocation.id).\(i) 2>/dev/null"]).status != 0 {}
+      while Date() < deadline,
+        try Child.output(["sh", "-c", "exec scancel \(allocation.id).\(i) 2>/dev/null"]).status != 0
+      {}
     }
     let run = Binary.finish(started, timeout: 120)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
     let outcomes = try outcomes(dir.appendingPathComponent("events.ndjson"))
     for i in 0..<count {
       let outcome = outcomes["victim \(i)"] ?? "-"
-      #expect(outcome.hasPrefix("failed | cancelled in Slurm (step \(allocation.id).\(i) on "), "victim \(i): \(outcome)")
+      #expect(
+        outcome.hasPrefix("failed | cancelled in Slurm (step \(allocation.id).\(i) on "), "victim \(i): \(outcome)")
     }
   }
 }
@@ -222,28 +244,37 @@ extension SlurmTests {
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func batchJobsGiveTheSameOutcomesEventsAndExitCodeAsLocally() throws {
     let dir = try folder(SlurmTests.workflow.replacingOccurrences(of: "EXECUTOR", with: "\"local\""))
-    let local = Binary.finish(try Binary.start(["-k", "--progress", "plain", "--events", "local.ndjson", "w.lua"], in: dir), timeout: 60)
+    let local = Binary.finish(
+      try Binary.start(["-k", "--progress", "plain", "--events", "local.ndjson", "w.lua"], in: dir), timeout: 60)
     try SlurmTests.workflow.replacingOccurrences(of: "EXECUTOR", with: "\"slurm\"")
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let slurm = Binary.finish(try Binary.start(["-k", "--progress", "plain", "--events", "slurm.ndjson", "w.lua"], in: dir,
-                                               environment: Self.batchEnvironment), timeout: 300)
+    let slurm = Binary.finish(
+      try Binary.start(
+        ["-k", "--progress", "plain", "--events", "slurm.ndjson", "w.lua"], in: dir,
+        environment: Self.batchEnvironment), timeout: 300)
     #expect(local.status == 1 && slurm.status == 1, "\(slurm.stdout)\(slurm.stderr)")
     let here = try outcomes(dir.appendingPathComponent("local.ndjson"))
     let there = try outcomes(dir.appendingPathComponent("slurm.ndjson"))
-    for name in here.keys.sorted() { #expect(here[name] == there[name], "\(name): local \(here[name]!) / slurm \(there[name] ?? "-")") }
-    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun").path), "the run's folder is gone")
+    for name in here.keys.sorted() {
+      #expect(here[name] == there[name], "\(name): local \(here[name]!) / slurm \(there[name] ?? "-")")
+    }
+    #expect(
+      !FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun").path), "the run's folder is gone")
   }
 
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func batchCtrlCLeavesNoJobAndTheCommandGetsTermBeforeKill() throws {
-    let dir = try folder("""
+    let dir = try folder(
+      """
       local q = queue { name = "work", executor = "slurm" }
       operation { name = "polite", queue = q, sh = "trap 'echo got TERM > term.txt; exit 0' TERM; echo started; while :; do sleep 0.1; done" }
       for i = 1, 3 do operation { name = "waits " .. i, queue = q, env = { TASKRUN_TEST_MARK = "\(Self.mark)" }, sh = "sleep 30" } end
       """)
     let started = try Binary.start(["--progress", "plain", "-v", "w.lua"], in: dir, environment: Self.batchEnvironment)
     let deadline = Date().addingTimeInterval(30)
-    while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("[polite] started") {
+    while Date() < deadline,
+      !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("[polite] started")
+    {
       usleep(50_000)
     }
     kill(started.child.pid, SIGINT)
@@ -259,7 +290,8 @@ extension SlurmTests {
 
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func aBatchJobCancelledFromOutsideFailsWithThatReason() throws {
-    let dir = try folder("""
+    let dir = try folder(
+      """
       local q = queue { name = "work", executor = "slurm" }
       operation { name = "victim", queue = q, sh = "echo running; sleep 30" }
       """)
@@ -269,7 +301,8 @@ extension SlurmTests {
     while Date() < deadline && job.isEmpty {
       usleep(100_000)
       if ((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("[victim] running") {
-        job = try Child.output(["squeue", "-h", "-t", "running", "-o", "%i %j"]).stdout
+        job =
+          try Child.output(["squeue", "-h", "-t", "running", "-o", "%i %j"]).stdout
           .split(separator: "\n").first { $0.contains(" taskrun.") }.map { String($0.split(separator: " ")[0]) } ?? ""
       }
     }
@@ -277,7 +310,9 @@ extension SlurmTests {
     _ = try Child.output(["scancel", job])
     let run = Binary.finish(started, timeout: 60)
     #expect(run.status == 1)
-    #expect(run.stderr.contains("FAILED    victim") && run.stderr.contains("cancelled in Slurm (job \(job))"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains("FAILED    victim") && run.stderr.contains("cancelled in Slurm (job \(job))"), "\(run.stderr)"
+    )
   }
 }
 
@@ -295,21 +330,26 @@ extension SlurmTests {
   }
 
   @Test func aJobSlurmForgetsWithoutAStatusIsLostNotSucceeded() throws {
-    let (dir, environment) = try fake(["sbatch": "echo 4242", "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])
+    let (dir, environment) = try fake(["sbatch": "echo 4242", "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"]
+    )
     try #"operation { name = "gone", queue = queue { name = "hpc", executor = "slurm" }, sh = "true" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    let run = Binary.finish(
+      try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
     #expect(run.stderr.contains("lost: Slurm no longer knows job 4242 and it left no status"), "\(run.stderr)")
   }
 
   @Test func aJobThatEndsInSlurmWithoutRunningFailsWithItsState() throws {
     // Timed out while pending: squeue says TIMEOUT and the wrapper never ran.
-    let (dir, environment) = try fake(["sbatch": "echo 77", "squeue": "echo '77|TIMEOUT|TimeLimit'",
-                                       "scancel": "exit 0", "srun": "exit 1"])
+    let (dir, environment) = try fake([
+      "sbatch": "echo 77", "squeue": "echo '77|TIMEOUT|TimeLimit'",
+      "scancel": "exit 0", "srun": "exit 1"
+    ])
     try #"operation { name = "late", queue = queue { name = "hpc", executor = "slurm" }, sh = "true" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    let run = Binary.finish(
+      try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
     #expect(run.status == 1)
     #expect(run.stderr.contains("killed by Slurm's time limit (job 77)"), "\(run.stderr)")
   }
@@ -317,45 +357,66 @@ extension SlurmTests {
   @Test func aJobWaitingInTheClusterQueueSaysSoInEventsAndWhy() throws {
     // Pending until scancelled, as Slurm keeps a job that cannot start yet.
     let marker = Scratch.root.appendingPathComponent("taskrun-cancelled-\(UUID().uuidString)").path
-    let (dir, environment) = try fake(["sbatch": "echo 55",
-                                       "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || echo '55|PENDING|Resources|'",
-                                       "scancel": "touch \(marker)", "srun": "exit 1"])
+    let (dir, environment) = try fake([
+      "sbatch": "echo 55",
+      "squeue": "[ -f \(marker) ] && echo '55|CANCELLED|None|' || echo '55|PENDING|Resources|'",
+      "scancel": "touch \(marker)", "srun": "exit 1"
+    ])
     try """
-      local big = operation { name = "big", queue = queue { name = "hpc", executor = "slurm" }, timeout = 1, sh = "true" }
-      operation { name = "watch", run = function() sleep(0.6) print(big:why()) end }
-      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "-k", "--events", "events.ndjson", "w.lua"], in: dir,
-                                             environment: environment), timeout: 30)
-    #expect(run.stdout.contains("'big' is executing: queued on slurm as job 55 (Resources)"), "\(run.stdout)\(run.stderr)")
+    local big = operation { name = "big", queue = queue { name = "hpc", executor = "slurm" }, timeout = 1, sh = "true" }
+    operation { name = "watch", run = function() sleep(0.6) print(big:why()) end }
+    """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(
+      try Binary.start(
+        ["--progress", "plain", "-k", "--events", "events.ndjson", "w.lua"], in: dir,
+        environment: environment), timeout: 30)
+    #expect(
+      run.stdout.contains("'big' is executing: queued on slurm as job 55 (Resources)"), "\(run.stdout)\(run.stderr)")
     let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8)
-    #expect(events.contains(#""event":"job","operation":"big","executor":"slurm","job_id":"55","state":"queued","reason":"Resources","node":null"#),
-            "\(events)")
-    #expect(run.stderr.contains("FAILED    big") && run.stderr.contains("timed out after 1 s"), "taskrun's timeout cancels it")
+    #expect(
+      events.contains(
+        #""event":"job","operation":"big","executor":"slurm","job_id":"55","state":"queued","reason":"Resources","node":null"#
+      ),
+      "\(events)")
+    #expect(
+      run.stderr.contains("FAILED    big") && run.stderr.contains("timed out after 1 s"), "taskrun's timeout cancels it"
+    )
   }
 
   @Test func aQueuedJobsDurationStartsWhenItRunsAndASlurmQueueTakes100AtOnce() throws {
     // The fake runs the job a second after sbatch, squeue says PENDING until then.
     let mark = Scratch.root.appendingPathComponent("taskrun-started-\(UUID().uuidString)").path
     let (dir, environment) = try fake([
-      "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sleep 1; touch \(mark); sh \"$@\" ) >/dev/null 2>&1 &\necho 66",
+      "sbatch":
+        "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sleep 1; touch \(mark); sh \"$@\" ) >/dev/null 2>&1 &\necho 66",
       "squeue": "[ -f \(mark) ] && echo '66|RUNNING|None|fakenode' || echo '66|PENDING|Priority|'",
-      "scancel": "exit 0", "srun": "exit 1"])
+      "scancel": "exit 0", "srun": "exit 1"
+    ])
     try """
-      local hpc = queue { name = "hpc", executor = "slurm" }
-      operation { name = "queued", queue = hpc, sh = "sleep 0.5" }
-      operation { name = "limit", run = function() print("max_concurrent " .. hpc.max_concurrent) end }
-      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
-                                             environment: environment), timeout: 30)
+    local hpc = queue { name = "hpc", executor = "slurm" }
+    operation { name = "queued", queue = hpc, sh = "sleep 0.5" }
+    operation { name = "limit", run = function() print("max_concurrent " .. hpc.max_concurrent) end }
+    """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(
+      try Binary.start(
+        ["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+        environment: environment), timeout: 30)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("max_concurrent 100"))
-    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
-      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(
+      separator: "\n"
+    )
+    .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     let finish = events.first { $0["event"] as? String == "op_finish" && $0["operation"] as? String == "queued" }
     let duration = finish?["duration"] as? Double ?? -1
     let end = finish?["time"] as? Double ?? 0
-    #expect(end > 1.2 && duration > 0.4 && duration < end - 0.5, "counted from the job's start, not its submission: \(String(describing: finish))")
-    #expect(events.contains { $0["event"] as? String == "job" && $0["state"] as? String == "running" && $0["node"] as? String == "fakenode" })
+    #expect(
+      end > 1.2 && duration > 0.4 && duration < end - 0.5,
+      "counted from the job's start, not its submission: \(String(describing: finish))")
+    #expect(
+      events.contains {
+        $0["event"] as? String == "job" && $0["state"] as? String == "running" && $0["node"] as? String == "fakenode"
+      })
   }
 
   @Test func aJobThatStartsAndEndsBetweenTwoPollsCountsItsDurationFromItsStart() throws {
@@ -363,22 +424,30 @@ extension SlurmTests {
     // two polls a second apart) and says COMPLETED once it is done.
     let done = Scratch.root.appendingPathComponent("taskrun-done-\(UUID().uuidString)").path
     let (dir, environment) = try fake([
-      "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sleep 1.5; sh \"$@\"; touch \(done) ) >/dev/null 2>&1 &\necho 67",
+      "sbatch":
+        "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sleep 1.5; sh \"$@\"; touch \(done) ) >/dev/null 2>&1 &\necho 67",
       "squeue": "[ -f \(done) ] && echo '67|COMPLETED|None|fakenode' || echo '67|PENDING|Priority|'",
-      "scancel": "exit 0", "srun": "exit 1"])
+      "scancel": "exit 0", "srun": "exit 1"
+    ])
     try #"operation { name = "quick", queue = queue { name = "hpc", executor = "slurm" }, sh = "sleep 0.3" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
-                                             environment: environment.merging(["TASKRUN_SLURM_POLL": "1"]) { $1 }),
-                            timeout: 60)
+    let run = Binary.finish(
+      try Binary.start(
+        ["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+        environment: environment.merging(["TASKRUN_SLURM_POLL": "1"]) { $1 }),
+      timeout: 60)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
-      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(
+      separator: "\n"
+    )
+    .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     let finish = events.first { $0["event"] as? String == "op_finish" && $0["operation"] as? String == "quick" }
     let duration = finish?["duration"] as? Double ?? -1
     let end = finish?["time"] as? Double ?? 0
     #expect(end > 1.7, "it waited in the queue: \(String(describing: finish))")
-    #expect(duration >= 0.25 && duration < 1.2, "counted from the job's start, not its submission: \(String(describing: finish))")
+    #expect(
+      duration >= 0.25 && duration < 1.2,
+      "counted from the job's start, not its submission: \(String(describing: finish))")
     #expect(events.contains { $0["event"] as? String == "job" && $0["state"] as? String == "running" })
   }
 
@@ -386,22 +455,30 @@ extension SlurmTests {
     // The fake runs the wrapper at once, as a node would; its output files are read as it writes them.
     let (dir, environment) = try fake([
       "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n( sh \"$@\" ) >/dev/null 2>&1 &\necho 88",
-      "squeue": "echo '88|RUNNING|None|fakenode'", "scancel": "exit 0", "srun": "exit 1"])
+      "squeue": "echo '88|RUNNING|None|fakenode'", "scancel": "exit 0", "srun": "exit 1"
+    ])
     try """
-      local hpc = queue { name = "hpc", executor = "slurm" }
-      operation { name = "meter", queue = hpc, progress = "(%d+)%%",
-        sh = "printf 'one\\\\r\\\\n  10%%\\\\r  50%%\\\\r'; sleep 1.5; printf ' 90%%\\\\r100%%\\\\nno end'" }
-      """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
-                                             environment: environment), timeout: 30)
+    local hpc = queue { name = "hpc", executor = "slurm" }
+    operation { name = "meter", queue = hpc, progress = "(%d+)%%",
+      sh = "printf 'one\\\\r\\\\n  10%%\\\\r  50%%\\\\r'; sleep 1.5; printf ' 90%%\\\\r100%%\\\\nno end'" }
+    """.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let run = Binary.finish(
+      try Binary.start(
+        ["--progress", "plain", "--events", "events.ndjson", "w.lua"], in: dir,
+        environment: environment), timeout: 30)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(separator: "\n")
-      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let events = try String(contentsOf: dir.appendingPathComponent("events.ndjson"), encoding: .utf8).split(
+      separator: "\n"
+    )
+    .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     let outputs = events.filter { $0["event"] as? String == "output" }.map { "\($0["text"]!)" }
-    #expect(outputs == ["one\n", "100%\n", "no end\n"], "CRLF ends a line, an overwritten line shows its last stretch, the last line is ended")
+    #expect(
+      outputs == ["one\n", "100%\n", "no end\n"],
+      "CRLF ends a line, an overwritten line shows its last stretch, the last line is ended")
     let finish = events.first { $0["event"] as? String == "op_finish" }?["time"] as? Double ?? 0
     let halfway = events.first { $0["event"] as? String == "progress" && ($0["completed"] as? Int) == 50 }
-    #expect((halfway?["time"] as? Double ?? .infinity) < finish - 0.5, "the meter's progress arrived before its line ended")
+    #expect(
+      (halfway?["time"] as? Double ?? .infinity) < finish - 0.5, "the meter's progress arrived before its line ended")
   }
 
   @Test func slurmsToolsStartWithNoSignalBlockedInAGroupOfTheirOwn() throws {
@@ -409,12 +486,15 @@ extension SlurmTests {
     // never see SIGCHLD, and a shell's `wait` in it would wait forever.
     let (dir, environment) = try fake([
       // Read by the shell itself (builtins only): while it waits for a child, dash blocks signals.
-      "sbatch": #"while IFS= read -r line; do case $line in Sig[BI][lg]*) echo "$line";; esac; done < /proc/$$/status > signals.txt; "#
+      "sbatch":
+        #"while IFS= read -r line; do case $line in Sig[BI][lg]*) echo "$line";; esac; done < /proc/$$/status > signals.txt; "#
         + #"read -r stat < /proc/$$/stat; set -- $stat; echo "$$ $5" > group.txt; exit 1"#,
-      "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])
+      "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"
+    ])
     try #"operation { name = "x", queue = queue { name = "hpc", executor = "slurm" }, sh = "true" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    let run = Binary.finish(
+      try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
     #expect(run.status == 1, "sbatch failed on purpose: \(run.stderr)")
     let signals = try String(contentsOf: dir.appendingPathComponent("signals.txt"), encoding: .utf8)
     let masks = signals.split(separator: "\n").map { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
@@ -423,8 +503,9 @@ extension SlurmTests {
     // runner starts taskrun with them ignored, and posix_spawn cannot change them).
     #expect(masks.count == 2 && masks[1].map { $0 & 0x7fff_ffff } == 0, "nothing ignored: \(signals)")
     let group = try String(contentsOf: dir.appendingPathComponent("group.txt"), encoding: .utf8).split(separator: " ")
-    #expect(group.count == 2 && group[0] == group[1].trimmingCharacters(in: .whitespacesAndNewlines),
-            "it leads its own process group: the terminal's Ctrl-C goes to taskrun only (\(group))")
+    #expect(
+      group.count == 2 && group[0] == group[1].trimmingCharacters(in: .whitespacesAndNewlines),
+      "it leads its own process group: the terminal's Ctrl-C goes to taskrun only (\(group))")
   }
 
   @Test func theSecondCtrlCLetsTheScancelOfTheFirstFinish() throws {
@@ -434,14 +515,18 @@ extension SlurmTests {
     let (dir, environment) = try fake([
       "sbatch": "while [ \"${1#--}\" != \"$1\" ]; do shift; done\necho \"$2\" > job.dir\necho 99",
       "squeue": "echo '99|RUNNING|None|fakenode'",
-      "scancel": "echo begun >> scancel.log; sleep 1; echo 143 > \"$(cat job.dir)/status\"; echo finished >> scancel.log",
-      "srun": "exit 1"])
+      "scancel":
+        "echo begun >> scancel.log; sleep 1; echo 143 > \"$(cat job.dir)/status\"; echo finished >> scancel.log",
+      "srun": "exit 1"
+    ])
     try #"operation { name = "long", queue = queue { name = "hpc", executor = "slurm" }, sh = "sleep 30" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     let started = try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment)
     func waitFor(_ name: String) {
       let deadline = Date().addingTimeInterval(20)
-      while Date() < deadline, !FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path) { usleep(20_000) }
+      while Date() < deadline, !FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path) {
+        usleep(20_000)
+      }
     }
     waitFor("job.dir")
     kill(started.child.pid, SIGINT)
@@ -451,18 +536,25 @@ extension SlurmTests {
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     let log = (try? String(contentsOf: dir.appendingPathComponent("scancel.log"), encoding: .utf8)) ?? ""
     let lines = log.split(separator: "\n")
-    #expect(!lines.isEmpty && lines.filter { $0 == "begun" }.count == lines.filter { $0 == "finished" }.count,
-            "no scancel was killed midway: \(log)")
+    #expect(
+      !lines.isEmpty && lines.filter { $0 == "begun" }.count == lines.filter { $0 == "finished" }.count,
+      "no scancel was killed midway: \(log)")
   }
 
   @Test func sbatchRefusingAJobIsACommandThatCouldNotStart() throws {
-    let (dir, environment) = try fake(["sbatch": "echo 'sbatch: error: invalid partition specified: nope' >&2; exit 1",
-                                       "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"])
-    try #"operation { name = "x", queue = queue { name = "hpc", executor = "slurm", slurm = { partition = "nope" } }, sh = "true" }"#
+    let (dir, environment) = try fake([
+      "sbatch": "echo 'sbatch: error: invalid partition specified: nope' >&2; exit 1",
+      "squeue": "exit 0", "scancel": "exit 0", "srun": "exit 1"
+    ])
+    try
+      #"operation { name = "x", queue = queue { name = "hpc", executor = "slurm", slurm = { partition = "nope" } }, sh = "true" }"#
       .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
+    let run = Binary.finish(
+      try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: environment), timeout: 30)
     #expect(run.status == 1)
-    #expect(run.stderr.contains("could not start (sbatch: sbatch: error: invalid partition specified: nope)"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains("could not start (sbatch: sbatch: error: invalid partition specified: nope)"), "\(run.stderr)"
+    )
   }
 }
 
@@ -470,19 +562,23 @@ extension SlurmTests {
   @Test func withoutSlurmsToolsASlurmQueueIsAUsageErrorThatSaysWhy() throws {
     let dir = Scratch.root.appendingPathComponent("taskrun-noalloc-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    try #"queue { name = "hpc", executor = "slurm" }"#.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    try #"queue { name = "hpc", executor = "slurm" }"#.write(
+      to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     let run = Binary.finish(try Binary.start(["w.lua"], in: dir, environment: ["PATH": "/nonexistent"]), timeout: 30)
     #expect(run.status == 2)
     #expect(run.stderr.contains("queue 'hpc': executor 'slurm' needs Slurm's tools"), "\(run.stderr)")
     let bad = try Binary.run(["--executor", "cloud", "w.lua"], in: dir)
     #expect(bad.status == 2)
-    try #"queue { name = "hpc", executor = "slurm", slurm = { mem = "lots" } }"#.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    try #"queue { name = "hpc", executor = "slurm", slurm = { mem = "lots" } }"#.write(
+      to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
     let mem = try Binary.run(["--executor", "local", "w.lua"], in: dir)
     #expect(mem.status == 2 && mem.stderr.contains("mem must be a number of megabytes"), "\(mem.stderr)")
     // What Slurm accepts (digits, one unit letter; minutes or [days-]hours:minutes:seconds).
-    for (field, value, accepted) in [("mem", "4096", true), ("mem", "4G", true), ("mem", "G", false), ("mem", "12KK", false),
-                                     ("mem", "-5", false), ("mem", "1\u{301}", false), ("mem", "１２", false),
-                                     ("time", "30", true), ("time", "1-00:00:00", true), ("time", "1h", false), ("time", "", false)] {
+    for (field, value, accepted) in [
+      ("mem", "4096", true), ("mem", "4G", true), ("mem", "G", false), ("mem", "12KK", false),
+      ("mem", "-5", false), ("mem", "1\u{301}", false), ("mem", "１２", false),
+      ("time", "30", true), ("time", "1-00:00:00", true), ("time", "1h", false), ("time", "", false)
+    ] {
       try #"queue { name = "hpc", executor = "slurm", slurm = { \#(field) = "\#(value)" } }"#
         .write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
       let run = try Binary.run(["--executor", "local", "w.lua"], in: dir)

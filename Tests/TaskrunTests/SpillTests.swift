@@ -1,7 +1,7 @@
 // Spill files: output past --output-limit goes to a private folder, safely, bounded, and is removed at exit unless a failure names it.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A workflow run with its own TMPDIR, so what taskrun leaves there can be looked at.
 struct SpillWorkflow {
@@ -16,8 +16,9 @@ struct SpillWorkflow {
   }
 
   func start(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> Binary.Started {
-    try Binary.start(["--progress", "plain", "--output-limit", "1"] + arguments + ["w.lua"], in: dir,
-                     environment: ["TMPDIR": tmp.path].merging(environment) { $1 })
+    try Binary.start(
+      ["--progress", "plain", "--output-limit", "1"] + arguments + ["w.lua"], in: dir,
+      environment: ["TMPDIR": tmp.path].merging(environment) { $1 })
   }
 
   func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> Run {
@@ -48,7 +49,8 @@ func mode(_ path: String) -> mode_t {
 
 @Suite(.serialized) struct SpillTests {
   @Test func plantedSymlinksAndFoldersAreNeverFollowedOrReused() throws {
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       local r = sh("head -c 3000000 /dev/zero | tr '\\\\0' a; printf END")
       assert(#r.stdout == 65536 and r.stdout:sub(-3) == "END", #r.stdout)
       local f = assert(io.open(r.stdout_file, "rb"))
@@ -65,14 +67,17 @@ func mode(_ path: String) -> mode_t {
     try FileManager.default.createDirectory(at: trap, withIntermediateDirectories: true)
     for n in 1...20 {
       for stream in ["stdout", "stderr"] {
-        try FileManager.default.createSymbolicLink(atPath: trap.appendingPathComponent("command-\(n).\(stream)").path,
-                                                   withDestinationPath: victim.path)
+        try FileManager.default.createSymbolicLink(
+          atPath: trap.appendingPathComponent("command-\(n).\(stream)").path,
+          withDestinationPath: victim.path)
       }
     }
     // Every folder name taskrun could predict: taskrun-PID for the next pids, alternately a
     // symlink to the trap and a real folder holding the same links.
-    let last = Int((try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))?
-      .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    let last =
+      Int(
+        (try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))?
+          .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
     #expect(last > 0)
     for pid in (last + 1)...(last + 2000) {
       let name = w.tmp.appendingPathComponent("taskrun-\(pid)").path
@@ -82,7 +87,8 @@ func mode(_ path: String) -> mode_t {
         try FileManager.default.createDirectory(atPath: name, withIntermediateDirectories: false)
         for n in 1...5 {
           for stream in ["stdout", "stderr"] {
-            try FileManager.default.createSymbolicLink(atPath: name + "/command-\(n).\(stream)", withDestinationPath: victim.path)
+            try FileManager.default.createSymbolicLink(
+              atPath: name + "/command-\(n).\(stream)", withDestinationPath: victim.path)
           }
         }
       }
@@ -101,8 +107,10 @@ func mode(_ path: String) -> mode_t {
     try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
     try "operation { name = \"loud\", sh = \"head -c 2000000 /dev/zero; exit 1\" }\n"
       .write(to: sub.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
-    let run = Binary.finish(try Binary.start(["--progress", "plain", "--output-limit", "1", "-C", "sub", "w.lua"], in: w.dir,
-                                             environment: ["TMPDIR": "tmp"]), timeout: 60)
+    let run = Binary.finish(
+      try Binary.start(
+        ["--progress", "plain", "--output-limit", "1", "-C", "sub", "w.lua"], in: w.dir,
+        environment: ["TMPDIR": "tmp"]), timeout: 60)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
     let named = run.stderr.firstMatch(of: /all of its output: ([^)]*)\)/).map { String($0.1) } ?? ""
     #expect(named.hasPrefix(w.tmp.path + "/taskrun-"), "\(run.stderr)")
@@ -111,7 +119,8 @@ func mode(_ path: String) -> mode_t {
   }
 
   @Test func theFolderIsPrivateAndAResultsFileLastsAsLongAsTheRun() throws {
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       local r = sh("head -c 3000000 /dev/zero")
       local folder = r.stdout_file:match("^(.*)/[^/]*$")
       print("file " .. r.stdout_file)
@@ -128,7 +137,8 @@ func mode(_ path: String) -> mode_t {
   }
 
   @Test func afterASuccessNothingIsLeftAndAfterAFailureTheFileIsNamedAndKept() throws {
-    let ok = try SpillWorkflow(#"operation { name = "chatty", sh = "head -c 3000000 /dev/zero; head -c 2000000 /dev/zero >&2" }"#)
+    let ok = try SpillWorkflow(
+      #"operation { name = "chatty", sh = "head -c 3000000 /dev/zero; head -c 2000000 /dev/zero >&2" }"#)
     let run = try ok.run()
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(ok.leftovers() == [], "left after a successful run: \(ok.leftovers())")
@@ -159,8 +169,10 @@ func mode(_ path: String) -> mode_t {
     #expect(text.contains("[taskrun: \(message.2) bytes dropped here"))
 
     let bad = try w.run(environment: ["TASKRUN_OUTPUT_FILE_LIMIT": "0"])
-    #expect(bad.status == 2 && bad.stderr.contains("TASKRUN_OUTPUT_FILE_LIMIT must be a whole number of MB from 1 to 1048576 (got '0')"),
-            "\(bad.stderr)")
+    #expect(
+      bad.status == 2
+        && bad.stderr.contains("TASKRUN_OUTPUT_FILE_LIMIT must be a whole number of MB from 1 to 1048576 (got '0')"),
+      "\(bad.stderr)")
   }
 
   /// `--output-file-limit MB` bounds the file as the variable does, and wins over it (even
@@ -181,12 +193,15 @@ func mode(_ path: String) -> mode_t {
     for bad in ["0", "1048577", "x"] {
       let run = try w.run(["--output-file-limit", bad])
       #expect(run.status == 2, "\(bad): \(run.stderr)")
-      #expect(bad == "x" || run.stderr.contains("--output-file-limit must be from 1 to 1048576 MB (got \(bad))"), "\(run.stderr)")
+      #expect(
+        bad == "x" || run.stderr.contains("--output-file-limit must be from 1 to 1048576 MB (got \(bad))"),
+        "\(run.stderr)")
     }
   }
 
   @Test func withoutAUsableTmpdirItWarnsAndMemoryStaysBounded() throws {
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       local r = sh("yes | head -c 300000000; printf END")
       assert(#r.stdout == 65536 and r.stdout:sub(-3) == "END", #r.stdout)
       assert(r.stdout_file == nil)
@@ -204,19 +219,24 @@ func mode(_ path: String) -> mode_t {
       while wait4(started.child.pid, &status, WNOHANG, &usage) == 0 && Date() < deadline { usleep(50_000) }
       let run = Binary.finish(started, timeout: 1)
       #expect(status >> 8 == 1, "\(run.stdout)\(run.stderr)")
-      #expect(run.stderr.contains("taskrun: warning: cannot keep command output past --output-limit in a file"), "\(run.stderr)")
+      #expect(
+        run.stderr.contains("taskrun: warning: cannot keep command output past --output-limit in a file"),
+        "\(run.stderr)")
       #expect(run.stderr.components(separatedBy: "taskrun: warning").count == 2, "warned once")
       #expect(run.stderr.contains("only the last 64 KiB of its stdout: 2934464 bytes were dropped"), "\(run.stderr)")
       // Bounded: the debug build's own peak is 50 to 100 MB whatever the size (base 18 MB,
       // read buffers and the allocator's caches); before, the whole output was kept.
-      #expect(usage.ru_maxrss > 0 && usage.ru_maxrss < 150_000, "peak memory \(usage.ru_maxrss) KB for 300 MB of output")
+      #expect(
+        usage.ru_maxrss > 0 && usage.ru_maxrss < 150_000, "peak memory \(usage.ru_maxrss) KB for 300 MB of output")
     }
-    #expect(!FileManager.default.fileExists(atPath: missing.deletingLastPathComponent().path), "TMPDIR's parent was created")
+    #expect(
+      !FileManager.default.fileExists(atPath: missing.deletingLastPathComponent().path), "TMPDIR's parent was created")
   }
 
   @Test func failFastAndCtrlCLeaveNoSpillFiles() throws {
     // Without -k a failure lets running operations finish: chatty ends after it.
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       operation { name = "chatty", sh = "head -c 3000000 /dev/zero; sleep 3" }
       operation { name = "breaks", sh = "sleep 1; exit 1" }
       """)
@@ -242,14 +262,17 @@ func mode(_ path: String) -> mode_t {
   /// to `cat`, so taskrun's own report is not limited); stderr is merged into stdout.
   func runLimited(_ w: SpillWorkflow, fileLimitKB: Int, _ arguments: [String] = []) throws -> Run {
     let script = "(ulimit -f \(fileLimitKB); exec \"$0\" \"$@\") 2>&1 | cat; exit ${PIPESTATUS[0]}"
-    return Binary.finish(try Binary.start(["-c", script, Binary.url.path, "--progress", "plain", "--output-limit", "1"]
-                                            + arguments + ["w.lua"],
-                                          in: w.dir, environment: ["TMPDIR": w.tmp.path], program: "/bin/bash"),
-                         timeout: 120)
+    return Binary.finish(
+      try Binary.start(
+        ["-c", script, Binary.url.path, "--progress", "plain", "--output-limit", "1"]
+          + arguments + ["w.lua"],
+        in: w.dir, environment: ["TMPDIR": w.tmp.path], program: "/bin/bash"),
+      timeout: 120)
   }
 
   @Test func aSpillFilePastUlimitIsReportedIncompleteAndTaskrunLives() throws {
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       -- a command still gets SIGXFSZ at its default: head dies of it (128 + 25)
       print("head: " .. sh("head -c 2000000 /dev/zero > big; echo $?").stdout)
       operation { name = "big", sh = "head -c 3000000 /dev/zero | tr '\\\\0' b; exit 3" }
@@ -257,9 +280,13 @@ func mode(_ path: String) -> mode_t {
     let run = try runLimited(w, fileLimitKB: 1024)
     #expect(run.status == 1, "taskrun ended with \(run.status): \(run.stdout.prefix(3000))")
     #expect(run.stdout.contains("head: 153"), "\(run.stdout.prefix(3000))")
-    #expect(run.stdout.contains("taskrun: warning: cannot keep command output past --output-limit in a file (")
-              && run.stdout.contains(": File too large)"), "\(run.stdout.prefix(3000))")
-    let message = run.stdout.firstMatch(of: /\(its output: ([^,]+), incomplete: writing it failed \(File too large\): it holds only the first (\d+) bytes of 3000000\)/)
+    #expect(
+      run.stdout.contains("taskrun: warning: cannot keep command output past --output-limit in a file (")
+        && run.stdout.contains(": File too large)"), "\(run.stdout.prefix(3000))")
+    let message = run.stdout.firstMatch(
+      of:
+        /\(its output: ([^,]+), incomplete: writing it failed \(File too large\): it holds only the first (\d+) bytes of 3000000\)/
+    )
     #expect(message != nil, "\(run.stdout.prefix(3000))")
     #expect(!run.stdout.contains("of its middle were dropped"), "\(run.stdout.prefix(3000))")
     #expect(run.stdout.contains("0 succeeded, 1 failed"), "no summary: \(run.stdout.suffix(2000))")
@@ -271,22 +298,25 @@ func mode(_ path: String) -> mode_t {
   }
 
   @Test func aSpillFileThatGotNothingIsRemovedAndTheOutputsEndIsKept() throws {
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       operation { name = "ok", sh = "head -c 3000000 /dev/zero" }
       operation { name = "bad", after = "ok", sh = "head -c 3000000 /dev/zero | tr '\\\\0' b; exit 3" }
       """)
     let run = try runLimited(w, fileLimitKB: 0)
     #expect(run.status == 1, "taskrun ended with \(run.status): \(run.stdout.prefix(3000))")
     #expect(run.stdout.contains("File too large)"), "\(run.stdout.prefix(3000))")
-    #expect(run.stdout.contains("(its output: only the last 64 KiB of its stdout: 2934464 bytes were dropped)"),
-            "\(run.stdout.prefix(3000))")
+    #expect(
+      run.stdout.contains("(its output: only the last 64 KiB of its stdout: 2934464 bytes were dropped)"),
+      "\(run.stdout.prefix(3000))")
     #expect(w.leftovers() == [], "left: \(w.leftovers())")
   }
 
   @Test func noExitPathLeavesAFileNoFailureNames() throws {
     // A body holding its sh() result, stopped by each signal.
     for signal in [SIGINT, SIGTERM, SIGHUP] {
-      let w = try SpillWorkflow("""
+      let w = try SpillWorkflow(
+        """
         operation { name = "holds", run = function() local r = sh("head -c 3000000 /dev/zero"); sleep(30) end }
         operation { name = "waits", sh = "sleep 30" }
         """)
@@ -301,15 +331,21 @@ func mode(_ path: String) -> mode_t {
     // Success, with results in a loop and at the top level; os.exit; a fail-fast stop that
     // leaves a body's discarded result behind.
     let scripts = [
-      (0, """
+      (
+        0,
+        """
         operation { name = "loop", run = function() for i = 1, 5 do local r = sh("head -c 2000000 /dev/zero") end end }
         local top = sh("head -c 2000000 /dev/zero")
-        """),
+        """
+      ),
       (3, #"local r = sh("head -c 2000000 /dev/zero"); os.exit(3)"#),
-      (1, """
+      (
+        1,
+        """
         operation { name = "discards", run = function() sh("head -c 3000000 /dev/zero"); sleep(2) end }
         operation { name = "breaks", sh = "sleep 0.5; exit 1" }
-        """),
+        """
+      )
     ]
     for (status, script) in scripts {
       let w = try SpillWorkflow(script)
@@ -320,7 +356,8 @@ func mode(_ path: String) -> mode_t {
   }
 
   @Test func aFailureThatNamesAResultsFileKeepsItAndSaysWhere() throws {
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       operation { name = "checked", run = function() sh("head -c 3000000 /dev/zero; exit 4") end }
       operation { name = "quotes", run = function()
         local r = sh("head -c 2000000 /dev/zero | tr '\\\\0' q")
@@ -342,7 +379,8 @@ func mode(_ path: String) -> mode_t {
   }
 
   @Test func allFilesOfARunTogetherStayWithinTheirBound() throws {
-    let w = try SpillWorkflow("""
+    let w = try SpillWorkflow(
+      """
       local sizes, filed, unfiled = 0, 0, 0
       for i = 1, 10 do
         local r = sh("head -c 2000000 /dev/zero; printf END")

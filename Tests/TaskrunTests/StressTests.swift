@@ -13,16 +13,16 @@
 //   TASKRUN_STRESS_SECONDS=1800 swift test --filter StressTests                      # longer
 //   TASKRUN_STRESS_SEED=1234 TASKRUN_STRESS_SECONDS=30 swift test --filter StressTests  # replay
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A random workflow and what the checks need to know about it.
 struct RandomGraph {
   var script = ""
-  var names: [String] = []            // every operation declared up front (not produced ones)
-  var onQueue: Set<String> = []       // operations of queue "q"
+  var names: [String] = []  // every operation declared up front (not produced ones)
+  var onQueue: Set<String> = []  // operations of queue "q"
   var queueLimit = 1
-  var mutexUsers: Set<String> = []    // mutex "m1"
+  var mutexUsers: Set<String> = []  // mutex "m1"
   var resourceUsers: Set<String> = []  // resource("r", 2)
 
   init(_ rng: inout SplitMix64, env: String) {
@@ -43,13 +43,19 @@ struct RandomGraph {
         fields.append("after = { \(Array(Set(deps)).joined(separator: ", ")) }")
         if rng.chance(0.2) { fields.append("when = \"\(rng.pick(["failed", "finished"]))\"") }
       }
-      if rng.chance(0.15) { fields.append("retries = \(rng.int(1...2))") }
-      else if rng.chance(0.1) { fields.append("retry = { max = 2, delay = 0.0\(rng.int(1...5)) }") }
+      if rng.chance(0.15) {
+        fields.append("retries = \(rng.int(1...2))")
+      } else if rng.chance(0.1) {
+        fields.append("retry = { max = 2, delay = 0.0\(rng.int(1...5)) }")
+      }
       if rng.chance(0.15) { fields.append("timeout = 0.0\(rng.int(3...9))") }
       // A body that waits gives its slot back meanwhile: the limit counts the others only.
       if rng.chance(0.2) && !fields[0].contains("wait(") { fields.append("queue = q"); onQueue.insert(name) }
-      if rng.chance(0.15) { fields.append("conditions = { mutex \"m1\" }"); mutexUsers.insert(name) }
-      else if rng.chance(0.15) { fields.append("conditions = { resource(\"r\", 2) }"); resourceUsers.insert(name) }
+      if rng.chance(0.15) {
+        fields.append("conditions = { mutex \"m1\" }"); mutexUsers.insert(name)
+      } else if rng.chance(0.15) {
+        fields.append("conditions = { resource(\"r\", 2) }"); resourceUsers.insert(name)
+      }
       script += "operation { name = \"\(name)\", \(fields.joined(separator: ", ")) }\n"
       names.append(name)
     }
@@ -118,8 +124,9 @@ struct RandomGraph {
     let events = w.events()
     let kinds = events.map { $0["event"] as? String ?? "" }
 
-    check(signal == nil ? [0, 1].contains(run.status) : [0, 1, 130].contains(run.status),
-          "exit \(run.status) (signal \(signal.map(String.init) ?? "none"))")
+    check(
+      signal == nil ? [0, 1].contains(run.status) : [0, 1, 130].contains(run.status),
+      "exit \(run.status) (signal \(signal.map(String.init) ?? "none"))")
     let runStarts = kinds.filter { $0 == "run_start" }.count, runFinishes = kinds.filter { $0 == "run_finish" }.count
     check(runStarts == runFinishes && runFinishes <= 1, "\(runStarts) run_start, \(runFinishes) run_finish")
     check(runStarts == 1 || run.status == 130, "no run, exit \(run.status)")
@@ -127,12 +134,14 @@ struct RandomGraph {
       // A signal after run_finish (taskrun is ending: finalizers, leftovers) exits 130 on a
       // run reported as not interrupted; the run's clock starts after the process's.
       let afterFinish = signal != nil && Double(delay) / 1e6 >= (finish["time"] as? Double ?? 0)
-      check((finish["interrupted"] as? Bool == true) == (run.status == 130) || (afterFinish && run.status == 130),
-            "run_finish \(finish), exit \(run.status)")
+      check(
+        (finish["interrupted"] as? Bool == true) == (run.status == 130) || (afterFinish && run.status == 130),
+        "run_finish \(finish), exit \(run.status)")
     }
 
     // Every operation finishes exactly once; an attempt ends (finish or retry) before the next starts.
-    var finishes: [String: Int] = [:], runningNow: Set<String> = [], peakQueue = 0, mutexHolders = 0, resourceHolders = 0
+    var finishes: [String: Int] = [:], runningNow: Set<String> = [], peakQueue = 0, mutexHolders = 0,
+      resourceHolders = 0
     var interrupted = false
     for event in events {
       guard let name = event["operation"] as? String else { continue }
@@ -164,7 +173,9 @@ struct RandomGraph {
     }
     check(w.survivors(after: 1).isEmpty, "processes of the run outlived it")
     if !failures.isEmpty {
-      failures.append("-j\(jobs)\(keepGoing ? " -k" : "")\(signal.map { " signal \($0) after \(delay / 1000) ms" } ?? "")\nscript:\n\(graph.script)\noutput:\n\(run.stdout)\(run.stderr)")
+      failures.append(
+        "-j\(jobs)\(keepGoing ? " -k" : "")\(signal.map { " signal \($0) after \(delay / 1000) ms" } ?? "")\nscript:\n\(graph.script)\noutput:\n\(run.stdout)\(run.stderr)"
+      )
     }
     return failures
   }

@@ -1,15 +1,17 @@
 // The live view, on a real terminal: tmux runs taskrun and we read its screen.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A tmux session running one command; `screen` is what a person would see.
 final class TerminalSession {
   let name = "taskrun-\(UUID().uuidString.prefix(8))"
 
   init(_ command: String, in directory: URL, width: Int = 100, height: Int = 30) throws {
-    try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
-              "cd \(directory.path) && \(command); echo EXIT=$?; sleep 60"])
+    try tmux([
+      "new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
+      "cd \(directory.path) && \(command); echo EXIT=$?; sleep 60"
+    ])
   }
 
   deinit {
@@ -23,7 +25,11 @@ final class TerminalSession {
   var cursorVisible: Bool { (try? tmux(["display", "-p", "-t", name, "#{cursor_flag}"]))?.hasPrefix("1") ?? false }
   func send(_ keys: String) throws { try tmux(["send-keys", "-t", name, keys]) }
   /// The shell running in the pane (the command runs as its child).
-  var shellPID: pid_t? { (try? tmux(["display", "-p", "-t", name, "#{pane_pid}"])).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } }
+  var shellPID: pid_t? {
+    (try? tmux(["display", "-p", "-t", name, "#{pane_pid}"])).flatMap {
+      pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+  }
   /// Closes the terminal, as closing a terminal window does.
   func close() { _ = try? tmux(["kill-session", "-t", name]) }
 
@@ -59,7 +65,8 @@ final class TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func liveRegionShowsRunningOperationsAndGivesWayToTheSummary() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "quick", sh = "sleep 0.2" }
       operation { name = "slow-download", run = function() sleep(1) print("halfway there") sleep(1.5) end }
       operation { name = "compile", sh = "sleep 2" }
@@ -68,7 +75,9 @@ final class TerminalSession {
     let session = try TerminalSession("\(Binary.url.path) -j4 w.lua", in: dir)
     let live = session.wait { $0.contains("ok        quick") && $0.contains("running") }
     #expect(live.contains("ok        quick"), "finished operations scroll above: \(live)")
-    #expect(live.range(of: #"\[[█░]+\] +\d+%  \d done  \d running  \d pending  0:0\d elapsed"#, options: .regularExpression) != nil, "\(live)")
+    #expect(
+      live.range(of: #"\[[█░]+\] +\d+%  \d done  \d running  \d pending  0:0\d elapsed"#, options: .regularExpression)
+        != nil, "\(live)")
     #expect(live.contains("slow-download") && live.contains("compile"), "\(live)")
     #expect(!live.contains("start "), "no start lines under the live view")
     #expect(!session.cursorVisible, "the cursor is hidden while the region is live")
@@ -81,7 +90,8 @@ final class TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func activitiesShowAsSpinnersWithTheirCount() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       for i = 1, 2 do
         operation { name = "fetch" .. i, observers = { activity "network" }, run = function() sleep(1.5) end }
       end
@@ -94,7 +104,8 @@ final class TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func confirmAsksOnTheTerminalWhileTheLiveViewStepsAside() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "busy", run = function() sleep(1.5) end }
       operation { name = "deploy", conditions = { confirm "Deploy to production?" }, sh = "true" }
       operation { name = "wipe", conditions = { confirm "Wipe the cache?" }, sh = "true" }
@@ -106,8 +117,9 @@ final class TerminalSession {
     try session.send(deployFirst ? "y" : "n")
     try session.send("Enter")
     let second = session.wait { $0.components(separatedBy: "[y/N]").count > 2 }
-    #expect(second.contains(deployFirst ? "Wipe the cache? [y/N]" : "Deploy to production? [y/N]"),
-            "the second question is visible, not drawn over: \(second)")
+    #expect(
+      second.contains(deployFirst ? "Wipe the cache? [y/N]" : "Deploy to production? [y/N]"),
+      "the second question is visible, not drawn over: \(second)")
     try session.send(deployFirst ? "n" : "y")
     try session.send("Enter")
     let done = session.wait { $0.contains("EXIT=") }
@@ -117,7 +129,8 @@ final class TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func aQuestionWhoseOperationTheStopCancelledIsNotAsked() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "bg", sh = "sleep 3" }
       operation { name = "deploy", conditions = { confirm "Deploy?" }, sh = "echo deployed" }
       operation { name = "other", conditions = { confirm "Other?" }, sh = "echo other" }
@@ -137,7 +150,8 @@ final class TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func ctrlCRestoresTheTerminal() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "forever", run = function() sleep(60) end }
       operation { name = "spin", run = function() while true do end end }
       """)
@@ -151,7 +165,8 @@ final class TerminalSession {
   }
 
   @Test(.enabled(if: hasTmux)) func narrowTerminalsDoNotWrapTheRegion() throws {
-    let dir = try workflow("""
+    let dir = try workflow(
+      """
       operation { name = "an-operation-with-a-rather-long-name-that-would-wrap", sh = "sleep 1.5" }
       """)
     let session = try TerminalSession("\(Binary.url.path) w.lua", in: dir, width: 40)

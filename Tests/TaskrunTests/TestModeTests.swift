@@ -1,7 +1,8 @@
 // taskrun test: busted specs through the binary, with the fixtures in Tests/TestMode.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -18,17 +19,24 @@ import FoundationXML
     #expect(run.status == 1, "a failure makes the run fail: \(run.stdout)")
     #expect(run.stdout.hasPrefix("●◼✱◌◌"), "one mark per test, in order: \(run.stdout)")
     #expect(run.stdout.contains("hello from a test"), "what a test prints is shown")
-    #expect(run.stdout.contains("""
-      Failure → outcomes_spec.lua:4
-      outcomes compares
-      outcomes_spec.lua:4: Expected objects to be equal.
-      Passed in:
-      (number) 4
-      Expected:
-      (number) 5
-      """), "\(run.stdout)")
-    #expect(run.stdout.contains("Error → outcomes_spec.lua:5\noutcomes breaks\noutcomes_spec.lua:5: attempt to index a nil value (local 'missing')"))
-    #expect(run.stdout.contains("Pending → outcomes_spec.lua:7\noutcomes becomes pending\noutcomes_spec.lua:7: waiting for the API"))
+    #expect(
+      run.stdout.contains(
+        """
+        Failure → outcomes_spec.lua:4
+        outcomes compares
+        outcomes_spec.lua:4: Expected objects to be equal.
+        Passed in:
+        (number) 4
+        Expected:
+        (number) 5
+        """), "\(run.stdout)")
+    #expect(
+      run.stdout.contains(
+        "Error → outcomes_spec.lua:5\noutcomes breaks\noutcomes_spec.lua:5: attempt to index a nil value (local 'missing')"
+      ))
+    #expect(
+      run.stdout.contains(
+        "Pending → outcomes_spec.lua:7\noutcomes becomes pending\noutcomes_spec.lua:7: waiting for the API"))
     #expect(run.stdout.contains("6 tests from 1 file in "))
     #expect(run.stdout.hasSuffix("\n2 passed, 2 failed, 2 skipped\n"), "the closing line: \(run.stdout)")
   }
@@ -36,7 +44,8 @@ import FoundationXML
   @Test func verboseNamesEachTestWithItsTime() throws {
     let run = try test(["-v", "--filter", "adds", "outcomes_spec.lua"])
     #expect(run.status == 0)
-    #expect(run.stdout.range(of: #"ok +outcomes adds \(\d+\.\d\d s\)"#, options: .regularExpression) != nil, "\(run.stdout)")
+    #expect(
+      run.stdout.range(of: #"ok +outcomes adds \(\d+\.\d\d s\)"#, options: .regularExpression) != nil, "\(run.stdout)")
     #expect(run.stdout.hasSuffix("1 passed, 0 failed\n"))
   }
 
@@ -72,8 +81,9 @@ import FoundationXML
     #expect(cases.count == 12)
     #expect(cases.allSatisfy { $0.attribute(forName: "time") != nil }, "every testcase has a time")
     #expect(cases.allSatisfy { $0.elements(forName: "testcase").isEmpty }, "never nested")
-    let failure = try #require(cases.first { $0.attribute(forName: "name")?.stringValue == "outcomes compares" }?
-      .elements(forName: "failure").first)
+    let failure = try #require(
+      cases.first { $0.attribute(forName: "name")?.stringValue == "outcomes compares" }?
+        .elements(forName: "failure").first)
     #expect(failure.attribute(forName: "message")?.stringValue == "outcomes_spec.lua:4: Expected objects to be equal.")
     #expect(failure.stringValue?.contains("Passed in:\n(number) 4") == true)
   }
@@ -120,7 +130,9 @@ import FoundationXML
     #expect(run.status == 1)
     #expect(run.stdout.contains("Error → broken/aa_syntax_spec.lua:4"), "\(run.stdout)")
     #expect(run.stdout.contains("'end' expected (to close 'function' at line 1) near <eof>"))
-    #expect(run.stdout.contains("Error → broken/cc_raises_spec.lua:3\nsuite broken/cc_raises_spec.lua\n"), "a raising top level is the suite's error, as busted names it")
+    #expect(
+      run.stdout.contains("Error → broken/cc_raises_spec.lua:3\nsuite broken/cc_raises_spec.lua\n"),
+      "a raising top level is the suite's error, as busted names it")
     #expect(run.stdout.hasSuffix("1 passed, 2 failed\n"))
   }
 
@@ -135,7 +147,10 @@ import FoundationXML
     (["no-such-dir"], "Cannot find file or directory: no-such-dir"),
     (["--timeout", "0", "outcomes_spec.lua"], "--timeout must be a number of seconds"),
     (["--tap", "-v", "outcomes_spec.lua"], "--tap and -v cannot be used together"),
-    (["--junit", "/no/such/dir/report.xml", "outcomes_spec.lua"], "cannot write the JUnit report to '/no/such/dir/report.xml'"),
+    (
+      ["--junit", "/no/such/dir/report.xml", "outcomes_spec.lua"],
+      "cannot write the JUnit report to '/no/such/dir/report.xml'"
+    )
   ])
   func usageErrorsExitTwo(_ arguments: [String], _ message: String) throws {
     let run = try test(arguments)
@@ -151,7 +166,8 @@ import FoundationXML
     #expect(none.stderr.contains("no spec/ or tests/ folder here"), "\(none.stderr)")
     let tests = empty.appendingPathComponent("tests")
     try FileManager.default.createDirectory(at: tests, withIntermediateDirectories: true)
-    try #"it("is found", function() end)"#.write(to: tests.appendingPathComponent("found_spec.lua"), atomically: true, encoding: .utf8)
+    try #"it("is found", function() end)"#.write(
+      to: tests.appendingPathComponent("found_spec.lua"), atomically: true, encoding: .utf8)
     try "not a test".write(to: tests.appendingPathComponent("helper.lua"), atomically: true, encoding: .utf8)
     try "not a test".write(to: tests.appendingPathComponent("other_test.lua"), atomically: true, encoding: .utf8)
     let found = try Binary.run(["test"], in: empty)
@@ -185,7 +201,8 @@ extension TestModeTests {
   @Test func aBustedFileWithOnlyADefaultTaskIsRead() throws {
     let project = Scratch.root.appendingPathComponent("taskrun-busted-\(UUID().uuidString)")
     try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("busted-config"), to: project)
-    try #"return { default = { lpath = "lib/?.lua", ROOT = { "test" }, pattern = "^check_", ["exclude-tags"] = "slow" } }"#
+    try
+      #"return { default = { lpath = "lib/?.lua", ROOT = { "test" }, pattern = "^check_", ["exclude-tags"] = "slow" } }"#
       .write(to: project.appendingPathComponent(".busted"), atomically: true, encoding: .utf8)
     let run = try Binary.run(["test", "-v"], in: project)
     #expect(run.status == 0 && run.stdout.hasSuffix("\n1 passed, 0 failed\n"), "\(run.stdout)\(run.stderr)")
@@ -194,8 +211,9 @@ extension TestModeTests {
 
 extension TestModeTests {
   @Test func ctrlCEndsTheRunAndCountsTheTestsItKeptFromRunning() throws {
-    let started = try Binary.start(["test", "--tap", "interrupted_spec.lua"],
-                                   in: Self.fixtures.appendingPathComponent("interrupted"))
+    let started = try Binary.start(
+      ["test", "--tap", "interrupted_spec.lua"],
+      in: Self.fixtures.appendingPathComponent("interrupted"))
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline, !((try? String(contentsOf: started.out, encoding: .utf8)) ?? "").contains("sleeping now") {
       usleep(20_000)
@@ -206,16 +224,19 @@ extension TestModeTests {
     #expect(run.stdout.contains("ok 1 - interrupted passes\n"), "\(run.stdout)")
     #expect(run.stdout.contains("not ok 2 - interrupted sleeps\n"))
     #expect(!run.stdout.contains("never starts"), "tests that never started are not reported as failures")
-    #expect(run.stdout.hasSuffix("1..2\n# 1 passed, 1 failed, 2 tests not run (interrupted)\nBail out! Interrupted: 2 tests not run\n"),
-            "\(run.stdout)")
+    #expect(
+      run.stdout.hasSuffix(
+        "1..2\n# 1 passed, 1 failed, 2 tests not run (interrupted)\nBail out! Interrupted: 2 tests not run\n"),
+      "\(run.stdout)")
   }
 
   /// Runs `taskrun test ARGUMENTS` in the interrupted fixtures, sends Ctrl-C once the spec's
   /// top level has written its marker, and returns what it reported.
   private func interruptTopLevel(_ arguments: [String]) throws -> Run {
     let marker = Scratch.root.appendingPathComponent("taskrun-toplevel-\(UUID().uuidString)")
-    let started = try Binary.start(["test"] + arguments, in: Self.fixtures.appendingPathComponent("interrupted"),
-                                   environment: ["TOPLEVEL_MARKER": marker.path])
+    let started = try Binary.start(
+      ["test"] + arguments, in: Self.fixtures.appendingPathComponent("interrupted"),
+      environment: ["TOPLEVEL_MARKER": marker.path])
     let deadline = Date().addingTimeInterval(20)
     while Date() < deadline, !FileManager.default.fileExists(atPath: marker.path) { usleep(20_000) }
     usleep(300_000)  // into the sleep or the read, not only past the marker
@@ -225,20 +246,24 @@ extension TestModeTests {
 
   /// A sleep, a command's output being read, a busy loop, and a sleep in the body --timeout
   /// runs apart.
-  @Test(arguments: [["top_sleep_spec.lua"], ["top_popen_spec.lua"], ["top_loop_spec.lua"],
-                    ["--timeout", "60", "top_sleep_spec.lua"]])
+  @Test(arguments: [
+    ["top_sleep_spec.lua"], ["top_popen_spec.lua"], ["top_loop_spec.lua"],
+    ["--timeout", "60", "top_sleep_spec.lua"]
+  ])
   func ctrlCInAFilesTopLevelPointsAtItsLineAndSaysTheRunWasInterrupted(arguments: [String]) throws {
     let options = Array(arguments.dropLast()), spec = arguments.last!
     let plain = try interruptTopLevel(options + [spec])
     #expect(plain.status == 130)
-    #expect(plain.stdout.contains("Error → \(spec):4\nsuite \(spec)\n\(spec):4: interrupted while its body ran"),
-            "the line it stood on, the file as a suite: \(plain.stdout)")
+    #expect(
+      plain.stdout.contains("Error → \(spec):4\nsuite \(spec)\n\(spec):4: interrupted while its body ran"),
+      "the line it stood on, the file as a suite: \(plain.stdout)")
     #expect(plain.stdout.hasSuffix("\n0 passed, 1 failed (interrupted)\n"), "\(plain.stdout)")
     let tap = try interruptTopLevel(options + ["--tap", spec])
     #expect(tap.status == 130)
     #expect(tap.stdout.contains("not ok 1 - suite \(spec)\n"), "\(tap.stdout)")
     #expect(tap.stdout.contains("    file: \(spec)\n    line: 4\n"), "\(tap.stdout)")
-    #expect(tap.stdout.hasSuffix("1..1\n# 0 passed, 1 failed (interrupted)\nBail out! Interrupted\n"),
-            "the plan and counts come before the bail out, which a harness reads last: \(tap.stdout)")
+    #expect(
+      tap.stdout.hasSuffix("1..1\n# 0 passed, 1 failed (interrupted)\nBail out! Interrupted\n"),
+      "the plan and counts come before the bail out, which a harness reads last: \(tap.stdout)")
   }
 }

@@ -7,17 +7,23 @@ import Testing
     let run = try Binary.run(["--help"])
     #expect(run.status == 0)
     #expect(run.stdout.contains("USAGE: taskrun [OPTIONS] [SCRIPT] [TARGET...] [-- ARGS...]"))
-    #expect(run.stdout.contains("SUBCOMMANDS:\n  repl ") && run.stdout.contains("\n  test ") && run.stdout.contains("\n  graph "))
+    #expect(
+      run.stdout.contains("SUBCOMMANDS:\n  repl ") && run.stdout.contains("\n  test ")
+        && run.stdout.contains("\n  graph "))
     #expect(run.stdout.contains("--keep-going") && run.stdout.contains("--dry-run"))
   }
 
-  @Test(arguments: [["-j0", "success.lua"], ["--progress", "fancy", "success.lua"], ["-q", "-v", "success.lua"], ["--badopt"]])
+  @Test(arguments: [
+    ["-j0", "success.lua"], ["--progress", "fancy", "success.lua"], ["-q", "-v", "success.lua"], ["--badopt"]
+  ])
   func usageErrorsExitTwo(_ arguments: [String]) throws {
     let run = try Binary.run(arguments)
     #expect(run.status == 2)
     // One line saying why, as every other message starts, then where help is; no banner.
     let lines = run.stderr.split(separator: "\n")
-    #expect(lines.count == 2 && lines[0].hasPrefix("taskrun: ") && lines[1] == "taskrun: see 'taskrun --help'", "\(run.stderr)")
+    #expect(
+      lines.count == 2 && lines[0].hasPrefix("taskrun: ") && lines[1] == "taskrun: see 'taskrun --help'",
+      "\(run.stderr)")
     #expect(!run.stderr.contains("Error:") && !run.stderr.contains("Usage:"), "\(run.stderr)")
     #expect(!run.stdout.contains("start "))
   }
@@ -45,7 +51,8 @@ import Testing
     #expect(forced.stdout.contains("\u{1B}[32mok"))
     let refused = Binary.finish(try Binary.start(["success.lua"], environment: ["NO_COLOR": "1", "FORCE_COLOR": "1"]))
     #expect(!refused.stdout.contains("\u{1B}["))
-    let flag = Binary.finish(try Binary.start(["--no-color", "success.lua"], environment: ["NO_COLOR": "", "FORCE_COLOR": "1"]))
+    let flag = Binary.finish(
+      try Binary.start(["--no-color", "success.lua"], environment: ["NO_COLOR": "", "FORCE_COLOR": "1"]))
     #expect(!flag.stdout.contains("\u{1B}["))
   }
 }

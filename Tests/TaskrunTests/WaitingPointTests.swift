@@ -7,8 +7,10 @@ import Testing
   /// way, and checks what every waiting point owes: exit 130, `interrupted` in `run_finish`
   /// when there was a run (unless it was over before the signal), no start after the signal, the script's next line never reached,
   /// no process left, and all of it promptly.
-  func expectInterrupted(_ signal: Int32 = SIGINT, wait: Double = 0.4, arguments: [String] = [],
-                         runOver: Bool = false, _ script: (String) -> String) throws {
+  func expectInterrupted(
+    _ signal: Int32 = SIGINT, wait: Double = 0.4, arguments: [String] = [],
+    runOver: Bool = false, _ script: (String) -> String
+  ) throws {
     let w = try MarkedWorkflow(script)
     let started = try w.start(arguments)
     usleep(UInt32(wait * 1e6))
@@ -27,18 +29,21 @@ import Testing
       let late = events[interruptedAt...].filter { $0["event"] as? String == "op_start" }
       #expect(late.isEmpty, "started after the interrupt: \(late)")
     }
-    #expect(!FileManager.default.fileExists(atPath: w.dir.appendingPathComponent("went-on").path),
-            "the script went on after the interrupt")
+    #expect(
+      !FileManager.default.fileExists(atPath: w.dir.appendingPathComponent("went-on").path),
+      "the script went on after the interrupt")
     #expect(w.survivors(after: 0.5).isEmpty)
   }
 
   @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
   func aTopLevelCommand(_ signal: Int32) throws {
-    try expectInterrupted(signal) { env in """
+    try expectInterrupted(signal) { env in
+      """
       operation { name = "declared", sh = "true" }
       pcall(sh, "sleep 30", { \(env) })
       io.open("went-on", "w"):close()
-      """ }
+      """
+    }
   }
 
   @Test func aTopLevelSleep() throws {
@@ -46,12 +51,14 @@ import Testing
   }
 
   @Test func aTopLevelWait() throws {
-    try expectInterrupted { env in """
+    try expectInterrupted { env in
+      """
       local nap = operation { name = "nap", \(env), sh = "sleep 30" }
       operation { name = "after", after = { nap }, sh = "true" }
       pcall(wait, nap)
       io.open("went-on", "w"):close()
-      """ }
+      """
+    }
   }
 
   @Test func anOperationWaitingForItsNextAttempt() throws {
@@ -66,13 +73,15 @@ import Testing
   }
 
   @Test func aCPUBoundBody() throws {
-    try expectInterrupted(arguments: ["-j2"]) { env in """
+    try expectInterrupted(arguments: ["-j2"]) { env in
+      """
       operation { name = "spin", run = function() while true do end end }
       operation { name = "spin2", run = function() while true do pcall(function() while true do end end) end end }
       for i = 1, 4 do
         operation { name = "later" .. i, \(env), after = { "spin" }, when = "finished", sh = "sleep 30" }
       end
-      """ }
+      """
+    }
   }
 
   @Test func aLoopThatKeepsClearingHooks() throws {
@@ -95,21 +104,25 @@ import Testing
   }
 
   @Test func aFinalizerThatLoopsAtExit() throws {
-    try expectInterrupted(wait: 0.8, runOver: true) { _ in """
+    try expectInterrupted(wait: 0.8, runOver: true) { _ in
+      """
       -- A __gc that was not a function when the metatable was set is not bounded (see
       -- finalizersTaskrunBounds): only Ctrl-C's escape ends it.
       local mt = { __gc = true }
       gc = setmetatable({}, mt)
       mt.__gc = function() while true do end end
       operation { name = "ok", sh = "true" }
-      """ }
+      """
+    }
   }
 
   /// A looping finalizer set with setmetatable is stopped by taskrun's bound, and says so:
   /// the run ends by itself, at exit or during the run.
   @Test func finalizersTaskrunBounds() throws {
-    for script in ["gc = setmetatable({}, { __gc = function() while true do end end })\noperation { name = \"ok\", sh = \"true\" }\n",
-                   "setmetatable({}, { __gc = function() while true do end end })\nfor i = 1, 1e5 do local t = {} end\nprint(\"went on\")\n"] {
+    for script in [
+      "gc = setmetatable({}, { __gc = function() while true do end end })\noperation { name = \"ok\", sh = \"true\" }\n",
+      "setmetatable({}, { __gc = function() while true do end end })\nfor i = 1, 1e5 do local t = {} end\nprint(\"went on\")\n"
+    ] {
       let w = try MarkedWorkflow { _ in script }
       let run = Binary.finish(try w.start(), timeout: 30)
       #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -120,12 +133,14 @@ import Testing
   }
 
   @Test func aFinalizerThatLoopsDuringTheRun() throws {
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       local mt = { __gc = true }
       setmetatable({}, mt)
       mt.__gc = function() while true do end end
       for i = 1, 1e5 do local t = {} end
-      """ }
+      """
+    }
     let started = try w.start()
     usleep(500_000)
     kill(started.child.pid, SIGINT)
@@ -151,9 +166,11 @@ import Testing
   }
 
   @Test func theFirstCtrlCSaysWhatHappensAndTheSecondKills() throws {
-    let w = try MarkedWorkflow { env in """
+    let w = try MarkedWorkflow { env in
+      """
       operation { name = "stubborn", \(env), sh = { "sh", "-c", "trap '' TERM; sleep 30" } }
-      """ }
+      """
+    }
     let started = try w.start()
     Events.waitForStarts(w.dir.appendingPathComponent("events.jsonl"))
     usleep(200_000)
@@ -168,14 +185,16 @@ import Testing
   }
 
   @Test func aConditionThatReturnsItselfOrItsPartner() throws {
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       local self_ref, a, b
       self_ref = condition { name = "self", evaluate = function() return self_ref end }
       a = condition { name = "a", evaluate = function() return b end }
       b = condition { name = "b", evaluate = function() return a end }
       operation { name = "x", conditions = { self_ref }, sh = "true" }
       operation { name = "y", conditions = { a }, sh = "true" }
-      """ }
+      """
+    }
     let run = Binary.finish(try w.start(["-k"]), timeout: 10)
     #expect(run.status == 1)
     #expect(run.stderr.contains("the conditions loop ('self' returns 'self')"), "\(run.stderr)")
@@ -183,12 +202,14 @@ import Testing
   }
 
   @Test func aDeadlockOnAMutexIsReportedAtOnceWithTheMutexAndItsHolder() throws {
-    let w = try MarkedWorkflow { _ in """
+    let w = try MarkedWorkflow { _ in
+      """
       operation { name = "quick", timeout = 3600, sh = "true" }
       local needs
       operation { name = "holder", conditions = { mutex "m" }, run = function() wait(needs) end }
       needs = operation { name = "needs", conditions = { mutex "m" }, run = function() end }
-      """ }
+      """
+    }
     let begun = Date()
     let run = Binary.finish(try w.start(), timeout: 20)
     #expect(run.status == 1)

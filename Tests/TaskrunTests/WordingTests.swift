@@ -1,21 +1,24 @@
 // What taskrun says where a fresh tester found it wrong: usage errors, Mermaid labels, the critical path after retries, the README's error example, os.exit in the REPL.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct WordingTests {
   func folder(_ files: [String: String]) throws -> URL {
     let dir = Scratch.root.appendingPathComponent("taskrun-wording-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+    for (name, text) in files {
+      try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
     return dir
   }
 
   /// A subcommand's usage error names the command a user types for its help.
   @Test(arguments: ["graph", "test"]) func aSubcommandsUsageErrorNamesTaskrun(_ subcommand: String) throws {
     let run = try Binary.run([subcommand, "--bogus"], in: try folder([:]))
-    #expect(run.status == 2 && run.stderr.contains("taskrun: see 'taskrun \(subcommand) --help'"),
-            "\(run.stderr)")
+    #expect(
+      run.status == 2 && run.stderr.contains("taskrun: see 'taskrun \(subcommand) --help'"),
+      "\(run.stderr)")
     #expect(!run.stderr.contains("See '\(subcommand) --help'"), "\(run.stderr)")
   }
 
@@ -24,11 +27,13 @@ import TestSupport
     let dir = try folder([:])
     for arguments in [["--bogus"], ["test", "--bogus"], ["graph", "--bogus"], ["--zzzzzz"]] {
       let run = try Binary.run(arguments, in: dir)
-      #expect(run.status == 2 && run.stderr.contains("Unknown option '\(arguments.last!)'"), "\(arguments): \(run.stderr)")
+      #expect(
+        run.status == 2 && run.stderr.contains("Unknown option '\(arguments.last!)'"), "\(arguments): \(run.stderr)")
       #expect(!run.stderr.contains("Did you mean"), "\(arguments): \(run.stderr)")
     }
     let close = try Binary.run(["--jbos", "2"], in: dir)
-    #expect(close.status == 2 && close.stderr.contains("Unknown option '--jbos'. Did you mean '--jobs'?"), "\(close.stderr)")
+    #expect(
+      close.status == 2 && close.stderr.contains("Unknown option '--jbos'. Did you mean '--jobs'?"), "\(close.stderr)")
     let test = try Binary.run(["test", "--tagz", "x"], in: dir)
     #expect(test.stderr.contains("Did you mean '--tags'?"), "\(test.stderr)")
   }
@@ -46,14 +51,16 @@ import TestSupport
   /// A retried operation's step on the critical path is its time from its first attempt's
   /// start (failed attempts and the delays between them are part of the run's length).
   @Test func theCriticalPathCountsEveryAttempt() throws {
-    let dir = try folder(["w.lua": """
+    let dir = try folder([
+      "w.lua": """
       local tries = 0
       operation { name = "other", sh = "true" }
       operation { name = "flaky", retry = { max = 2, delay = 0.5 }, run = function()
         tries = tries + 1
         if tries < 3 then error("not yet") end
       end }
-      """])
+      """
+    ])
     let run = try Binary.run(["w.lua"], in: dir)
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("Critical path: ") } ?? ""
@@ -65,15 +72,19 @@ import TestSupport
   @Test func theReadmesUnknownFieldExampleIsTheBinarysMessage() throws {
     let readme = try String(contentsOf: Binary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
     let example = try #require(readme.split(separator: "\n").first { $0.contains("unknown field 'afer'") })
-    let dir = try folder(["build.lua": String(repeating: "\n", count: 5) + "operation { name = \"build\", afer = {} }\n"])
+    let dir = try folder([
+      "build.lua": String(repeating: "\n", count: 5) + "operation { name = \"build\", afer = {} }\n"
+    ])
     let run = try Binary.run(["build.lua"], in: dir)
     #expect(run.status == 2 && run.stderr == example + "\n", "\(run.stderr)")
   }
 
   /// os.exit in the REPL ends it with that status, and its line prints no error.
   @Test func osExitInTheReplIsNoError() throws {
-    let run = Binary.finish(try Binary.start(["repl"], in: try folder([:]), input: "print('before')\nos.exit(7)\nprint('after')\n"))
-    #expect(run.status == 7 && run.stdout.contains("before") && !run.stdout.contains("after"), "\(run.stdout)\(run.stderr)")
+    let run = Binary.finish(
+      try Binary.start(["repl"], in: try folder([:]), input: "print('before')\nos.exit(7)\nprint('after')\n"))
+    #expect(
+      run.status == 7 && run.stdout.contains("before") && !run.stdout.contains("after"), "\(run.stdout)\(run.stderr)")
     #expect(!run.stderr.contains("os.exit(7)\n") && !run.stderr.contains("stdin:"), "\(run.stderr)")
   }
 }

@@ -49,7 +49,8 @@ extension ScriptHost {
   func engineCondition(at i: Int32, on s: LuaStack, _ function: String) throws -> any OperationCondition {
     switch condition(at: i, on: s) {
     case .condition(let c)?: return c
-    case .resource?: throw ScriptError("\(function): a mutex or resource cannot be combined; list it in conditions directly")
+    case .resource?:
+      throw ScriptError("\(function): a mutex or resource cannot be combined; list it in conditions directly")
     case nil: throw s.badArgument(i, function, "condition")
     }
   }
@@ -57,63 +58,96 @@ extension ScriptHost {
   func conditionFunctions() -> [(String, HostFunction)] {
     [
       ("condition", { host, s in try host.createCondition(s) }),
-      ("mutex", { host, s in
-        guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "mutex", "non-empty string") }
-        try host.displayArgument(name, 1, "mutex")
-        try host.pushCondition(.resource(name, 1), on: s)
-        return 1
-      }),
-      ("resource", { host, s in
-        guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "resource", "non-empty string") }
-        try host.displayArgument(name, 1, "resource")
-        guard let n = s.integer(2), n >= 1 else { throw s.badArgument(2, "resource", "positive integer") }
-        try host.pushCondition(.resource(name, n), on: s)
-        return 1
-      }),
-      ("exists", { host, s in
-        guard let path = s.string(1) else { throw s.badArgument(1, "exists", "string") }
-        try host.pushCondition(.condition(BlockCondition.exists(path)), on: s)
-        return 1
-      }),
-      ("reachable", { host, s in
-        guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "reachable", "host name") }
-        guard let port = s.integer(2), (1...65535).contains(port) else { throw s.badArgument(2, "reachable", "port number") }
-        let timeout = s.isNil(3) ? 5 : (s.number(3) ?? -1)
-        guard timeout > 0, timeout <= 3600 else { throw s.badArgument(3, "reachable", "number of seconds from 0 to 3600") }
-        try host.pushCondition(.condition(BlockCondition.reachable(host: name, port: port, timeout: timeout)), on: s)
-        return 1
-      }),
-      ("confirm", { host, s in
-        guard let prompt = s.string(1), !prompt.isEmpty else { throw s.badArgument(1, "confirm", "prompt string") }
-        try host.displayArgument(prompt, 1, "confirm")
-        try host.pushCondition(.condition(BlockCondition.confirm(prompt, assumeYes: host.assumeYes, ask: host.ask)), on: s)
-        return 1
-      }),
-      ("negate", { host, s in
-        try host.pushCondition(.condition(NegatedCondition(try host.engineCondition(at: 1, on: s, "negate"))), on: s)
-        return 1
-      }),
-      ("silent", { host, s in
-        try host.pushCondition(.condition(SilentCondition(try host.engineCondition(at: 1, on: s, "silent"))), on: s)
-        return 1
-      }),
-      ("all", { host, s in
-        let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "all") }
-        try host.pushCondition(.condition(CompoundCondition(.all, parts)), on: s)
-        return 1
-      }),
-      ("any", { host, s in
-        let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "any") }
-        try host.pushCondition(.condition(CompoundCondition(.any, parts)), on: s)
-        return 1
-      }),
+      (
+        "mutex",
+        { host, s in
+          guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "mutex", "non-empty string") }
+          try host.displayArgument(name, 1, "mutex")
+          try host.pushCondition(.resource(name, 1), on: s)
+          return 1
+        }
+      ),
+      (
+        "resource",
+        { host, s in
+          guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "resource", "non-empty string") }
+          try host.displayArgument(name, 1, "resource")
+          guard let n = s.integer(2), n >= 1 else { throw s.badArgument(2, "resource", "positive integer") }
+          try host.pushCondition(.resource(name, n), on: s)
+          return 1
+        }
+      ),
+      (
+        "exists",
+        { host, s in
+          guard let path = s.string(1) else { throw s.badArgument(1, "exists", "string") }
+          try host.pushCondition(.condition(BlockCondition.exists(path)), on: s)
+          return 1
+        }
+      ),
+      (
+        "reachable",
+        { host, s in
+          guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "reachable", "host name") }
+          guard let port = s.integer(2), (1...65535).contains(port) else {
+            throw s.badArgument(2, "reachable", "port number")
+          }
+          let timeout = s.isNil(3) ? 5 : (s.number(3) ?? -1)
+          guard timeout > 0, timeout <= 3600 else {
+            throw s.badArgument(3, "reachable", "number of seconds from 0 to 3600")
+          }
+          try host.pushCondition(.condition(BlockCondition.reachable(host: name, port: port, timeout: timeout)), on: s)
+          return 1
+        }
+      ),
+      (
+        "confirm",
+        { host, s in
+          guard let prompt = s.string(1), !prompt.isEmpty else { throw s.badArgument(1, "confirm", "prompt string") }
+          try host.displayArgument(prompt, 1, "confirm")
+          try host.pushCondition(
+            .condition(BlockCondition.confirm(prompt, assumeYes: host.assumeYes, ask: host.ask)), on: s)
+          return 1
+        }
+      ),
+      (
+        "negate",
+        { host, s in
+          try host.pushCondition(.condition(NegatedCondition(try host.engineCondition(at: 1, on: s, "negate"))), on: s)
+          return 1
+        }
+      ),
+      (
+        "silent",
+        { host, s in
+          try host.pushCondition(.condition(SilentCondition(try host.engineCondition(at: 1, on: s, "silent"))), on: s)
+          return 1
+        }
+      ),
+      (
+        "all",
+        { host, s in
+          let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "all") }
+          try host.pushCondition(.condition(CompoundCondition(.all, parts)), on: s)
+          return 1
+        }
+      ),
+      (
+        "any",
+        { host, s in
+          let parts = try (1...max(1, s.top)).map { try host.engineCondition(at: $0, on: s, "any") }
+          try host.pushCondition(.condition(CompoundCondition(.any, parts)), on: s)
+          return 1
+        }
+      )
     ]
   }
 
   /// `condition { name =, evaluate = function(op) return ok, message end, dependency = function(op) … end }`
   func createCondition(_ s: LuaStack) throws -> Int32 {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "condition", "table") }
-    let name = try displayText(try optionalString(s, 1, "name", in: "condition") ?? "condition", "condition: field 'name'")
+    let name = try displayText(
+      try optionalString(s, 1, "name", in: "condition") ?? "condition", "condition: field 'name'")
     let what = "condition '\(name)'"
     try checkFields(s, 1, valid: ["name", "evaluate", "dependency"], in: what)
     func function(_ field: String) throws -> Int32? {
@@ -129,7 +163,8 @@ extension ScriptHost {
     let dependency = try function("dependency")
     let condition = BlockCondition(
       name: name,
-      dependency: dependency.map { ref in { [unowned self] op, _ in produceDependency(ref, for: op, condition: name) } },
+      dependency: dependency.map { ref in { [unowned self] op, _ in produceDependency(ref, for: op, condition: name) }
+      },
       evaluate: { [unowned self] op, _, done in
         guard let evaluate else { return done(.satisfied) }
         evaluateCondition(evaluate, named: name, for: op, done: done)
@@ -158,13 +193,17 @@ extension ScriptHost {
   /// A condition that returns a condition hands the decision on; one that leads back to
   /// itself (`return self`, or two returning each other) would never decide, so the chain of
   /// conditions handing on is kept per operation and a repeat fails the operation.
-  func evaluateCondition(_ ref: Int32, named name: String, for op: OperationNode,
-                         done: @escaping (ConditionResult) -> Void) {
+  func evaluateCondition(
+    _ ref: Int32, named name: String, for op: OperationNode,
+    done: @escaping (ConditionResult) -> Void
+  ) {
     let chain = conditionChains.removeValue(forKey: op.id) ?? []
     if chain.contains(where: { $0.ref == ref }) {
       let names = (chain.drop { $0.ref != ref }.map(\.name) + [name]).map { "'\($0)'" }
-      return done(.failed("the conditions loop (\(names.joined(separator: " returns "))): "
-        + "a condition's evaluate may return another condition, but not one that leads back to it"))
+      return done(
+        .failed(
+          "the conditions loop (\(names.joined(separator: " returns "))): "
+            + "a condition's evaluate may return another condition, but not one that leads back to it"))
     }
     let co = makeCoroutine(function: ref, op: nil) { [unowned self] end in
       switch end {
@@ -203,7 +242,9 @@ extension ScriptHost {
   /// Attaches the condition at `i` to `op` (before its conditions are evaluated).
   func attachCondition(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
     guard let value = condition(at: i, on: s) else {
-      throw ScriptError("\(what): conditions are made by condition{}, mutex, resource, exists, negate, silent, all or any (got \(s.typeName(i)))")
+      throw ScriptError(
+        "\(what): conditions are made by condition{}, mutex, resource, exists, negate, silent, all or any (got \(s.typeName(i)))"
+      )
     }
     do {
       switch value {
@@ -217,8 +258,10 @@ extension ScriptHost {
 
   /// `conditions = { c, ... }` in operation{}.
   func attachConditions(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
-    try eachItem(s, i, isItem: { condition(at: $0, on: s) != nil },
-                 list: "\(what): field 'conditions' must be a list of conditions") {
+    try eachItem(
+      s, i, isItem: { condition(at: $0, on: s) != nil },
+      list: "\(what): field 'conditions' must be a list of conditions"
+    ) {
       try attachCondition(op, s, $0, what: what)
     }
   }

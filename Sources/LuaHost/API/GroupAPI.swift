@@ -14,7 +14,9 @@ extension ScriptHost {
     var queue: WorkQueue?
     if !s.isNil(spec[.queue]) {
       queue = self.queue(at: spec[.queue], on: s)
-      if queue == nil { throw ScriptError("\(what()): field 'queue' must be a queue (got \(s.typeName(spec[.queue])))") }
+      if queue == nil {
+        throw ScriptError("\(what()): field 'queue' must be a queue (got \(s.typeName(spec[.queue])))")
+      }
     }
     let group: OperationNode
     do { group = try scheduler.makeGroup(name: name, queue: queue) } catch let error as EngineError {

@@ -31,26 +31,35 @@ extension ScriptHost {
   func observerFunctions() -> [(String, HostFunction)] {
     [
       ("observer", { host, s in try host.charged(HostCharge.observer, s, field: nil) { try host.createObserver(s) } }),
-      ("activity", { host, s in
-        guard let label = s.string(1), !label.isEmpty else { throw s.badArgument(1, "activity", "non-empty string") }
-        try host.displayArgument(label, 1, "activity")
-        host.pushObserver(.activity(label), on: s)
-        return 1
-      }),
-      ("background", { host, s in
-        guard let grace = s.number(1), grace >= 0, grace.isFinite else {
-          throw s.badArgument(1, "background", "number of seconds ≥ 0")
+      (
+        "activity",
+        { host, s in
+          guard let label = s.string(1), !label.isEmpty else { throw s.badArgument(1, "activity", "non-empty string") }
+          try host.displayArgument(label, 1, "activity")
+          host.pushObserver(.activity(label), on: s)
+          return 1
         }
-        host.pushObserver(.background(Limits.wait(grace)), on: s)
-        return 1
-      }),
-      ("timeout", { host, s in
-        guard let seconds = s.number(1), seconds > 0, seconds.isFinite else {
-          throw s.badArgument(1, "timeout", "positive number of seconds")
+      ),
+      (
+        "background",
+        { host, s in
+          guard let grace = s.number(1), grace >= 0, grace.isFinite else {
+            throw s.badArgument(1, "background", "number of seconds ≥ 0")
+          }
+          host.pushObserver(.background(Limits.wait(grace)), on: s)
+          return 1
         }
-        host.pushObserver(.timeout(seconds), on: s)
-        return 1
-      }),
+      ),
+      (
+        "timeout",
+        { host, s in
+          guard let seconds = s.number(1), seconds > 0, seconds.isFinite else {
+            throw s.badArgument(1, "timeout", "positive number of seconds")
+          }
+          host.pushObserver(.timeout(seconds), on: s)
+          return 1
+        }
+      )
     ]
   }
 
@@ -67,7 +76,9 @@ extension ScriptHost {
   /// Attaches the observer at `i` to `op` (before it starts).
   func attachObserver(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
     guard let observer = observer(at: i, on: s) else {
-      throw ScriptError("\(what): observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got \(s.typeName(i)))")
+      throw ScriptError(
+        "\(what): observers are made by observer{}, activity(label), timeout(seconds) or background(grace) (got \(s.typeName(i)))"
+      )
     }
     guard op.canTakeObserver else {
       throw ScriptError("cannot add an observer to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
@@ -83,8 +94,10 @@ extension ScriptHost {
 
   /// `observers = { o, ... }` in operation{}.
   func attachObservers(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: String) throws {
-    try eachItem(s, i, isItem: { observer(at: $0, on: s) != nil },
-                 list: "\(what): field 'observers' must be a list of observers") {
+    try eachItem(
+      s, i, isItem: { observer(at: $0, on: s) != nil },
+      list: "\(what): field 'observers' must be a list of observers"
+    ) {
       try attachObserver(op, s, $0, what: what)
     }
   }

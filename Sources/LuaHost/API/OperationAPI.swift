@@ -55,7 +55,8 @@ extension ScriptHost {
     } else if !s.isNil(spec[.env]) || !s.isNil(spec[.cwd]) || !s.isNil(spec[.progress]) {
       throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
     }
-    let progressPattern = s.isNil(spec[.progress]) ? nil : try stringField(s, at: spec[.progress], "progress", in: what())
+    let progressPattern =
+      s.isNil(spec[.progress]) ? nil : try stringField(s, at: spec[.progress], "progress", in: what())
     if let progressPattern { try checkProgressPattern(progressPattern, what: what()) }
 
     var queue: WorkQueue?
@@ -103,13 +104,16 @@ extension ScriptHost {
   }
 
   /// The fields operations and groups share, from their slots.
-  func configure(_ op: OperationNode, from s: LuaStack, _ spec: SpecSlots,
-                         what: @autoclosure () -> String) throws {
+  func configure(
+    _ op: OperationNode, from s: LuaStack, _ spec: SpecSlots,
+    what: @autoclosure () -> String
+  ) throws {
     // Most specs set none of these: an absent field costs one type check, not a call.
     if !s.isNil(spec[.priority]), let priority = try stringField(s, at: spec[.priority], "priority", in: what()) {
       guard let value = Priority(name: priority) else {
-        throw ScriptError("\(what()): field 'priority' must be one of "
-          + Priority.allCases.map(\.name).joined(separator: ", ") + " (got '\(priority)')")
+        throw ScriptError(
+          "\(what()): field 'priority' must be one of "
+            + Priority.allCases.map(\.name).joined(separator: ", ") + " (got '\(priority)')")
       }
       op.priority = value
     }
@@ -127,7 +131,8 @@ extension ScriptHost {
     }
     if !s.isNil(spec[.weight]), let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
       guard weight >= 0, weight <= Limits.maxWeight else {
-        throw ScriptError("\(what()): field 'weight' must be from 0 to \(formatNumber(Limits.maxWeight)) (got \(formatNumber(weight)))")
+        throw ScriptError(
+          "\(what()): field 'weight' must be from 0 to \(formatNumber(Limits.maxWeight)) (got \(formatNumber(weight)))")
       }
       op.weight = weight
     }
@@ -169,8 +174,10 @@ extension ScriptHost {
   }
 
   /// Adds the dependencies at `i`: a handle, a name, or a list of them.
-  func addDependencies(_ op: OperationNode, _ s: LuaStack, _ i: Int32, what: @autoclosure () -> String,
-                       field: String) throws {
+  func addDependencies(
+    _ op: OperationNode, _ s: LuaStack, _ i: Int32, what: @autoclosure () -> String,
+    field: String
+  ) throws {
     let i = s.absolute(i)
     guard s.type(i) == LUA_TTABLE else { return try addDependency(op, s, i, what: what(), field: field) }
     let count = s.rawLength(i)
@@ -185,23 +192,25 @@ extension ScriptHost {
     }
   }
 
-  private func addDependency(_ op: OperationNode, _ s: LuaStack, _ item: Int32, what: @autoclosure () -> String,
-                             field: String) throws {
+  private func addDependency(
+    _ op: OperationNode, _ s: LuaStack, _ item: Int32, what: @autoclosure () -> String,
+    field: String
+  ) throws {
     do {
-        if let dependency = operation(at: item, on: s) {
-          try scheduler.addDependency(op, on: dependency)
-        } else if let name = s.string(item) {
-          try displayText(name, "\(what()): \(field)")  // no operation has such a name: say why
-          try scheduler.addDependency(op, named: name, place: s.place())
-          // A running body's operation joins the graph now; one the top level declares
-          // (also after an earlier run) waits for the run that needs it to resolve its names.
-          if current?.op != nil { try scheduler.resolveNames([op]) }
-        } else {
-          throw ScriptError("\(what()): \(field) must hold operations or names (got \(s.typeName(item)))")
-        }
-      } catch let error as EngineError {
-        throw ScriptError(error.description)
+      if let dependency = operation(at: item, on: s) {
+        try scheduler.addDependency(op, on: dependency)
+      } else if let name = s.string(item) {
+        try displayText(name, "\(what()): \(field)")  // no operation has such a name: say why
+        try scheduler.addDependency(op, named: name, place: s.place())
+        // A running body's operation joins the graph now; one the top level declares
+        // (also after an earlier run) waits for the run that needs it to resolve its names.
+        if current?.op != nil { try scheduler.resolveNames([op]) }
+      } else {
+        throw ScriptError("\(what()): \(field) must hold operations or names (got \(s.typeName(item)))")
       }
+    } catch let error as EngineError {
+      throw ScriptError(error.description)
+    }
   }
 
   /// A progress pattern is checked where it is given: Lua would find a fault only when a line
@@ -212,8 +221,9 @@ extension ScriptHost {
       throw ScriptError("\(what): field 'progress': \(error) in \(DisplayText.quoted(pattern))")
     }
     guard (1...2).contains(checked.captures) else {
-      throw ScriptError("\(what): field 'progress' must capture a percentage, or completed and total: "
-        + "one or two captures (got \(checked.captures) in \(DisplayText.quoted(pattern)))")
+      throw ScriptError(
+        "\(what): field 'progress' must capture a percentage, or completed and total: "
+          + "one or two captures (got \(checked.captures) in \(DisplayText.quoted(pattern)))")
     }
   }
 

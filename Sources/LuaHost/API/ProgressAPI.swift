@@ -35,7 +35,9 @@ extension ScriptHost {
     pushFunction { host, s in
       if let node = host.progressContext().current {
         host.pushHandle(.progress, id: host.progressID(node), on: s)
-      } else { s.pushNil() }
+      } else {
+        s.pushNil()
+      }
       return 1
     }
     s.rawSet(-2, "current")
@@ -65,7 +67,9 @@ extension ScriptHost {
         throw ScriptError("progress: field 'kind' must be \"file\" (got '\(name)')")
       }
       kind = value
-    } else { kind = nil }
+    } else {
+      kind = nil
+    }
     try charge(HostCharge.progress, on: s)  // the node stays, whatever its fields say
     let node = progressContext().makeNode(total: total, kind: kind)
     node.clock = { [unowned scheduler] in scheduler.clock.now }

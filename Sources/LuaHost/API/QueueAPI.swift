@@ -10,8 +10,9 @@ extension ScriptHost {
   /// `queue { name =, max_concurrent =, suspended = }`
   func createQueue(_ s: LuaStack) throws -> Int32 {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "queue", "table") }
-    let name = try displayText(try optionalString(s, 1, "name", in: "queue") ?? "queue\(scheduler.queues.count)",
-                               "queue: field 'name'")
+    let name = try displayText(
+      try optionalString(s, 1, "name", in: "queue") ?? "queue\(scheduler.queues.count)",
+      "queue: field 'name'")
     let what = "queue '\(name)'"
     try checkFields(s, 1, valid: Self.queueFields, in: what)
     let given = try optionalNumber(s, 1, "max_concurrent", in: what).map { try concurrency($0, what) }
@@ -32,7 +33,9 @@ extension ScriptHost {
 
   func concurrency(_ value: Double, _ what: String) throws -> Int {
     guard value == value.rounded(), value >= -1, value <= Double(Limits.maxCount) else {
-      throw ScriptError("\(what): max_concurrent must be a whole number from 0 to \(Limits.maxCount), or -1 for unlimited (got \(formatNumber(value)))")
+      throw ScriptError(
+        "\(what): max_concurrent must be a whole number from 0 to \(Limits.maxCount), or -1 for unlimited (got \(formatNumber(value)))"
+      )
     }
     return Int(value)
   }

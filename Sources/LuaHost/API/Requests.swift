@@ -21,7 +21,8 @@ extension ScriptHost {
       switch kind {
       case "sleep":
         guard let seconds = s.number(base), seconds >= 0, seconds.isFinite else {
-          throw ScriptError("bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got \(describeArgument(s, base)))")
+          throw ScriptError(
+            "bad argument #1 to 'sleep' (a finite number of seconds ≥ 0 expected, got \(describeArgument(s, base)))")
         }  // beyond Limits.maxSeconds: until cancelled
         s.setTop(base - 3)
         let timer = scheduler.after(seconds) { [unowned self] in
@@ -42,7 +43,9 @@ extension ScriptHost {
           if check && result.status != 0 {
             return fail(co, "command failed: \(spec.display): \(exitDescription(result))" + result.whereOutputIs)
           }
-          succeed(co) { s in self.pushCommandResult(result, on: s); return 1 }
+          succeed(co) { s in
+            self.pushCommandResult(result, on: s); return 1
+          }
         }
         co.pending = .command(token: token)
       case "execute":
@@ -53,7 +56,8 @@ extension ScriptHost {
         var ops: [OperationNode] = []
         for i in base...max(base, top) where i <= top {
           guard let op = operation(at: i, on: s) else {
-            throw ScriptError("bad argument #\(i - base + 1) to '\(kind)' (operation expected, got \(describeArgument(s, i)))")
+            throw ScriptError(
+              "bad argument #\(i - base + 1) to '\(kind)' (operation expected, got \(describeArgument(s, i)))")
           }
           ops.append(op)
         }
@@ -80,7 +84,9 @@ extension ScriptHost {
   func dryRunRequest(_ co: LuaCoroutine, kind: String, base: Int32, top: Int32) {
     LuaStack(L: co.thread).setTop(base - 3)
     if kind == "run" {
-      succeed(co) { s in s.push(true); return 1 }
+      succeed(co) { s in
+        s.push(true); return 1
+      }
     } else {
       succeed(co)
     }
@@ -107,8 +113,10 @@ extension ScriptHost {
     s.newTable(hash: 5)
     s.push(Int(result.status))
     s.rawSet(-2, "status")
-    for (key, bytes, file) in [("stdout", result.stdoutBytes, result.stdoutFile),
-                               ("stderr", result.stderrBytes, result.stderrFile)] {
+    for (key, bytes, file) in [
+      ("stdout", result.stdoutBytes, result.stdoutFile),
+      ("stderr", result.stderrBytes, result.stderrFile)
+    ] {
       bytes.withUnsafeBufferPointer { buffer in
         _ = buffer.withMemoryRebound(to: CChar.self) { lua_pushlstring(s.L, $0.baseAddress, $0.count) }
       }
@@ -129,8 +137,9 @@ extension ScriptHost {
         if let cycle = scheduler.beginWait(waiter, for: target) {
           for other in ops { scheduler.endWait(waiter, for: other) }
           let names = cycle.map { "'\($0.name)'" }
-          throw ScriptError("deadlock: \(names[0]) waits for \(names[1])"
-            + names.dropFirst(2).map { ", which waits for \($0)" }.joined())
+          throw ScriptError(
+            "deadlock: \(names[0]) waits for \(names[1])"
+              + names.dropFirst(2).map { ", which waits for \($0)" }.joined())
         }
       }
     }
@@ -173,13 +182,19 @@ extension ScriptHost {
       co.pending = nil
       let answer = { [unowned self] in
         let bad = all.filter { !$0.succeeded && !$0.skipped }
-        if bad.isEmpty { return succeed(co) { s in s.push(true); return 1 } }
+        if bad.isEmpty {
+          return succeed(co) { s in
+            s.push(true); return 1
+          }
+        }
         let text = bad.map { "\($0.name) \($0.outcome!.rawValue)" + ($0.error.map { ": \($0)" } ?? "") }
           .joined(separator: "\n")
         // The REPL's run after Ctrl-C (see wakeTopLevel): the interrupt has done its work, so
         // its hook does not raise as the line takes the answer; a request after it still does.
         if co.op == nil, freshRunPerRequest, scheduler.endedBy == nil, scheduler.halted { setInterrupt(false) }
-        succeed(co) { s in s.push(false); s.push(text); return 2 }
+        succeed(co) { s in
+          s.push(false); s.push(text); return 2
+        }
       }
       if let runner = co.op { scheduler.reclaimSlot(runner, then: answer) } else { answer() }
     }

@@ -16,8 +16,9 @@ extension ScriptHost {
     }
     let placement = try slurmPlacement(s, index, in: what)
     do {
-      return try scheduler.executor(asked: asked, choice: executorChoice, placement: placement ?? SlurmPlacement(),
-                                    tag: slurmTag)
+      return try scheduler.executor(
+        asked: asked, choice: executorChoice, placement: placement ?? SlurmPlacement(),
+        tag: slurmTag)
     } catch {
       throw ScriptError("\(what): \(error)")
     }
@@ -52,7 +53,9 @@ extension ScriptHost {
         throw ScriptError("\(where_): time must be minutes or [days-]hours:minutes:seconds, as Slurm spells it")
       }
       placement.time = time
-    } else { s.pop() }
+    } else {
+      s.pop()
+    }
     if s.rawGet(table, "extra") != LUA_TNIL {
       defer { s.pop() }
       let extra = s.top
@@ -65,7 +68,9 @@ extension ScriptHost {
         }
         return option
       }
-    } else { s.pop() }
+    } else {
+      s.pop()
+    }
     return placement
   }
 

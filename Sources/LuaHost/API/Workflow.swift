@@ -17,10 +17,12 @@ extension ScriptHost {
       guard let op = scheduler.operation(named: target) else {
         let names = scheduler.operations.map(\.name)
         let hint = suggestion(for: target, among: names)
-        throw HostError("\(scriptPath): unknown target '\(TerminalText.escaped(target))'"
-          + (hint.isEmpty ? "" : "; \(hint)")
-          + (names.isEmpty ? " (the script declares no operations)"
-            : hint.isEmpty && names.count <= 12 ? " (targets: \(names.joined(separator: ", ")))" : ""))
+        throw HostError(
+          "\(scriptPath): unknown target '\(TerminalText.escaped(target))'"
+            + (hint.isEmpty ? "" : "; \(hint)")
+            + (names.isEmpty
+              ? " (the script declares no operations)"
+              : hint.isEmpty && names.count <= 12 ? " (targets: \(names.joined(separator: ", ")))" : ""))
       }
       return op
     }
@@ -30,8 +32,9 @@ extension ScriptHost {
   public func run(_ ops: [OperationNode]) -> RunSummary {
     scheduler.clearStop()
     scheduler.schedule(ops)
-    scheduler.run(until: { self.scheduler.unfinishedScheduled == 0 },
-                  onStall: { self.failStalledWaits() })
+    scheduler.run(
+      until: { self.scheduler.unfinishedScheduled == 0 },
+      onStall: { self.failStalledWaits() })
     flushWrites()
     return scheduler.finishRun()
   }
@@ -40,8 +43,9 @@ extension ScriptHost {
   /// cancelled finish, then reports the run (summary and `run_finish`) if one started or
   /// `os.exit` ended it. Nil when there was no run to report.
   public func settle() -> RunSummary? {
-    scheduler.run(until: { self.scheduler.unfinishedScheduled == 0 },
-                  onStall: { self.failStalledWaits() })
+    scheduler.run(
+      until: { self.scheduler.unfinishedScheduled == 0 },
+      onStall: { self.failStalledWaits() })
     if scheduler.runStartTime == nil {
       guard exitCode != nil else { return nil }
       scheduler.schedule([])  // os.exit before anything ran: the run is still reported

@@ -76,8 +76,10 @@ final class LuaCoroutine {
 
 extension ScriptHost {
   /// A coroutine that will call the function `function` (a registry reference).
-  func makeCoroutine(function: Int32, op: OperationNode?,
-                     onEnd: @escaping (CoroutineEnd) -> Void) -> LuaCoroutine {
+  func makeCoroutine(
+    function: Int32, op: OperationNode?,
+    onEnd: @escaping (CoroutineEnd) -> Void
+  ) -> LuaCoroutine {
     makeCoroutine(function: function, op: op, ending: .handler(onEnd))
   }
 
@@ -102,8 +104,10 @@ extension ScriptHost {
   /// may call sh, sleep or run), driving the scheduler until it ends; nil if it never did.
   /// `returned` reads what it returned (the top `count` values of the stack it is given)
   /// when it returns: only then, since the ended thread is pooled or let go right after.
-  func runToEnd(function: Int32, arguments: (LuaStack) -> Int32 = { _ in 0 },
-                returned: @escaping (LuaStack, Int32) -> Void = { _, _ in }) -> CoroutineEnd? {
+  func runToEnd(
+    function: Int32, arguments: (LuaStack) -> Int32 = { _ in 0 },
+    returned: @escaping (LuaStack, Int32) -> Void = { _, _ in }
+  ) -> CoroutineEnd? {
     var outcome: CoroutineEnd?
     let co = makeCoroutine(function: function, op: nil) { end in
       if case .returned(let co, let count) = end {
@@ -165,7 +169,8 @@ extension ScriptHost {
         end(co, .returned(co, count: results))
       }
     default:
-      let message = status == LUA_ERRMEM
+      let message =
+        status == LUA_ERRMEM
         ? "out of memory: the Lua heap reached its limit of \(memoryLimit >> 20) MB ("
           + (memoryLimitIsDefault ? "taskrun's default for this process; --memory sets it)" : "--memory)")
         : s.errorMessage(-1)
@@ -210,7 +215,8 @@ extension ScriptHost {
     // A thread that ended cleanly is kept for the next coroutine (a new one costs a state,
     // a stack and a registry slot), unless Lua code may still hold it or left a hook on it.
     if !co.escaped, coroutines.idleThreads.count < Self.idleThreadLimit, lua_status(co.thread) == LUA_OK,
-       lua_gettop(co.thread) == 0, lua_gethook(co.thread) == nil {
+      lua_gettop(co.thread) == 0, lua_gethook(co.thread) == nil
+    {
       coroutines.idleThreads.append((co.thread, co.ref))
     } else {
       stack.unref(co.ref)
@@ -268,8 +274,9 @@ extension ScriptHost {
   /// sandbox's wrappers, which stand for C functions) and the C plumbing's.
   func cleanTraceback(_ traceback: String, message: String) -> String {
     var lines = traceback.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    if lines.first == message { lines.removeFirst() }
-    else if let first = lines.first, message.hasPrefix(first) {
+    if lines.first == message {
+      lines.removeFirst()
+    } else if let first = lines.first, message.hasPrefix(first) {
       lines.removeFirst(message.split(separator: "\n", omittingEmptySubsequences: false).count)
     }
     let frames = lines.filter { line in

@@ -39,7 +39,8 @@ extension ScriptHost {
   /// reads as empty as `io.stdin` does). A device such as /dev/null is read as it is.
   private static func heldBack(_ s: LuaStack) -> Bool {
     guard let raw = luaL_testudata(s.L, 1, LUA_FILEHANDLE),
-          let file = raw.assumingMemoryBound(to: luaL_Stream.self).pointee.f else { return false }
+      let file = raw.assumingMemoryBound(to: luaL_Stream.self).pointee.f
+    else { return false }
     let fd = fileno(file)
     guard fd >= 0 else { return false }
     if isatty(fd) != 0 { return true }

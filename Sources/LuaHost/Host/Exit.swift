@@ -18,8 +18,9 @@ extension ScriptHost {
       case LUA_TBOOLEAN: code = s.boolean(1) ? 0 : 1
       default:
         guard let n = s.number(1), n.isFinite, n == n.rounded(), n >= 0, n <= 255 else {
-          throw ScriptError.badArgument(1, to: "exit", expected: "an exit status from 0 to 255 or a boolean",
-                                        got: host.describeArgument(s, 1))
+          throw ScriptError.badArgument(
+            1, to: "exit", expected: "an exit status from 0 to 255 or a boolean",
+            got: host.describeArgument(s, 1))
         }
         code = Int32(n)
       }

@@ -19,7 +19,9 @@ struct ScriptError: Error, CustomStringConvertible {
     switch error {
     case let error as ScriptError: self = error
     case let error as EngineError:
-      self = error.place.map { ScriptError("\($0) \(error.description)", positioned: false) } ?? ScriptError(error.description)
+      self =
+        error.place.map { ScriptError("\($0) \(error.description)", positioned: false) }
+        ?? ScriptError(error.description)
     default: self.init("\(error)")
     }
   }

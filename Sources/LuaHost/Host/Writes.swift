@@ -12,17 +12,22 @@ extension ScriptHost {
   /// while it is a terminal: redirected, it is not where the view draws. A load that only reads
   /// the script (`writesAreMessages`) takes both: its standard output is a listing or a picture.
   func writeFunctions() -> [(String, HostFunction)] {
-    [("__write", { host, s in
-      let fd = s.integer(2) == 2 ? 2 : 1
-      let taken = host.writesAreMessages || host.captureWrites && (fd == 1 || isatty(STDERR_FILENO) != 0)
-      guard taken, let text = s.string(1) else {
-        s.push(false)
-        return 1
-      }
-      host.capturedWrite(text, stream: fd - 1)
-      s.push(true)
-      return 1
-    })]
+    [
+      (
+        "__write",
+        { host, s in
+          let fd = s.integer(2) == 2 ? 2 : 1
+          let taken = host.writesAreMessages || host.captureWrites && (fd == 1 || isatty(STDERR_FILENO) != 0)
+          guard taken, let text = s.string(1) else {
+            s.push(false)
+            return 1
+          }
+          host.capturedWrite(text, stream: fd - 1)
+          s.push(true)
+          return 1
+        }
+      )
+    ]
   }
 
   /// Text written to standard output (`stream` 0) or error (1) while writes are captured:

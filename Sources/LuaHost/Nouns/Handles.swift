@@ -24,7 +24,7 @@ extension ScriptHost {
   static let nounRegistry: [(name: String, bind: @Sendable () -> NounBinding)] = [
     ("operation", { operationNoun.binding() }),
     ("queue", { queueNoun.binding() }),
-    ("progress", { progressNoun.binding() }),
+    ("progress", { progressNoun.binding() })
   ]
 
   /// The noun of `kind`, bound the first time a handle of that kind is read, written or
@@ -142,12 +142,15 @@ extension ScriptHost {
   /// metatable with `debug.setmetatable`, is not a handle.
   func handleID(_ kind: HandleKind, at i: Int32, on s: LuaStack) -> Int? {
     if kind == .progress {
-      guard s.type(i) == LUA_TTABLE, hasMetatable(handles.metatableAddresses[kind.rawValue], at: i, on: s) else { return nil }
+      guard s.type(i) == LUA_TTABLE, hasMetatable(handles.metatableAddresses[kind.rawValue], at: i, on: s) else {
+        return nil
+      }
       return progressID(inHandle: i, on: s)
     }
     // Being the very value cached at its id makes it a handle of this kind (its metatable too).
     guard s.type(i) == LUA_TUSERDATA, lua_rawlen(s.L, i) == MemoryLayout<Int>.size,
-          let box = lua_touserdata(s.L, i) else { return nil }
+      let box = lua_touserdata(s.L, i)
+    else { return nil }
     let id = box.load(as: Int.self)
     return isCached(handles.caches[kind]!, id, at: i, on: s) ? id : nil
   }

@@ -12,8 +12,10 @@ struct LuaField<Object> {
   /// Sets the field from the value at the given index (nil: Lua cannot set it).
   let set: ((ScriptHost, Object, LuaStack, Int32) throws -> Void)?
 
-  init(_ name: String, get: @escaping (ScriptHost, Object, LuaStack) throws -> Void,
-       set: ((ScriptHost, Object, LuaStack, Int32) throws -> Void)? = nil) {
+  init(
+    _ name: String, get: @escaping (ScriptHost, Object, LuaStack) throws -> Void,
+    set: ((ScriptHost, Object, LuaStack, Int32) throws -> Void)? = nil
+  ) {
     self.name = name
     self.get = get
     self.set = set
@@ -82,12 +84,15 @@ struct LuaNoun<Object> {
       kind: kind, name: name, readOnly: setters.isEmpty, rawIndex: rawIndex, rawNewIndex: rawNewIndex,
       readable: readable, settable: settable, methodNames: methodNames,
       methods: methods.map { method in
-        (method.name, { host, s in
-          guard let id = host.handleID(kind, at: 1, on: s) else {
-            throw ScriptError.badSelf(method.name, expected: name, got: s.typeName(1), variable: variable)
+        (
+          method.name,
+          { host, s in
+            guard let id = host.handleID(kind, at: 1, on: s) else {
+              throw ScriptError.badSelf(method.name, expected: name, got: s.typeName(1), variable: variable)
+            }
+            return try method.call(host, object(host, id), s)
           }
-          return try method.call(host, object(host, id), s)
-        })
+        )
       },
       get: { host, s, id, key in
         let target = object(host, id)
@@ -127,12 +132,14 @@ final class NounBinding {
   let set: (ScriptHost, LuaStack, Int?, String, Int32) throws -> Void
   let describe: (ScriptHost, Int) -> String
 
-  init(kind: HandleKind, name: String, readOnly: Bool,
-       rawIndex: ((ScriptHost, LuaStack) throws -> Bool)?, rawNewIndex: ((ScriptHost, LuaStack) throws -> Bool)?,
-       readable: [String], settable: [String], methodNames: [String], methods: [(String, HostFunction)],
-       get: @escaping (ScriptHost, LuaStack, Int, String) throws -> Void,
-       set: @escaping (ScriptHost, LuaStack, Int?, String, Int32) throws -> Void,
-       describe: @escaping (ScriptHost, Int) -> String) {
+  init(
+    kind: HandleKind, name: String, readOnly: Bool,
+    rawIndex: ((ScriptHost, LuaStack) throws -> Bool)?, rawNewIndex: ((ScriptHost, LuaStack) throws -> Bool)?,
+    readable: [String], settable: [String], methodNames: [String], methods: [(String, HostFunction)],
+    get: @escaping (ScriptHost, LuaStack, Int, String) throws -> Void,
+    set: @escaping (ScriptHost, LuaStack, Int?, String, Int32) throws -> Void,
+    describe: @escaping (ScriptHost, Int) -> String
+  ) {
     self.kind = kind
     self.name = name
     self.readOnly = readOnly

@@ -56,7 +56,7 @@ extension ScriptHost {
         }
       },
       LuaField("queue") { host, op, s in host.pushHandle(.queue, id: op.queue.id, on: s) },
-      LuaField("dependencies") { host, op, s in host.pushOperations(op.dependencies, on: s) },
+      LuaField("dependencies") { host, op, s in host.pushOperations(op.dependencies, on: s) }
     ]
   }
 
@@ -103,7 +103,7 @@ extension ScriptHost {
       LuaMethod("why") { host, op, s in
         s.push(host.scheduler.explain(op))
         return 1
-      },
+      }
     ]
   }
 }

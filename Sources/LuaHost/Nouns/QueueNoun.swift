@@ -24,33 +24,41 @@ extension ScriptHost {
   private static var queueNounFields: [LuaField<WorkQueue>] {
     [
       LuaField("name") { _, queue, s in s.push(queue.name) },
-      LuaField("max_concurrent", get: { _, queue, s in s.push(queue.maxConcurrent) }, set: { host, queue, s, i in
-        let what = "queue '\(queue.name)'"
-        guard let value = try host.numberField(s, at: i, "max_concurrent", in: what) else {
-          throw ScriptError("\(what): max_concurrent must be a number (got nil)")
-        }
-        queue.maxConcurrent = try host.concurrency(value, what)
-      }),
-      LuaField("suspended", get: { _, queue, s in s.push(queue.isSuspended) }, set: { host, queue, s, i in
-        guard s.type(i) == LUA_TBOOLEAN else {
-          throw ScriptError("queue '\(queue.name)': suspended must be a boolean (got \(s.typeName(i)))")
-        }
-        if s.boolean(i) { host.scheduler.suspend(queue) } else { host.scheduler.resume(queue) }
-      }),
+      LuaField(
+        "max_concurrent", get: { _, queue, s in s.push(queue.maxConcurrent) },
+        set: { host, queue, s, i in
+          let what = "queue '\(queue.name)'"
+          guard let value = try host.numberField(s, at: i, "max_concurrent", in: what) else {
+            throw ScriptError("\(what): max_concurrent must be a number (got nil)")
+          }
+          queue.maxConcurrent = try host.concurrency(value, what)
+        }),
+      LuaField(
+        "suspended", get: { _, queue, s in s.push(queue.isSuspended) },
+        set: { host, queue, s, i in
+          guard s.type(i) == LUA_TBOOLEAN else {
+            throw ScriptError("queue '\(queue.name)': suspended must be a boolean (got \(s.typeName(i)))")
+          }
+          if s.boolean(i) { host.scheduler.suspend(queue) } else { host.scheduler.resume(queue) }
+        }),
       LuaField("count") { _, queue, s in s.push(queue.count) },
       LuaField("running") { _, queue, s in s.push(queue.running) },
-      LuaField("operations") { host, queue, s in host.pushOperations(queue.operations, on: s) },
+      LuaField("operations") { host, queue, s in host.pushOperations(queue.operations, on: s) }
     ]
   }
 
   private static var queueNounMethods: [LuaMethod<WorkQueue>] {
     [
-      LuaMethod("suspend") { host, queue, _ in host.scheduler.suspend(queue); return 0 },
-      LuaMethod("resume") { host, queue, _ in host.scheduler.resume(queue); return 0 },
+      LuaMethod("suspend") { host, queue, _ in
+        host.scheduler.suspend(queue); return 0
+      },
+      LuaMethod("resume") { host, queue, _ in
+        host.scheduler.resume(queue); return 0
+      },
       LuaMethod("cancel_all") { host, queue, s in
         host.scheduler.cancelAll(queue, reason: s.string(2) ?? "cancelled")
         return 0
-      },
+      }
     ]
   }
 }

@@ -30,8 +30,10 @@ extension ScriptHost {
 
   /// Calls `body` with the value at `i` when it is a single item (`isItem`), else with each
   /// element of the list at `i` (`conditions = c` or `conditions = { c, ... }`).
-  func eachItem(_ s: LuaStack, _ i: Int32, isItem: (Int32) -> Bool, list: String,
-                _ body: (Int32) throws -> Void) throws {
+  func eachItem(
+    _ s: LuaStack, _ i: Int32, isItem: (Int32) -> Bool, list: String,
+    _ body: (Int32) throws -> Void
+  ) throws {
     let i = s.absolute(i)
     if isItem(i) { return try body(i) }
     guard s.type(i) == LUA_TTABLE else { throw ScriptError("\(list) (got \(s.typeName(i)))") }
@@ -94,7 +96,9 @@ extension ScriptHost {
 
   /// A command at `i` (a string, or a list of argv words) with `env` and `cwd` read from the
   /// table at `options` (if it is one).
-  func commandSpec(_ s: LuaStack, _ i: Int32, options: Int32, function: String, field: String? = nil) throws -> CommandSpec {
+  func commandSpec(_ s: LuaStack, _ i: Int32, options: Int32, function: String, field: String? = nil) throws
+    -> CommandSpec
+  {
     var place: String { field.map { "\(function): field '\($0)'" } ?? "bad argument #1 to '\(function)'" }
     var spec: CommandSpec
     if let text = s.string(i) {
@@ -126,7 +130,9 @@ extension ScriptHost {
     }
     let what = field == nil ? "\(function) options" : function
     if field == nil { try checkFields(s, options, valid: ["env", "cwd", "check"], in: what) }
-    spec.directory = try optionalString(s, options, "cwd", in: what).map { try CommandText.word($0, "\(what): field 'cwd'") }
+    spec.directory = try optionalString(s, options, "cwd", in: what).map {
+      try CommandText.word($0, "\(what): field 'cwd'")
+    }
     if s.rawGet(options, "env") != LUA_TNIL {
       defer { s.pop() }
       let env = s.top
@@ -145,7 +151,9 @@ extension ScriptHost {
         }
         spec.environment[name] = try CommandText.word(value, "\(what): env value '\(name)'")
       }
-    } else { s.pop() }
+    } else {
+      s.pop()
+    }
     return spec
   }
 }

@@ -5,7 +5,7 @@ import CLuaShim
 /// The fields of operation{}; group{} takes a subset.
 enum SpecField: Int, CaseIterable {
   case name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout,
-       observers, retries, retry, weight, desc
+    observers, retries, retry, weight, desc
 
   /// The field's name in Lua. Spelled out: `String(describing:)` of a case goes through
   /// runtime reflection, about 70,000 instructions a name.
@@ -65,8 +65,10 @@ extension ScriptHost {
   /// Copies the fields of the table at `table` into fresh slots on top of the stack, in one
   /// pass over it. Unknown fields are errors (with the closest valid one), and so are
   /// positional values unless `list` (a group's children). `what` is made only for a message.
-  func readSpec(_ s: LuaStack, _ table: Int32, _ keys: SpecKeys, list: Bool = false,
-                in what: @autoclosure () -> String) throws -> SpecSlots {
+  func readSpec(
+    _ s: LuaStack, _ table: Int32, _ keys: SpecKeys, list: Bool = false,
+    in what: @autoclosure () -> String
+  ) throws -> SpecSlots {
     let t = s.absolute(table)
     let count = Int32(SpecField.allCases.count)
     guard lua_checkstack(s.L, count + 4) != 0 else { throw ScriptError("stack overflow") }
@@ -81,7 +83,9 @@ extension ScriptHost {
       } else if list, s.type(-2) == LUA_TNUMBER, let n = s.integer(-2), n >= 1 && n <= length {
         // a child, read by the caller
       } else {
-        let key: LuaStack.TableKey = s.type(-2) == LUA_TSTRING ? .name(s.string(-2)!)
+        let key: LuaStack.TableKey =
+          s.type(-2) == LUA_TSTRING
+          ? .name(s.string(-2)!)
           : s.integer(-2).map { .index($0) } ?? .other(s.typeName(-2))
         s.pop(2)
         throw fieldError(key, valid: keys.valid, in: what(), list: list)

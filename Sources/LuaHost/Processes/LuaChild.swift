@@ -127,7 +127,9 @@ final class SideOutput: @unchecked Sendable {
     var taken = bytes
     if dropped > 0 {
       if taken.last != 10 && !taken.isEmpty { taken.append(10) }
-      taken += Array("taskrun: \(dropped) more bytes of this io.popen command's \(stream == 0 ? "output" : "standard error") not shown\n".utf8)
+      taken += Array(
+        "taskrun: \(dropped) more bytes of this io.popen command's \(stream == 0 ? "output" : "standard error") not shown\n"
+          .utf8)
     }
     bytes = []
     dropped = 0

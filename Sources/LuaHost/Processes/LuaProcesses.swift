@@ -193,7 +193,8 @@ extension ScriptHost {
 
   /// Starts `/bin/sh -c command` in a process group of its own.
   func spawnShell(_ command: String, input: Int32, output: Int32, error: Int32) -> Result<(pid_t, Int32), CodeError> {
-    let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { word in word.withCString { strdup($0) } } + [nil]
+    let argv: [UnsafeMutablePointer<CChar>?] =
+      ["/bin/sh", "-c", command].map { word in word.withCString { strdup($0) } } + [nil]
     defer { for word in argv { free(word) } }
     var pid: pid_t = 0, pidfd: Int32 = -1
     let rc = cs_spawn_input("/bin/sh", argv, nil, nil, input, output, error, &pid, &pidfd)
@@ -206,7 +207,8 @@ extension ScriptHost {
   /// grace or at the next interrupt, and the reason is returned with the status: os.execute
   /// raises it; a closing io.popen handle returns the status and the hook raises soon after.
   func waitForChild(pid: pid_t, pidfd: Int32, streams: [(fd: Int32, stream: Int)], guarded child: LuaChild? = nil)
-    -> (status: Int32, stopped: (hook: Int32, reason: String)?) {
+    -> (status: Int32, stopped: (hook: Int32, reason: String)?)
+  {
     var fds = [pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)]
     for (fd, _) in streams { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
     defer { if pidfd >= 0 { Glibc.close(pidfd) } }
@@ -267,7 +269,9 @@ extension ScriptHost {
     // on a command: bounded in time as it is in instructions.
     let bound = tl_bound_expired()
     if bound > 0 {
-      return (0, "stopped after \(Int(bound)) s waiting for a command (taskrun bounds the Lua code it calls outside a body)")
+      return (
+        0, "stopped after \(Int(bound)) s waiting for a command (taskrun bounds the Lua code it calls outside a body)"
+      )
     }
     switch tl_stop_kind(co?.control) {  // the hook's own rule (shim.c)
     case 1: return (1, "cancelled")

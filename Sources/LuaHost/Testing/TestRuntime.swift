@@ -49,7 +49,8 @@ final class TestRuntime {
       block.ran = op.hasStarted
       block.status = .error
       block.line = blockStops[op.id] ?? block.line
-      block.message = "\(block.file):\(block.line): interrupted while its body ran (the tests it had yet to declare did not run)"
+      block.message =
+        "\(block.file):\(block.line): interrupted while its body ran (the tests it had yet to declare did not run)"
       results.append(block)
     }
     return results + (errors[op.id] ?? [])

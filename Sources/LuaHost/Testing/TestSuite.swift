@@ -90,18 +90,21 @@ extension ScriptHost {
   /// of strings by option name.
   public func readBustedConfig(path: String, run: String?) throws -> [String: [String]] {
     var options: [String: [String]] = [:]
-    try callRuntime("config", results: { s in
-      s.pushNil()
-      while lua_next(s.L, -2) != 0 {
-        defer { s.pop() }
-        guard let key = s.string(-2), lua_type(s.L, -1) == LUA_TTABLE else { continue }
-        options[key] = (0..<s.rawLength(-1)).compactMap { i in
+    try callRuntime(
+      "config",
+      results: { s in
+        s.pushNil()
+        while lua_next(s.L, -2) != 0 {
           defer { s.pop() }
-          s.rawGet(-1, i + 1)
-          return s.stringOrNumber(-1)
+          guard let key = s.string(-2), lua_type(s.L, -1) == LUA_TTABLE else { continue }
+          options[key] = (0..<s.rawLength(-1)).compactMap { i in
+            defer { s.pop() }
+            s.rawGet(-1, i + 1)
+            return s.stringOrNumber(-1)
+          }
         }
       }
-    }) { s in
+    ) { s in
       s.push(path)
       if let run { s.push(run) } else { s.pushNil() }
       return 2
@@ -125,19 +128,26 @@ extension ScriptHost {
   public func prepareTests(_ options: TestOptions) throws {
     try callRuntime("prepare") { s in
       s.newTable()
-      for (key, list) in [("filter", options.filter), ("filter_out", options.filterOut),
-                          ("tags", options.tags), ("exclude_tags", options.excludeTags),
-                          ("arguments", options.arguments), ("statements", options.statements),
-                          ("helper_arguments", options.helperArguments)] {
+      for (key, list) in [
+        ("filter", options.filter), ("filter_out", options.filterOut),
+        ("tags", options.tags), ("exclude_tags", options.excludeTags),
+        ("arguments", options.arguments), ("statements", options.statements),
+        ("helper_arguments", options.helperArguments)
+      ] {
         pushList(list, on: s)
         s.rawSet(-2, key)
       }
-      for (key, text) in [("lpath", options.lpath), ("cpath", options.cpath), ("helper", options.helper),
-                          ("interpreter", options.interpreter), ("program", options.program)] {
+      for (key, text) in [
+        ("lpath", options.lpath), ("cpath", options.cpath), ("helper", options.helper),
+        ("interpreter", options.interpreter), ("program", options.program)
+      ] {
         s.push(text)
         s.rawSet(-2, key)
       }
-      for (key, flag) in [("list", options.list), ("suppress_pending", options.suppressPending), ("auto_insulate", options.autoInsulate), ("coverage", options.coverage)] {
+      for (key, flag) in [
+        ("list", options.list), ("suppress_pending", options.suppressPending), ("auto_insulate", options.autoInsulate),
+        ("coverage", options.coverage)
+      ] {
         s.push(flag)
         s.rawSet(-2, key)
       }
@@ -173,8 +183,10 @@ extension ScriptHost {
   }
 
   /// Calls `runtime[name]` with what `arguments` pushes, as a coroutine run to its end.
-  private func callRuntime(_ name: String, results: @escaping (LuaStack) -> Void = { _ in },
-                           arguments: (LuaStack) -> Int32) throws {
+  private func callRuntime(
+    _ name: String, results: @escaping (LuaStack) -> Void = { _ in },
+    arguments: (LuaStack) -> Int32
+  ) throws {
     let s = stack
     s.pushRef(tests.runtime)
     _ = s.rawGet(-1, name)
@@ -194,57 +206,82 @@ extension ScriptHost {
   /// error outside a test, a test that does not count.
   private func testHostFunctions() -> [(String, HostFunction)] {
     [
-      ("case", { host, s in
-        guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.tests.cases[op.id] = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?",
-                                         line: s.integer(4) ?? 0)
-        return 0
-      }),
-      ("status", { host, s in
-        guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.tests.cases[op.id]?.status = s.string(2).flatMap(TestCase.Status.init(rawValue:))
-        host.tests.cases[op.id]?.message = s.string(3)
-        host.tests.cases[op.id]?.traceback = s.string(4)
-        return 0
-      }),
-      ("skip", { host, s in
-        guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.tests.skipOnReturn[op] = s.string(2) ?? "pending"
-        return 0
-      }),
-      ("block", { host, s in  // block(op, name, file, line): a block's body runs in op
-        guard let op = host.operation(at: 1, on: s) else { return 0 }
-        var block = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?", line: s.integer(4) ?? 0)
-        block.outside = true
-        host.tests.blocks[op.id] = block
-        return 0
-      }),
-      ("body", { host, s in  // body(op, block): with --timeout op runs the body of block's op
-        guard let op = host.operation(at: 1, on: s), let block = host.operation(at: 2, on: s) else { return 0 }
-        host.tests.blockBodies[op.id] = block.id
-        return 0
-      }),
-      ("declared", { host, s in  // its body has run: from here on it only waits for its tests
-        guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.tests.blocks[op.id] = nil
-        host.tests.blockStops[op.id] = nil
-        return 0
-      }),
-      ("drop", { host, s in
-        guard let op = host.operation(at: 1, on: s) else { return 0 }
-        host.tests.cases[op.id]?.counted = false
-        return 0
-      }),
-      ("extra", { host, s in  // extra(op, status, name, file, line, message, traceback)
-        guard let op = host.operation(at: 1, on: s) else { return 0 }
-        var error = TestCase(name: s.string(3) ?? op.name, file: s.string(4) ?? "?", line: s.integer(5) ?? 0)
-        error.status = s.string(2).flatMap(TestCase.Status.init(rawValue:)) ?? .error
-        error.message = s.string(6)
-        error.traceback = s.string(7)
-        error.outside = true
-        host.tests.errors[op.id, default: []].append(error)
-        return 0
-      }),
+      (
+        "case",
+        { host, s in
+          guard let op = host.operation(at: 1, on: s) else { return 0 }
+          host.tests.cases[op.id] = TestCase(
+            name: s.string(2) ?? op.name, file: s.string(3) ?? "?",
+            line: s.integer(4) ?? 0)
+          return 0
+        }
+      ),
+      (
+        "status",
+        { host, s in
+          guard let op = host.operation(at: 1, on: s) else { return 0 }
+          host.tests.cases[op.id]?.status = s.string(2).flatMap(TestCase.Status.init(rawValue:))
+          host.tests.cases[op.id]?.message = s.string(3)
+          host.tests.cases[op.id]?.traceback = s.string(4)
+          return 0
+        }
+      ),
+      (
+        "skip",
+        { host, s in
+          guard let op = host.operation(at: 1, on: s) else { return 0 }
+          host.tests.skipOnReturn[op] = s.string(2) ?? "pending"
+          return 0
+        }
+      ),
+      (
+        "block",
+        { host, s in  // block(op, name, file, line): a block's body runs in op
+          guard let op = host.operation(at: 1, on: s) else { return 0 }
+          var block = TestCase(name: s.string(2) ?? op.name, file: s.string(3) ?? "?", line: s.integer(4) ?? 0)
+          block.outside = true
+          host.tests.blocks[op.id] = block
+          return 0
+        }
+      ),
+      (
+        "body",
+        { host, s in  // body(op, block): with --timeout op runs the body of block's op
+          guard let op = host.operation(at: 1, on: s), let block = host.operation(at: 2, on: s) else { return 0 }
+          host.tests.blockBodies[op.id] = block.id
+          return 0
+        }
+      ),
+      (
+        "declared",
+        { host, s in  // its body has run: from here on it only waits for its tests
+          guard let op = host.operation(at: 1, on: s) else { return 0 }
+          host.tests.blocks[op.id] = nil
+          host.tests.blockStops[op.id] = nil
+          return 0
+        }
+      ),
+      (
+        "drop",
+        { host, s in
+          guard let op = host.operation(at: 1, on: s) else { return 0 }
+          host.tests.cases[op.id]?.counted = false
+          return 0
+        }
+      ),
+      (
+        "extra",
+        { host, s in  // extra(op, status, name, file, line, message, traceback)
+          guard let op = host.operation(at: 1, on: s) else { return 0 }
+          var error = TestCase(name: s.string(3) ?? op.name, file: s.string(4) ?? "?", line: s.integer(5) ?? 0)
+          error.status = s.string(2).flatMap(TestCase.Status.init(rawValue:)) ?? .error
+          error.message = s.string(6)
+          error.traceback = s.string(7)
+          error.outside = true
+          host.tests.errors[op.id, default: []].append(error)
+          return 0
+        }
+      )
     ]
   }
 }

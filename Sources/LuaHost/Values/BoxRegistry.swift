@@ -39,7 +39,8 @@ final class BoxRegistry<Value> {
   /// The value whose box is at `i`, if it is one of these boxes.
   func value(at i: Int32, host: ScriptHost, on s: LuaStack) -> Value? {
     guard s.type(i) == LUA_TUSERDATA, lua_rawlen(s.L, i) == MemoryLayout<Int>.size,
-          let box = lua_touserdata(s.L, i), host.hasMetatable(metaAddress, at: i, on: s) else { return nil }
+      let box = lua_touserdata(s.L, i), host.hasMetatable(metaAddress, at: i, on: s)
+    else { return nil }
     let index = box.load(as: Int.self)
     guard index >= 0, index < values.count, host.isCached(boxes, index, at: i, on: s) else { return nil }
     return values[index]

@@ -45,7 +45,8 @@ extension ScriptHost {
   /// As `displayText`, for argument `n` of `function`, in the words Lua uses for arguments.
   func displayArgument(_ text: String, _ n: Int, _ function: String) throws {
     guard DisplayText.isClean(text) else {
-      throw ScriptError.badArgument(n, to: function, expected: "text without control characters", got: DisplayText.quoted(text))
+      throw ScriptError.badArgument(
+        n, to: function, expected: "text without control characters", got: DisplayText.quoted(text))
     }
   }
 }

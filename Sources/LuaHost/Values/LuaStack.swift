@@ -131,9 +131,13 @@ struct LuaStack {
     var keys: [TableKey] = []
     pushNil()
     while tl_next(L, t) != 0 {
-      if let s = string(-2) { keys.append(.name(s)) }
-      else if let n = integer(-2) { keys.append(.index(n)) }
-      else { keys.append(.other(typeName(-2))) }
+      if let s = string(-2) {
+        keys.append(.name(s))
+      } else if let n = integer(-2) {
+        keys.append(.index(n))
+      } else {
+        keys.append(.other(typeName(-2)))
+      }
       pop()
     }
     return keys

@@ -40,7 +40,9 @@ extension ScriptHost {
   /// A whole number from `range` (counts: retries, attempts, limits).
   func count(_ value: Double, _ field: String, _ range: ClosedRange<Int>, in what: String) throws -> Int {
     guard value == value.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
-      throw ScriptError("\(what): field '\(field)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \(formatNumber(value)))")
+      throw ScriptError(
+        "\(what): field '\(field)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \(formatNumber(value)))"
+      )
     }
     return Int(value)
   }
@@ -48,7 +50,9 @@ extension ScriptHost {
   /// Seconds to wait, from 0 (or more than 0) to Limits.maxSeconds.
   func seconds(_ value: Double, _ field: String, positive: Bool = false, in what: String) throws -> Double {
     guard positive ? value > 0 : value >= 0, value <= Limits.maxSeconds else {
-      throw ScriptError("\(what): field '\(field)' must be \(positive ? "more than 0" : "from 0") to \(formatNumber(Limits.maxSeconds)) seconds (got \(formatNumber(value)))")
+      throw ScriptError(
+        "\(what): field '\(field)' must be \(positive ? "more than 0" : "from 0") to \(formatNumber(Limits.maxSeconds)) seconds (got \(formatNumber(value)))"
+      )
     }
     return value
   }

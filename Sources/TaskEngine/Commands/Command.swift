@@ -44,7 +44,9 @@ public struct CommandSpec: Sendable, Equatable {
       for i in 0...bytes.count {
         let byte = i < bytes.count ? bytes[i] : 32
         if byte == 32 || byte == 9 {
-          if start >= 0 { words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)) }
+          if start >= 0 {
+            words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+          }
           start = -1
         } else if byte < 128 && shell[Int(byte)] {
           return nil
@@ -80,7 +82,7 @@ public struct CommandSpec: Sendable, Equatable {
     "if", "for", "while", "case", "until", "ulimit", "umask", "wait", "trap", "shift", "read",
     // POSIX special and regular builtins that have no executable of their own, and bash's
     "command", "hash", "type", "getopts", "times", "readonly", "local", "return", "break",
-    "continue", "unalias", "let", "declare", "typeset", "builtin", "fc", "jobs", "fg", "bg",
+    "continue", "unalias", "let", "declare", "typeset", "builtin", "fc", "jobs", "fg", "bg"
   ]
 }
 
@@ -105,8 +107,10 @@ public struct CommandResult: Sendable, Equatable {
   /// Why taskrun ended it, when it did so on its own (a command stopped by the terminal).
   public var reason: String?
 
-  public init(status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8], stdoutFile: String? = nil,
-              stderrFile: String? = nil, reason: String? = nil) {
+  public init(
+    status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8], stdoutFile: String? = nil,
+    stderrFile: String? = nil, reason: String? = nil
+  ) {
     self.status = status
     self.stdoutBytes = stdoutBytes
     self.stderrBytes = stderrBytes
@@ -126,8 +130,10 @@ public struct CommandResult: Sendable, Equatable {
   /// " (all of its output: FILE)" when a stream went to a file, with what was dropped; "" else.
   public var whereOutputIs: String {
     var parts: [String] = []
-    for (name, file, dropped, incomplete) in [("stdout", stdoutFile, stdoutDropped, stdoutIncomplete),
-                                              ("stderr", stderrFile, stderrDropped, stderrIncomplete)] {
+    for (name, file, dropped, incomplete) in [
+      ("stdout", stdoutFile, stdoutDropped, stdoutIncomplete),
+      ("stderr", stderrFile, stderrDropped, stderrIncomplete)
+    ] {
       if let file, let incomplete {
         parts.append("\(file), incomplete: \(incomplete)")
       } else if let file {
@@ -145,8 +151,9 @@ public struct CommandResult: Sendable, Equatable {
   public var failureDescription: String {
     if let reason { return reason }
     if status == 127, let reason = stderr.split(separator: "\n").last,
-       reason.hasSuffix("command not found") || reason.hasPrefix("cwd '") || reason.hasSuffix("permission denied")
-         || reason.contains(": cannot start: ") || reason.hasPrefix("cannot create a pipe") {
+      reason.hasSuffix("command not found") || reason.hasPrefix("cwd '") || reason.hasSuffix("permission denied")
+        || reason.contains(": cannot start: ") || reason.hasPrefix("cannot create a pipe")
+    {
       return "could not start (\(reason))"
     }
     return status > 128 ? "killed by signal \(status - 128)" : "exited with status \(status)"
@@ -175,8 +182,10 @@ public final class CommandBody: OperationBody {
       } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
       } else {  // the message names its files: they stay (Scheduler.finish)
-        scheduler.finish(operation, .failed, error: result.failureDescription + ": " + self.spec.display
-                           + result.whereOutputIs, kind: .command)
+        scheduler.finish(
+          operation, .failed,
+          error: result.failureDescription + ": " + self.spec.display
+            + result.whereOutputIs, kind: .command)
       }
     }
   }

@@ -55,8 +55,10 @@ public final class CommandTable {
 
   /// Starts `spec` on `executor` (nil: here) for `owner`, whose record gets its output;
   /// `completion` gets the result on the scheduler's thread.
-  func run(_ spec: CommandSpec, for owner: OperationNode?, on executor: (any CommandExecutor)?,
-           completion: @escaping (CommandResult) -> Void) -> CommandToken {
+  func run(
+    _ spec: CommandSpec, for owner: OperationNode?, on executor: (any CommandExecutor)?,
+    completion: @escaping (CommandResult) -> Void
+  ) -> CommandToken {
     lastToken += 1
     let token = CommandToken(lastToken)
     let executor = executor ?? processes

@@ -31,9 +31,11 @@ public final class BlockCondition: OperationCondition {
   let produce: ((OperationNode, Scheduler) -> OperationNode?)?
   let decide: (OperationNode, Scheduler, @escaping (ConditionResult) -> Void) -> Void
 
-  public init(name: String,
-              dependency: ((OperationNode, Scheduler) -> OperationNode?)? = nil,
-              evaluate: @escaping (OperationNode, Scheduler, @escaping (ConditionResult) -> Void) -> Void) {
+  public init(
+    name: String,
+    dependency: ((OperationNode, Scheduler) -> OperationNode?)? = nil,
+    evaluate: @escaping (OperationNode, Scheduler, @escaping (ConditionResult) -> Void) -> Void
+  ) {
     self.name = name
     self.produce = dependency
     self.decide = evaluate
@@ -101,8 +103,10 @@ public final class CompoundCondition: OperationCondition {
   public func evaluate(for op: OperationNode, scheduler: Scheduler, completion: @escaping (ConditionResult) -> Void) {
     step(0, op, scheduler, failures: [], completion)
   }
-  private func step(_ index: Int, _ op: OperationNode, _ scheduler: Scheduler, failures: [String],
-                    _ completion: @escaping (ConditionResult) -> Void) {
+  private func step(
+    _ index: Int, _ op: OperationNode, _ scheduler: Scheduler, failures: [String],
+    _ completion: @escaping (ConditionResult) -> Void
+  ) {
     guard index < parts.count else {
       return completion(mode == .all ? .satisfied : .failed(failures.joined(separator: "; ")))
     }

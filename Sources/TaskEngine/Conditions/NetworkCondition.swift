@@ -18,8 +18,10 @@ extension BlockCondition {
   /// Asks the user (`confirm(prompt)`): yes → satisfied, no → failed. With `assumeYes` it
   /// holds at once; without a terminal it fails clearly. Prompts are asked one at a time; a
   /// queued one whose operation was cancelled meanwhile (the run stopped) is never asked.
-  public static func confirm(_ prompt: String, assumeYes: Bool,
-                             ask: (@Sendable (String) -> Bool?)?) -> BlockCondition {
+  public static func confirm(
+    _ prompt: String, assumeYes: Bool,
+    ask: (@Sendable (String) -> Bool?)?
+  ) -> BlockCondition {
     BlockCondition(name: "confirm") { op, scheduler, done in
       if assumeYes { return done(.satisfied) }
       guard let ask else {

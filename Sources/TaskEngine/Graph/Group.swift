@@ -56,17 +56,22 @@ public final class GroupBody: OperationBody {
       // other's whole errors grew quadratically (10,000 levels: gigabytes of text).
       let leaf = bad.isGroup ? bad.failedLeaf ?? bad : bad
       group.failedLeaf = leaf
-      let cause = leaf === bad ? bad.error
+      let cause =
+        leaf === bad
+        ? bad.error
         : "'\(leaf.name)' \(leaf.outcome?.rawValue ?? "failed")" + (leaf.error.map { ": \($0)" } ?? "")
-      scheduler.finish(group, .failed, error: "'\(bad.name)' failed" + (cause.map { ": \($0)" } ?? ""),
-                       kind: .child)
+      scheduler.finish(
+        group, .failed, error: "'\(bad.name)' failed" + (cause.map { ": \($0)" } ?? ""),
+        kind: .child)
     } else if group.isCancelled {
       scheduler.finish(group, .cancelled)
     } else if let cancelled = group.children.first(where: { $0.outcome == .cancelled }) {
       // Why, as for a failure: the child, then the operation inside it (a deadlock, say).
       let leaf = cancelled.isGroup ? cancelled.failedLeaf ?? cancelled : cancelled
       group.failedLeaf = leaf
-      let cause = leaf === cancelled ? cancelled.error
+      let cause =
+        leaf === cancelled
+        ? cancelled.error
         : "'\(leaf.name)' \(leaf.outcome?.rawValue ?? "cancelled")" + (leaf.error.map { ": \($0)" } ?? "")
       scheduler.finish(group, .cancelled, error: "'\(cancelled.name)' cancelled" + (cause.map { ": \($0)" } ?? ""))
     } else {
@@ -97,7 +102,8 @@ extension Scheduler {
       ancestor = a.group
     }
     guard child.canJoinGroup else {
-      throw EngineError(.alreadyStarted, "cannot put '\(child.name)' in group '\(group.name)': it is already part of the run")
+      throw EngineError(
+        .alreadyStarted, "cannot put '\(child.name)' in group '\(group.name)': it is already part of the run")
     }
     guard !group.isFinished else {
       throw EngineError(.alreadyStarted, "cannot add to group '\(group.name)': it already finished")

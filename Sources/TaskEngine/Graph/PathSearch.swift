@@ -11,8 +11,10 @@ enum PathSearch {
 
   /// A path from `start` to `target` (both included), each node blocked by the next, or nil.
   /// Iterative, so a deep graph cannot overflow the stack; each node is visited once.
-  static func path(from start: OperationNode, to target: OperationNode,
-                   waits: [OperationNode: Set<OperationNode>] = [:]) -> [OperationNode]? {
+  static func path(
+    from start: OperationNode, to target: OperationNode,
+    waits: [OperationNode: Set<OperationNode>] = [:]
+  ) -> [OperationNode]? {
     var parent: [OperationNode: OperationNode] = [:]
     var seen: Set<OperationNode> = [start]
     var stack = [start]

@@ -21,11 +21,15 @@ extension Scheduler {
     let parkedOps = Set(admission.parked.map(ObjectIdentifier.init))
     var reasons: [(op: OperationNode, reason: String)] = []
     for op in operations where op.isScheduled && !op.isFinished && op.state != .executing {
-      let reason = cycles[ObjectIdentifier(op)].map { "never started: " + $0 }
-        ?? (op.state == .ready && op.queue.isSuspended ? "never started: queue '\(op.queue.name)' is suspended"
-        : op.state == .ready && parkedOps.contains(ObjectIdentifier(op)) ? "never started: " + waitingForResources(op)
-        : op.state == .ready ? "never started: queue '\(op.queue.name)' has no room"
-        : "never started: its dependencies never finished")
+      let reason =
+        cycles[ObjectIdentifier(op)].map { "never started: " + $0 }
+        ?? (op.state == .ready && op.queue.isSuspended
+          ? "never started: queue '\(op.queue.name)' is suspended"
+          : op.state == .ready && parkedOps.contains(ObjectIdentifier(op))
+            ? "never started: " + waitingForResources(op)
+            : op.state == .ready
+              ? "never started: queue '\(op.queue.name)' has no room"
+              : "never started: its dependencies never finished")
       reasons.append((op, reason))
     }
     for (op, reason) in reasons where !op.isFinished { completely { cancel(op, reason: reason) } }

@@ -18,7 +18,8 @@ extension Scheduler {
         }
         if op.hasDependency(dependency) { continue }
         if !op.mayStillChange {
-          throw EngineError(.alreadyStarted, "cannot add a dependency to '\(op.name)': it already started", place: place)
+          throw EngineError(
+            .alreadyStarted, "cannot add a dependency to '\(op.name)': it already started", place: place)
         }
         graph.link(op, to: dependency)
         touched = true
@@ -35,7 +36,8 @@ extension Scheduler {
 
   func unknownName(_ name: String, for op: OperationNode, place: String? = nil) -> EngineError {
     let hint = suggestion(for: name, among: operations.map(\.name).filter { $0 != op.name })  // never itself
-    return EngineError(.unknownName,
+    return EngineError(
+      .unknownName,
       "'\(op.name)' depends on '\(name)', but no operation has that name" + (hint.isEmpty ? "" : "; \(hint)"),
       place: place)
   }
@@ -86,9 +88,10 @@ extension Scheduler {
   /// A sentence saying what `op` is waiting for, or what became of it.
   /// "waits for mutex 'm' (held by 'a')": what a parked operation waits for.
   func waitingForResources(_ op: OperationNode) -> String {
-    "waits for " + admission.waitingFor(op).map { busy in
-      "\(busy.kind) '\(busy.resource)' (held by \(busy.holders.map { "'\($0.name)'" }.joined(separator: ", ")))"
-    }.joined(separator: " and ")
+    "waits for "
+      + admission.waitingFor(op).map { busy in
+        "\(busy.kind) '\(busy.resource)' (held by \(busy.holders.map { "'\($0.name)'" }.joined(separator: ", ")))"
+      }.joined(separator: " and ")
   }
 
   public func explain(_ op: OperationNode) -> String {
@@ -101,7 +104,8 @@ extension Scheduler {
       if op.isCancelled { return "'\(op.name)' is executing and being cancelled (\(op.error ?? "cancelled"))" }
       let targets = waits.targets(of: op)
       if !targets.isEmpty {
-        return "'\(op.name)' is executing and waits for " + targets
+        return "'\(op.name)' is executing and waits for "
+          + targets
           .map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
       }
       if let remote = op.remoteState { return "'\(op.name)' is executing: \(remote.sentence)" }
@@ -115,19 +119,22 @@ extension Scheduler {
         + "\(queue.maxConcurrent) running: \(running.joined(separator: ", ")))"
     case .pending:
       if !op.unresolvedNames.isEmpty {
-        return "'\(op.name)' waits for the run to start to resolve " + op.unresolvedNames.map { "'\($0.name)'" }.joined(separator: ", ")
+        return "'\(op.name)' waits for the run to start to resolve "
+          + op.unresolvedNames.map { "'\($0.name)'" }.joined(separator: ", ")
       }
       if let group = op.group, !group.hasStarted {
         return "'\(op.name)' waits for its group '\(group.name)' to start"
       }
       if !op.isScheduled { return "'\(op.name)' is not scheduled: nothing has asked to run it yet" }
       if op.evaluatingConditions {
-        return "'\(op.name)' is evaluating its conditions: " + op.conditions.map { "'\($0.name)'" }.joined(separator: ", ")
+        return "'\(op.name)' is evaluating its conditions: "
+          + op.conditions.map { "'\($0.name)'" }.joined(separator: ", ")
       }
       let unfinished = op.dependencies.filter { !$0.isFinished }
       if !unfinished.isEmpty {
         let list = unfinished.map { "'\($0.name)' (\($0.state.rawValue))" }.joined(separator: ", ")
-        return "'\(op.name)' waits for \(unfinished.count) \(unfinished.count == 1 ? "dependency" : "dependencies"): \(list)"
+        return
+          "'\(op.name)' waits for \(unfinished.count) \(unfinished.count == 1 ? "dependency" : "dependencies"): \(list)"
       }
       return "'\(op.name)' is about to be evaluated"
     }

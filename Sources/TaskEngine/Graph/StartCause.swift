@@ -75,14 +75,17 @@ extension Scheduler {
     // a group's start, a producer's run), so the walk cannot loop; the bound only makes sure.
     for _ in 0...operations.count {
       let started = node.startTime != nil
-      let cause = started ? node.startCause
+      let cause =
+        started
+        ? node.startCause
         : node.lastDependency.map { StartCause(after: $0, kind: .dependency, detail: nil) } ?? node.origin?.cause
       if !node.isGroup && (started || failedUnstarted(node)) { path.append(node) }
       guard var next = cause?.after else { break }
       // A group ended when its last child did: the path goes on through that child.
       while cause?.kind != .group, next.isGroup,
-            let last = next.children.filter({ $0.finishTime != nil && $0.startTime != nil })
-              .max(by: { ($0.finishTime!, -$0.id) < ($1.finishTime!, -$1.id) }) {
+        let last = next.children.filter({ $0.finishTime != nil && $0.startTime != nil })
+          .max(by: { ($0.finishTime!, -$0.id) < ($1.finishTime!, -$1.id) })
+      {
         next = last
       }
       node = next

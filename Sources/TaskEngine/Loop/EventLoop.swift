@@ -53,8 +53,10 @@ public final class EventLoop {
 
   /// Runs blocking `work` off the scheduler's thread (on `queue`: a serial one serializes,
   /// as prompts must be); `then` gets its answer on the scheduler's thread.
-  public func perform(on queue: DispatchQueue = .global(), _ work: @escaping @Sendable () -> String?,
-                      then: @escaping (String?) -> Void) {
+  public func perform(
+    on queue: DispatchQueue = .global(), _ work: @escaping @Sendable () -> String?,
+    then: @escaping (String?) -> Void
+  ) {
     lastCompletion += 1
     let number = lastCompletion
     completions[number] = then

@@ -47,10 +47,14 @@ public final class SignalWatcher: @unchecked Sendable {
     // 150k instructions of its own bookkeeping.
     let reader = Unmanaged.passRetained(Reader(watcher: self, fd: fds[0])).toOpaque()
     var thread = pthread_t()
-    guard pthread_create(&thread, nil, { reader in
-      Unmanaged<Reader>.fromOpaque(reader!).takeRetainedValue().run()
-      return nil
-    }, reader) == 0 else { return }
+    guard
+      pthread_create(
+        &thread, nil,
+        { reader in
+          Unmanaged<Reader>.fromOpaque(reader!).takeRetainedValue().run()
+          return nil
+        }, reader) == 0
+    else { return }
     pthread_detach(thread)
     _ = cs_handle_signals(fds[1])
   }
@@ -72,10 +76,12 @@ public final class SignalWatcher: @unchecked Sendable {
   }
 
   /// Sends the signals to this run from now on (and the interrupts that came before).
-  public func attach(inbox: Inbox, processes: ProcessRunner,
-                     immediately: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void = { _, _ in },
-                     onSuspend: @escaping @Sendable () -> Void = {},
-                     onResume: @escaping @Sendable () -> Void = {}) {
+  public func attach(
+    inbox: Inbox, processes: ProcessRunner,
+    immediately: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void = { _, _ in },
+    onSuspend: @escaping @Sendable () -> Void = {},
+    onResume: @escaping @Sendable () -> Void = {}
+  ) {
     lock.lock()
     self.inbox = inbox
     self.processes = processes

@@ -29,13 +29,17 @@ extension ProgressSnapshot {
     if node.isFinished {
       let source = shown !== node ? shown : lastShown ?? node
       let image = source.completedImage()
-      return (ProgressSnapshot(completed: image.completed, total: image.total, fraction: 1, indeterminate: false,
-                               description: image.localizedDescription,
-                               additionalDescription: image.localizedAdditionalDescription, paused: paused), source)
+      return (
+        ProgressSnapshot(
+          completed: image.completed, total: image.total, fraction: 1, indeterminate: false,
+          description: image.localizedDescription,
+          additionalDescription: image.localizedAdditionalDescription, paused: paused), source
+      )
     }
-    var snapshot = ProgressSnapshot(completed: shown.completed, total: shown.total, fraction: min(1, node.fraction),
-                                    indeterminate: shown.isIndeterminate, description: shown.localizedDescription,
-                                    additionalDescription: shown.localizedAdditionalDescription, paused: paused)
+    var snapshot = ProgressSnapshot(
+      completed: shown.completed, total: shown.total, fraction: min(1, node.fraction),
+      indeterminate: shown.isIndeterminate, description: shown.localizedDescription,
+      additionalDescription: shown.localizedAdditionalDescription, paused: paused)
     snapshot.wordsSayPaused = shown.wordsSayPaused
     return (snapshot, shown)
   }
@@ -46,7 +50,8 @@ extension ProgressNode {
   /// has no words and no units done of its own (its fraction is then the child's); else nil.
   var onlyWrappedChild: ProgressNode? {
     guard description == nil, additionalDescription == nil, childCount == 1, completed == 0, total > 0,
-          let child = children.first, child.pendingInParent == total else { return nil }
+      let child = children.first, child.pendingInParent == total
+    else { return nil }
     return child
   }
 

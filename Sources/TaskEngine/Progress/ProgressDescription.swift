@@ -19,7 +19,8 @@ extension ProgressNode {
     if kind == .file, let fileOperation {
       let verb = ProgressFormat.verb(fileOperation)
       if let fileURL, fileTotalCount == nil || fileTotalCount == 1,
-        let name = ProgressFormat.displayName(fileURL) {
+        let name = ProgressFormat.displayName(fileURL)
+      {
         return "\(verb) “\(name)”…"
       }
       if let files = fileTotalCount, files >= 0 {
@@ -107,7 +108,7 @@ public enum ProgressFormat {
   }
 
   private static let byteUnits: [(name: String, size: Double, digits: Int)] = [
-    ("KB", 1e3, 0), ("MB", 1e6, 1), ("GB", 1e9, 2), ("TB", 1e12, 2), ("PB", 1e15, 2), ("EB", 1e18, 2),
+    ("KB", 1e3, 0), ("MB", 1e6, 1), ("GB", 1e9, 2), ("TB", 1e12, 2), ("PB", 1e15, 2), ("EB", 1e18, 2)
   ]
 
   /// ByteCountFormatter's adaptive file style: "Zero KB", "1 byte", "999 bytes", "419 KB",

@@ -66,10 +66,12 @@ final class Announcer {
   /// Tells `op`'s start (it started at `startedAt`), if it was not yet.
   func announceStart(of op: OperationNode, startedAt: Double, now: Double) {
     dropWaitingStart(of: op)
-    emit(.operationStart(time: startedAt, name: op.name, attempt: op.attempt,
-                         reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
-                         group: op.group?.name,
-                         isGroup: op.isGroup), at: now)
+    emit(
+      .operationStart(
+        time: startedAt, name: op.name, attempt: op.attempt,
+        reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
+        group: op.group?.name,
+        isGroup: op.isGroup), at: now)
   }
 
   /// `op` stopped executing before its start was told (it ended before a tick): no start for it.
@@ -105,11 +107,15 @@ final class Announcer {
     if !told && interests.contains(.successesAtTick) && !op.isGroup {
       heldSuccesses.append(.init(name: op.name, duration: duration))
     } else if told || interests.contains(.successesAtTick) {  // a group's at once, as its start
-      let details = op.error == nil && op.traceback == nil && !op.hasOutput && op.errorKind == nil ? nil
-        : FinishDetails(error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind,
-                        earlierOutputLines: op.earlierOutputLines)
-      emit(.operationFinish(time: time, name: op.name, outcome: outcome, duration: duration, details: details),
-           at: time)
+      let details =
+        op.error == nil && op.traceback == nil && !op.hasOutput && op.errorKind == nil
+        ? nil
+        : FinishDetails(
+          error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind,
+          earlierOutputLines: op.earlierOutputLines)
+      emit(
+        .operationFinish(time: time, name: op.name, outcome: outcome, duration: duration, details: details),
+        at: time)
     }
   }
 

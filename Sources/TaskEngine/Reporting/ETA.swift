@@ -15,8 +15,10 @@ public struct WorkInFlight {
   /// How many operations may run at once (the main queue's limit, or the cores).
   public var slots: Int
 
-  public init(elapsed: Double, finishedWeight: Double, finishedSeconds: Double, pendingWeight: Double,
-              running: [(weight: Double, seconds: Double, fraction: Double?)], slots: Int) {
+  public init(
+    elapsed: Double, finishedWeight: Double, finishedSeconds: Double, pendingWeight: Double,
+    running: [(weight: Double, seconds: Double, fraction: Double?)], slots: Int
+  ) {
     (self.elapsed, self.finishedWeight, self.finishedSeconds) = (elapsed, finishedWeight, finishedSeconds)
     (self.pendingWeight, self.running, self.slots) = (pendingWeight, running, slots)
   }

@@ -42,7 +42,9 @@ extension RunEvent {
   /// `successes` as the `operationFinish` events it stands for; any other event as it is.
   public var finishes: [RunEvent] {
     guard case .successes(let time, let operations) = self else { return [self] }
-    return operations.map { .operationFinish(time: time, name: $0.name, outcome: .succeeded, duration: $0.duration, details: nil) }
+    return operations.map {
+      .operationFinish(time: time, name: $0.name, outcome: .succeeded, duration: $0.duration, details: nil)
+    }
   }
 }
 

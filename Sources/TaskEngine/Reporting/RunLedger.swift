@@ -95,16 +95,22 @@ struct RunLedger {
     }
     progress.fraction = scheduledWeight > 0 ? min(1, units / scheduledWeight) : 0
     let slots = slots > 0 ? slots : max(1, running.count + counts.pending)
-    progress.eta = unfinishedScheduled == 0 ? nil : eta.update(WorkInFlight(
-      elapsed: elapsed(at: now), finishedWeight: ranWeight, finishedSeconds: ranSeconds,
-      pendingWeight: max(0, scheduledWeight - finishedWeight - runningWeight), running: running, slots: slots))
+    progress.eta =
+      unfinishedScheduled == 0
+      ? nil
+      : eta.update(
+        WorkInFlight(
+          elapsed: elapsed(at: now), finishedWeight: ranWeight, finishedSeconds: ranSeconds,
+          pendingWeight: max(0, scheduledWeight - finishedWeight - runningWeight), running: running, slots: slots))
     return progress
   }
 
   /// Counts per outcome and the failures of every finished operation in `operations`, the
   /// five longest, and `criticalPath`; `stop` says whether the run was interrupted or ended.
-  func summary(of operations: [OperationNode], stop: StopState, criticalPath: [RunSummary.Timing],
-               at now: Double) -> RunSummary {
+  func summary(
+    of operations: [OperationNode], stop: StopState, criticalPath: [RunSummary.Timing],
+    at now: Double
+  ) -> RunSummary {
     var summary = RunSummary()
     summary.interrupted = stop.interrupts > 0
     summary.ended = stop.endedBy
@@ -121,9 +127,11 @@ struct RunLedger {
         case .skipped: summary.skipped += 1
         case .failed, .cancelled:
           if outcome == .failed { summary.failed += 1 } else { summary.cancelled += 1 }
-          summary.failures.append(.init(name: op.name, outcome: outcome, error: op.error ?? "",
-                                        output: op.output, kind: op.errorKind,
-                                        cause: op.errorKind == .child ? op.failedLeaf?.name : nil))
+          summary.failures.append(
+            .init(
+              name: op.name, outcome: outcome, error: op.error ?? "",
+              output: op.output, kind: op.errorKind,
+              cause: op.errorKind == .child ? op.failedLeaf?.name : nil))
         }
       }
       guard let duration = op.duration else { continue }

@@ -18,8 +18,10 @@ public final class FinishDetails: Sendable {
   /// Lines of output before `output` that were not kept.
   public let earlierOutputLines: Int
 
-  public init(error: String?, traceback: String?, output: String, errorKind: FailureKind?,
-              earlierOutputLines: Int = 0) {
+  public init(
+    error: String?, traceback: String?, output: String, errorKind: FailureKind?,
+    earlierOutputLines: Int = 0
+  ) {
     (self.error, self.traceback, self.output, self.errorKind) = (error, traceback, output, errorKind)
     self.earlierOutputLines = earlierOutputLines
   }
@@ -48,15 +50,18 @@ public struct RemoteState: Sendable, Equatable {
   /// Of a job that runs: seconds it had run when this state was seen (from its own start
   /// mark), so its duration counts from its start, not from the poll that saw it; nil: now.
   public var runningFor: Double?
-  public init(executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil,
-              runningFor: Double? = nil) {
+  public init(
+    executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil,
+    runningFor: Double? = nil
+  ) {
     (self.executor, self.job, self.queued, self.reason, self.node) = (executor, job, queued, reason, node)
     self.runningFor = runningFor
   }
 
   /// "queued on slurm as job 77 (Resources)", "running on node c12 as slurm job 77".
   public var sentence: String {
-    queued ? "queued on \(executor) as job \(job)" + (reason.map { " (\($0))" } ?? "")
+    queued
+      ? "queued on \(executor) as job \(job)" + (reason.map { " (\($0))" } ?? "")
       : "running" + (node.map { " on node \($0)" } ?? "") + " as \(executor) job \(job)"
   }
 }
@@ -74,8 +79,10 @@ public struct ProgressSnapshot: Sendable, Equatable {
   /// Its words already say so (a `file` progress's default additional description does).
   public var wordsSayPaused = false
 
-  public init(completed: Int64, total: Int64, fraction: Double, indeterminate: Bool, description: String,
-              additionalDescription: String, paused: Bool = false) {
+  public init(
+    completed: Int64, total: Int64, fraction: Double, indeterminate: Bool, description: String,
+    additionalDescription: String, paused: Bool = false
+  ) {
     (self.completed, self.total, self.fraction, self.indeterminate) = (completed, total, fraction, indeterminate)
     (self.description, self.additionalDescription, self.paused) = (description, additionalDescription, paused)
   }

@@ -15,7 +15,8 @@ extension Scheduler {
       // through every skip).
       var bad: OperationNode?, rank = 0, upstream = false
       for dependency in dependencies where dependency.outcome != .succeeded {
-        let r = dependency.outcome == .failed ? 4 : dependency.outcome == .cancelled ? 3 : dependency.upstreamFailed ? 2 : 1
+        let r =
+          dependency.outcome == .failed ? 4 : dependency.outcome == .cancelled ? 3 : dependency.upstreamFailed ? 2 : 1
         if r > rank { (bad, rank) = (dependency, r) }
         if r >= 2 { upstream = true }
       }
@@ -112,11 +113,14 @@ extension Scheduler {
 
   /// Ends an operation exactly once; later calls are ignored. A cancelled operation whose
   /// body returned normally still ends `cancelled`.
-  public func finish(_ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil,
-                     kind: FailureKind? = nil) {
+  public func finish(
+    _ op: OperationNode, _ outcome: Outcome, error: String? = nil, traceback: String? = nil,
+    kind: FailureKind? = nil
+  ) {
     guard !op.isFinished else { return }
     if outcome == .failed, op.state == .executing, !op.isCancelled, !stopping.halted,
-       let retry = op.retry, op.attempt <= retry.max {
+      let retry = op.retry, op.attempt <= retry.max
+    {
       return tryAgain(op, retry, error: error ?? op.error ?? "failed")
     }
     var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
@@ -153,8 +157,10 @@ extension Scheduler {
   /// The operation's final state: outcome, error (its files kept if it names any), the kind
   /// of failure, its traceback and finish time; a success's or skip's progress is complete.
   @inline(__always)
-  private func settle(_ op: OperationNode, _ outcome: Outcome, error: String?, traceback: String?,
-                      kind: FailureKind?, at now: Double) {
+  private func settle(
+    _ op: OperationNode, _ outcome: Outcome, error: String?, traceback: String?,
+    kind: FailureKind?, at now: Double
+  ) {
     op.state = .finished
     op.outcome = outcome
     op.error = error ?? op.error

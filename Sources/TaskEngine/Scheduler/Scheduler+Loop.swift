@@ -17,9 +17,11 @@ extension Scheduler {
   /// operation's own command, which runs where its queue's executor says (`sh()` inside a
   /// body runs here); `executor`, when given, runs it whatever the queue says.
   @discardableResult
-  public func runCommand(_ spec: CommandSpec, for op: OperationNode?, remote: Bool = false,
-                         on executor: (any CommandExecutor)? = nil,
-                         completion: @escaping (CommandResult) -> Void) -> CommandToken {
+  public func runCommand(
+    _ spec: CommandSpec, for op: OperationNode?, remote: Bool = false,
+    on executor: (any CommandExecutor)? = nil,
+    completion: @escaping (CommandResult) -> Void
+  ) -> CommandToken {
     commands.run(spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), completion: completion)
   }
 
@@ -34,8 +36,10 @@ extension Scheduler {
 
   /// Runs blocking `work` off the scheduler's thread (on `queue`: a serial one serializes,
   /// as prompts must be); `then` gets its answer on the scheduler's thread.
-  public func perform(on queue: DispatchQueue = .global(), _ work: @escaping @Sendable () -> String?,
-                      then: @escaping (String?) -> Void) {
+  public func perform(
+    on queue: DispatchQueue = .global(), _ work: @escaping @Sendable () -> String?,
+    then: @escaping (String?) -> Void
+  ) {
     loop.perform(on: queue, work, then: then)
   }
 

@@ -29,8 +29,10 @@ extension Scheduler {
       }
     }
     // An interrupt also ends operations waiting for their next attempt.
-    for op in operations where op.isScheduled && !op.isFinished && op.state != .executing
-      && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream[op.id])) {
+    for op in operations
+    where op.isScheduled && !op.isFinished && op.state != .executing
+      && (halted || (!op.hasStarted && op.policy == .succeeded && !downstream[op.id]))
+    {
       completely { cancel(op, reason: reason) }  // its dependents skipped before they are reached
     }
   }
@@ -81,7 +83,9 @@ extension Scheduler {
           completely { cancel(op, reason: "interrupted") }
           continue
         }
-        message("taskrun: waiting up to \(formatSeconds(grace)) for '\(op.name)' to finish (Ctrl-C again to stop it)", from: nil)
+        message(
+          "taskrun: waiting up to \(formatSeconds(grace)) for '\(op.name)' to finish (Ctrl-C again to stop it)",
+          from: nil)
         after(grace) { [unowned self, unowned op] in
           cancel(op, reason: "interrupted: its background grace of \(formatSeconds(grace)) ran out")
         }

@@ -87,8 +87,10 @@ public final class Scheduler {
   }
 
   /// A new operation; `name` must be unique (nil: "op1", "op2", … by declaration order).
-  public func makeOperation(name: String? = nil, queue: WorkQueue? = nil,
-                            body: (any OperationBody)? = nil) throws -> OperationNode {
+  public func makeOperation(
+    name: String? = nil, queue: WorkQueue? = nil,
+    body: (any OperationBody)? = nil
+  ) throws -> OperationNode {
     try graph.makeOperation(name: name, queue: queue, body: body)
   }
 
@@ -119,7 +121,8 @@ public final class Scheduler {
   /// dependency added to an operation that already started, is an error.
   public func addDependency(_ op: OperationNode, on dependency: OperationNode) throws {
     if !op.canTakeDependency {
-      throw EngineError(.alreadyStarted,
+      throw EngineError(
+        .alreadyStarted,
         "cannot add a dependency to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
     if op === dependency { throw EngineError(.cycle, "dependency cycle: \(op.name) -> \(op.name)") }
@@ -135,8 +138,10 @@ public final class Scheduler {
   /// A dependency by name: an edge at once if the name exists, else recorded for
   /// `resolveNames` (names may be declared later, until the run starts) with `place`, where
   /// the script gave it, for the errors it may cause then.
-  public func addDependency(_ op: OperationNode, named name: String,
-                            place: @autoclosure () -> String? = nil) throws {
+  public func addDependency(
+    _ op: OperationNode, named name: String,
+    place: @autoclosure () -> String? = nil
+  ) throws {
     if let dependency = operation(named: name) { return try addDependency(op, on: dependency) }
     op.unresolvedNames.append((name, place()))
   }
@@ -188,8 +193,10 @@ public final class Scheduler {
         guard let dependency = condition.dependency(for: op, scheduler: self) else { continue }
         op.producedBy[dependency] = condition.name
         // It is needed from now on: it starts after what let `op` be evaluated.
-        if dependency.origin == nil, let cause = op.lastDependency
-            .map({ StartCause(after: $0, kind: .dependency, detail: nil) }) ?? op.origin?.cause {
+        if dependency.origin == nil,
+          let cause = op.lastDependency
+            .map({ StartCause(after: $0, kind: .dependency, detail: nil) }) ?? op.origin?.cause
+        {
           dependency.origin = (cause, clock.now)
         }
         do {
@@ -209,10 +216,13 @@ public final class Scheduler {
   /// A condition whose produced dependency did not succeed fails the operation. Returns
   /// whether it did.
   func failConditionDependency(_ op: OperationNode) -> Bool {
-    guard !op.producedBy.isEmpty, let (dependency, condition) = op.producedBy.first(where: { $0.key.isFinished && $0.key.outcome != .succeeded })
+    guard !op.producedBy.isEmpty,
+      let (dependency, condition) = op.producedBy.first(where: { $0.key.isFinished && $0.key.outcome != .succeeded })
     else { return false }
-    finish(op, .failed, error: "condition '\(condition)': its dependency '\(dependency.name)' "
-      + (dependency.outcome?.rawValue ?? "did not succeed"), kind: .condition)
+    finish(
+      op, .failed,
+      error: "condition '\(condition)': its dependency '\(dependency.name)' "
+        + (dependency.outcome?.rawValue ?? "did not succeed"), kind: .condition)
     return true
   }
 
@@ -251,7 +261,8 @@ public final class Scheduler {
   /// `op` executes only after every condition holds (evaluated in the order added).
   public func addCondition(_ condition: any OperationCondition, to op: OperationNode) throws {
     guard op.canTakeCondition else {
-      throw EngineError(.alreadyStarted, "cannot add a condition to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
+      throw EngineError(
+        .alreadyStarted, "cannot add a condition to '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
     }
     op.conditions.append(condition)
   }

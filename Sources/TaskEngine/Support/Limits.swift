@@ -22,10 +22,15 @@ extension Int64 {
   /// `value` rounded toward zero, saturating at the ends of Int64 (NaN is 0): for numbers
   /// read from a command's output (a 21-digit hash or timestamp).
   public init(saturating value: Double) {
-    if value != value { self = 0 }
-    else if value >= 9.2e18 { self = .max }
-    else if value <= -9.2e18 { self = .min }
-    else { self = Int64(value) }
+    if value != value {
+      self = 0
+    } else if value >= 9.2e18 {
+      self = .max
+    } else if value <= -9.2e18 {
+      self = .min
+    } else {
+      self = Int64(value)
+    }
   }
 }
 

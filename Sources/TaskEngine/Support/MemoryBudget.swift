@@ -56,7 +56,9 @@ public struct MemoryBudget: Equatable, Sendable {
     }
     budget.cgroupRoom = cgroupRoom(proc: proc, root: cgroupRoot)
     let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
-    if pages > 0 && size > 0 { budget.physical = pages.multipliedReportingOverflow(by: size).overflow ? Int.max : pages * size }
+    if pages > 0 && size > 0 {
+      budget.physical = pages.multipliedReportingOverflow(by: size).overflow ? Int.max : pages * size
+    }
     return budget
   }
 
@@ -79,7 +81,8 @@ public struct MemoryBudget: Equatable, Sendable {
       guard v2 || v1 else { continue }
       let path = String(decoding: bytes[(c2 + 1)..<lineEnd], as: UTF8.self)
       let base = v2 ? root : root + "/memory"
-      let (limitFile, usageFile) = v2 ? ("memory.max", "memory.current") : ("memory.limit_in_bytes", "memory.usage_in_bytes")
+      let (limitFile, usageFile) =
+        v2 ? ("memory.max", "memory.current") : ("memory.limit_in_bytes", "memory.usage_in_bytes")
       // Every folder from the process's own up to the root: a parent's limit binds too.
       var folder = path.hasPrefix("/") ? path : "/" + path
       while true {

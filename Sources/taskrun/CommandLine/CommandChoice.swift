@@ -53,21 +53,26 @@ final class CommandChoice {
   /// was meant is not known. `keep`: a subcommand that reads the same script next
   /// (`graph`) may take the load (`takeLoad`). `stuck`: see `declaredOperations` (nil: the
   /// error, and exit 2).
-  func isTarget(_ word: String, within seconds: Double? = nil, keep: Bool = false,
-                       stuck: (@Sendable () -> Void)? = nil) throws -> Bool {
+  func isTarget(
+    _ word: String, within seconds: Double? = nil, keep: Bool = false,
+    stuck: (@Sendable () -> Void)? = nil
+  ) throws -> Bool {
     guard let (folder, name) = ScriptFinder.discover() else { return false }
     let manager = FileManager.default
     let here = manager.currentDirectoryPath
     _ = manager.changeCurrentDirectoryPath(folder)
     defer { _ = manager.changeCurrentDirectoryPath(here) }
-    let why = "(\(folder)/\(name) was loaded to see whether '\(word)' is one of its targets; "
+    let why =
+      "(\(folder)/\(name) was loaded to see whether '\(word)' is one of its targets; "
       + "taskrun -- \(word) runs the subcommand)"
     let late = seconds.map { "\(folder)/\(name) did not finish loading within \(Self.formatSeconds($0)) s\n" + why }
     do {
-      let names = try declaredOperations(of: name, within: seconds, keep: keep, stuck: stuck ?? {
-        writeStandardError("taskrun: \(late ?? why)\n")
-        Taskrun.exitNow(ExitCode.usage.rawValue)
-      })
+      let names = try declaredOperations(
+        of: name, within: seconds, keep: keep,
+        stuck: stuck ?? {
+          writeStandardError("taskrun: \(late ?? why)\n")
+          Taskrun.exitNow(ExitCode.usage.rawValue)
+        })
       if names.contains(word), let load = kept {  // a run of that target loads the script itself
         kept = nil
         load.session.host.close()
@@ -91,8 +96,10 @@ final class CommandChoice {
   /// loaded here as `--list` loads it: nothing runs and what it prints or writes is not
   /// shown. `seconds`: a time limit (`LoadDeadline`; `stuck` ends the process when Lua
   /// cannot be stopped); past it, `LoadTimedOut`.
-  func declaredOperations(of script: String, within seconds: Double? = nil, keep: Bool = false,
-                                 stuck: @escaping @Sendable () -> Void = {}) throws -> [String] {
+  func declaredOperations(
+    of script: String, within seconds: Double? = nil, keep: Bool = false,
+    stuck: @escaping @Sendable () -> Void = {}
+  ) throws -> [String] {
     let path = Self.absolute(script)
     if let known = loaded[path] { return try known.get() }
     let result = Result { try read(script, within: seconds, keepingAs: keep ? path : nil, stuck: stuck) }
@@ -100,12 +107,15 @@ final class CommandChoice {
     return try result.get()
   }
 
-  private func read(_ script: String, within seconds: Double?, keepingAs path: String?,
-                           stuck: @escaping @Sendable () -> Void) throws -> [String] {
+  private func read(
+    _ script: String, within seconds: Double?, keepingAs path: String?,
+    stuck: @escaping @Sendable () -> Void
+  ) throws -> [String] {
     let messages = HeldMessages()
     // With no sink at all, print would write to standard output.
-    let session = Session(jobs: 1, keepGoing: false, display: .sinks([messages]),
-                          host: .init(arguments: scriptArguments))
+    let session = Session(
+      jobs: 1, keepGoing: false, display: .sinks([messages]),
+      host: .init(arguments: scriptArguments))
     session.attachSignals()  // a top level that loops: Ctrl-C stops it
     let scheduler = session.scheduler, host = session.host
     let deadline = seconds.map { LoadDeadline(seconds: $0, inbox: scheduler.inbox, stuck: stuck) }

@@ -44,17 +44,22 @@ enum Completer {
   }()
 
   static let test = Options(
-    flags: ["-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "-c", "--coverage",
-            "--shuffle", "--tap", "-v", "--verbose", "--no-color", "--version", "-h", "--help"],
+    flags: [
+      "-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "-c", "--coverage",
+      "--shuffle", "--tap", "-v", "--verbose", "--no-color", "--version", "-h", "--help"
+    ],
     files: ["-f", "--config-file", "--helper", "--junit", "--events", "--coverage-config-file"],
     dirs: ["-C", "--directory"],
     words: [(["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"])],
-    other: ["-p", "--pattern", "--exclude-pattern", "-r", "--run", "-Xoutput", "-Xhelper", "-m", "--lpath",
-            "--cpath", "-e", "--repeat", "--filter", "--filter-out", "-t", "--tags", "--exclude-tags", "--seed",
-            "-j", "--jobs", "--timeout"])
+    other: [
+      "-p", "--pattern", "--exclude-pattern", "-r", "--run", "-Xoutput", "-Xhelper", "-m", "--lpath",
+      "--cpath", "-e", "--repeat", "--filter", "--filter-out", "-t", "--tags", "--exclude-tags", "--seed",
+      "-j", "--jobs", "--timeout"
+    ])
 
-  static let graph = Options(flags: ["--version", "-h", "--help"],
-                             words: [(["--format"], GraphFormat.allCases.map(\.rawValue))])
+  static let graph = Options(
+    flags: ["--version", "-h", "--help"],
+    words: [(["--format"], GraphFormat.allCases.map(\.rawValue))])
 
   static let repl = Options(flags: ["--yes", "--version", "-h", "--help"], other: ["-j", "--jobs"])
 
@@ -74,13 +79,14 @@ enum Completer {
       }
       if subcommand != nil { before.removeFirst() }
     }
-    let options = switch subcommand {
-    case "test": test
-    case "graph": graph
-    case "repl": repl
-    case "help": Options(flags: [])
-    default: run
-    }
+    let options =
+      switch subcommand {
+      case "test": test
+      case "graph": graph
+      case "repl": repl
+      case "help": Options(flags: [])
+      default: run
+      }
     // After `--` (a run's or graph's script arguments): anything, files most likely.
     if subcommand != "test", before.contains("--") { return reply(.files, [], current) }
     if let previous = before.last, previous.hasPrefix("-") {
@@ -100,7 +106,8 @@ enum Completer {
     default:
       let targets = self.targets(before, positional, options, loads)
       let first = positional.isEmpty
-      return reply(first ? .lua : .none, (first && subcommand == nil ? CommandChoice.subcommands : []) + targets, current)
+      return reply(
+        first ? .lua : .none, (first && subcommand == nil ? CommandChoice.subcommands : []) + targets, current)
     }
   }
 
@@ -118,8 +125,10 @@ enum Completer {
 
   /// The top-level operations of the script the words name (`-f`, `-C`, a first word that is
   /// a script) or taskrun finds, loaded as `--list` loads it; none when it does not load.
-  static func targets(_ words: [String], _ positional: [String], _ options: Options,
-                      _ loads: CommandChoice) -> [String] {
+  static func targets(
+    _ words: [String], _ positional: [String], _ options: Options,
+    _ loads: CommandChoice
+  ) -> [String] {
     func value(_ option: String) -> String? {
       words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
     }

@@ -19,8 +19,10 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   @Option(help: "dot (Graphviz), mermaid or json.")
   var format: GraphFormat = .dot
 
-  @Argument(help: ArgumentHelp("The workflow script, then operations to show with their dependencies.",
-                               valueName: "script-and-targets"))
+  @Argument(
+    help: ArgumentHelp(
+      "The workflow script, then operations to show with their dependencies.",
+      valueName: "script-and-targets"))
   var words: [String] = []
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
@@ -51,8 +53,9 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
       kept.session.scheduler.sinks = [MessagesToStandardError()]
       return kept.session
     }
-    let session = Session(jobs: 1, keepGoing: false, display: .sinks([MessagesToStandardError()]),
-                          host: .init(arguments: invocation.scriptArguments))
+    let session = Session(
+      jobs: 1, keepGoing: false, display: .sinks([MessagesToStandardError()]),
+      host: .init(arguments: invocation.scriptArguments))
     session.attachSignals()  // a script's top level may loop: Ctrl-C stops it
     do {
       try session.host.loadToRead(path: script)

@@ -44,22 +44,28 @@ struct GraphPicture {
   func dot() -> String {
     var out = "digraph taskrun {\n  rankdir=LR;\n  node [shape=box];\n"
     func node(_ op: OperationNode, _ indent: String) {
-      out += indent + quote(op.name) + " [label=\(quote(label(op)))"
-        + (op.isGroup ? ", shape=folder" : "") + (op.queue.name == "main" ? "" : ", group=\(quote(op.queue.name))") + "];\n"
+      out +=
+        indent + quote(op.name) + " [label=\(quote(label(op)))"
+        + (op.isGroup ? ", shape=folder" : "") + (op.queue.name == "main" ? "" : ", group=\(quote(op.queue.name))")
+        + "];\n"
       guard op.isGroup else { return }
-      out += indent + "subgraph \(quote("cluster_" + op.name)) {\n\(indent)  label=\(quote(op.name));\n\(indent)  style=rounded;\n"
+      out +=
+        indent
+        + "subgraph \(quote("cluster_" + op.name)) {\n\(indent)  label=\(quote(op.name));\n\(indent)  style=rounded;\n"
       for child in children(op) { node(child, indent + "  ") }
       out += indent + "}\n"
     }
     for op in topLevel { node(op, "  ") }
     edges { dependency, op in
-      out += "  \(quote(dependency.name)) -> \(quote(op.name))"
+      out +=
+        "  \(quote(dependency.name)) -> \(quote(op.name))"
         + (op.policy == .succeeded ? "" : " [style=dashed, label=\(quote(op.policy.rawValue))]") + ";\n"
     }
     for op in ops {
       for (index, condition) in (conditions[op] ?? []).enumerated() {
         let id = quote("condition \(index + 1) of \(op.name)")
-        out += "  \(id) [shape=diamond, label=\(quote(condition.name))];\n  \(id) -> \(quote(op.name)) [style=dotted];\n"
+        out +=
+          "  \(id) [shape=diamond, label=\(quote(condition.name))];\n  \(id) -> \(quote(op.name)) [style=dotted];\n"
         if let needed = condition.dependency {
           out += "  \(quote(needed.name)) [label=\(quote(label(needed)))];\n  \(quote(needed.name)) -> \(id);\n"
         }
@@ -85,7 +91,8 @@ struct GraphPicture {
     }
     for op in topLevel { node(op, "  ") }
     edges { dependency, op in
-      out += "  n\(dependency.id) " + (op.policy == .succeeded ? "-->" : "-. \(op.policy.rawValue) .->") + " n\(op.id)\n"
+      out +=
+        "  n\(dependency.id) " + (op.policy == .succeeded ? "-->" : "-. \(op.policy.rawValue) .->") + " n\(op.id)\n"
     }
     for op in ops {
       for (index, condition) in (conditions[op] ?? []).enumerated() {
@@ -127,21 +134,30 @@ struct GraphPicture {
         ("group", op.group.map { .string($0.name) } ?? .null),
         ("is_group", .bool(op.isGroup)),
         ("resources", .array(op.resources.map(JSON.string))),
-        ("conditions", .array((conditions[op] ?? []).map { condition in
-          .object([("name", .string(condition.name)), ("dependency", condition.dependency.map { .string($0.name) } ?? .null)])
-        })),
+        (
+          "conditions",
+          .array(
+            (conditions[op] ?? []).map { condition in
+              .object([
+                ("name", .string(condition.name)),
+                ("dependency", condition.dependency.map { .string($0.name) } ?? .null)
+              ])
+            })
+        )
       ])
     }
     for op in ops {
       for condition in conditions[op] ?? [] {
         guard let needed = condition.dependency else { continue }
-        items.append(.object([
-          ("name", .string(needed.name)), ("queue", .string(needed.queue.name)), ("priority", .string(needed.priority.name)),
-          ("when", .string(needed.policy.rawValue)), ("weight", .number(needed.weight)),
-          ("body", needed.body.map { .string($0.summary) } ?? .null), ("after", .array([])), ("group", .null),
-          ("is_group", .bool(false)), ("resources", .array([])), ("conditions", .array([])),
-          ("needed_by_condition", .object([("condition", .string(condition.name)), ("of", .string(op.name))])),
-        ]))
+        items.append(
+          .object([
+            ("name", .string(needed.name)), ("queue", .string(needed.queue.name)),
+            ("priority", .string(needed.priority.name)),
+            ("when", .string(needed.policy.rawValue)), ("weight", .number(needed.weight)),
+            ("body", needed.body.map { .string($0.summary) } ?? .null), ("after", .array([])), ("group", .null),
+            ("is_group", .bool(false)), ("resources", .array([])), ("conditions", .array([])),
+            ("needed_by_condition", .object([("condition", .string(condition.name)), ("of", .string(op.name))]))
+          ]))
       }
     }
     return JSON.object([("operations", .array(items))]).text + "\n"

@@ -21,7 +21,8 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable, ChoiceArgument {
 struct RunCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "taskrun",
-    abstract: "Run task graphs declared in Lua: the targets and their dependencies (no target: everything the script declares).",
+    abstract:
+      "Run task graphs declared in Lua: the targets and their dependencies (no target: everything the script declares).",
     usage: """
       taskrun [OPTIONS] [SCRIPT] [TARGET...] [-- ARGS...]
         taskrun build.lua test              run 'test' and what it needs
@@ -82,8 +83,9 @@ extension RunOptions {
       color: ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal), showStarts: !live)
     let session = Session(
       jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet),
-      host: .init(arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
-                  assumeYes: yes, asksOnTerminal: true))
+      host: .init(
+        arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
+        assumeYes: yes, asksOnTerminal: true))
     let scheduler = session.scheduler
     if let outputLimit { scheduler.processes.outputLimits.memory = outputLimit << 20 }
     /// An error of the command line or the script: said, and the exit code 2.
@@ -104,8 +106,10 @@ extension RunOptions {
       throw usage(error.description)
     }
     for (option, report) in [("--events", events), ("--trace", trace)] {
-      guard let report, let problem = ScriptOverwriteCheck.problem(
-        option: option, report: report, script: script, folder: startFolder) else { continue }
+      guard let report,
+        let problem = ScriptOverwriteCheck.problem(
+          option: option, report: report, script: script, folder: startFolder)
+      else { continue }
       throw usage(problem)
     }
     // A dry run or a listing writes nothing: no report file is opened (opening empties it).
@@ -114,14 +118,17 @@ extension RunOptions {
       reporter.note("--events and --trace are not written by a dry run or a listing")
     }
     do {
-      try session.addReports(events: writesNothing ? nil : events, trace: writesNothing ? nil : trace,
-                             folder: reportFolder)
+      try session.addReports(
+        events: writesNothing ? nil : events, trace: writesNothing ? nil : trace,
+        folder: reportFolder)
     } catch {
       throw usage("\(error)")
     }
-    if let problem = Self.applyFileLimit(option: outputFileLimit,
-                                          variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT"),
-                                          to: &scheduler.processes.outputLimits) {
+    if let problem = Self.applyFileLimit(
+      option: outputFileLimit,
+      variable: Environment.variable("TASKRUN_OUTPUT_FILE_LIMIT"),
+      to: &scheduler.processes.outputLimits)
+    {
       throw usage(problem)
     }
     session.attachSignals()

@@ -26,9 +26,15 @@ extension RunCommand: CustomReflectable {
 
   var customMirror: Mirror {
     var made = RunOption.helpOrder.map { option -> Mirror.Child in (option.key, option.argument) }
-    made.append((Self.wordsKey, Argument<[String]>(wrappedValue: [], help: ArgumentHelp(
-      "The workflow script (a .lua file, a file whose first line is #!…taskrun, or - for standard input), then operations to run with their dependencies.",
-      valueName: "script-and-targets"))))
+    made.append(
+      (
+        Self.wordsKey,
+        Argument<[String]>(
+          wrappedValue: [],
+          help: ArgumentHelp(
+            "The workflow script (a .lua file, a file whose first line is #!…taskrun, or - for standard input), then operations to run with their dependencies.",
+            valueName: "script-and-targets"))
+      ))
     // Children as an index range mapped, not the array itself: the first Mirror of an array
     // makes its collection box's type at run time, about 300,000 instructions of start-up
     // for --version and -kq (callgrind).
@@ -63,8 +69,10 @@ extension RunOption {
     }
   }
 
-  private static func argument<T: ChoiceArgument>(_ type: T.Type, default initial: String?,
-                                                   _ names: NameSpecification, _ help: ArgumentHelp) -> Any {
+  private static func argument<T: ChoiceArgument>(
+    _ type: T.Type, default initial: String?,
+    _ names: NameSpecification, _ help: ArgumentHelp
+  ) -> Any {
     if let initial, let value = T(rawValue: initial) { return Option<T>(wrappedValue: value, name: names, help: help) }
     return Option<T?>(name: names, help: help)
   }
@@ -84,7 +92,8 @@ extension RunOption {
   private static func parsed<T: ChoiceArgument, K: CodingKey>(
     _ type: T.Type, optional: Bool, in container: KeyedDecodingContainer<K>, _ key: K
   ) throws -> String? {
-    optional ? try container.decode(Option<T?>.self, forKey: key).wrappedValue?.rawValue
+    optional
+      ? try container.decode(Option<T?>.self, forKey: key).wrappedValue?.rawValue
       : try container.decode(Option<T>.self, forKey: key).wrappedValue.rawValue
   }
 }

@@ -43,50 +43,143 @@ enum RunOption: Int, CaseIterable {
   /// two or three, and making all of them costs start-up about 20,000 instructions).
   var declaration: Declaration {
     switch self {
-    case .jobs: Declaration(short: "-j", long: "--jobs", value: .number,
-                            text: "Operations of the main queue that run at once (default: cores).") { $0.jobs = Int($1); return $0.jobs != nil }
-    case .keepGoing: Declaration(short: "-k", long: "--keep-going", value: .flag,
-                                 text: "Keep starting independent operations after a failure.") { o, _ in o.keepGoing = true; return true }
-    case .dryRun: Declaration(short: "-n", long: "--dry-run", value: .flag,
-                              text: "Print the plan in execution order; run nothing.") { o, _ in o.dryRun = true; return true }
-    case .quiet: Declaration(short: "-q", long: "--quiet", value: .flag,
-                             text: "Print only failures and the summary.") { o, _ in o.quiet = true; return true }
-    case .verbose: Declaration(short: "-v", long: "--verbose", value: .flag,
-                               text: "Stream command output, prefixed with the operation's name.") { o, _ in o.verbose = true; return true }
-    case .progress: Declaration(long: "--progress", value: .choice(ProgressMode.self, current: { $0.progress.rawValue }),
-                                text: "How to show progress: auto (live on a terminal, else plain), tty, plain or none.") {
-      guard let mode = ProgressMode(rawValue: $1) else { return false }
-      $0.progress = mode
-      return true
-    }
-    case .yes: Declaration(long: "--yes", value: .flag,
-                           text: "Answer yes to every confirm(prompt) (needed when not on a terminal).") { o, _ in o.yes = true; return true }
-    case .noColor: Declaration(long: "--no-color", value: .flag,
-                               text: "No colour (also NO_COLOR=1).") { o, _ in o.noColor = true; return true }
-    case .events: Declaration(long: "--events", value: .file,
-                              text: "Write every event as a JSON line to FILE (- for standard error).", valueName: "file") { $0.events = $1; return true }
-    case .trace: Declaration(long: "--trace", value: .file,
-                             text: "Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file") { $0.trace = $1; return true }
-    case .memory: Declaration(long: "--memory", value: .number,
-                              text: "Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB") { $0.memory = Int($1); return $0.memory != nil }
-    case .sandbox: Declaration(long: "--sandbox", value: .flag,
-                               text: "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe.") { o, _ in o.sandbox = true; return true }
-    case .outputLimit: Declaration(long: "--output-limit", value: .number,
-                                   text: "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).", valueName: "MB") { $0.outputLimit = Int($1); return $0.outputLimit != nil }
-    case .outputFileLimit: Declaration(long: "--output-file-limit", value: .number,
-                                       text: "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).", valueName: "MB") { $0.outputFileLimit = Int($1); return $0.outputFileLimit != nil }
-    case .file: Declaration(short: "-f", value: .file,
-                            text: "The workflow script (instead of finding taskrun.lua).", valueName: "file") { $0.file = $1; return true }
-    case .directory: Declaration(short: "-C", value: .folder, text: "Change to DIR first.", valueName: "dir") { $0.directory = $1; return true }
-    case .executor: Declaration(long: "--executor", value: .choice(ExecutorChoice.self, current: { $0.executor?.rawValue }),
-                                text: "Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.", valueName: "executor") {
-      guard let choice = ExecutorChoice(rawValue: $1) else { return false }
-      $0.executor = choice
-      return true
-    }
-    case .list: Declaration(short: "-l", long: "--list", value: .flag,
-                            text: "List the operations the script declares, with their desc; run nothing.") { o, _ in o.list = true; return true }
-    case .listNames: Declaration(long: "--list-names", value: .flag, text: "") { o, _ in o.listNames = true; return true }
+    case .jobs:
+      Declaration(
+        short: "-j", long: "--jobs", value: .number,
+        text: "Operations of the main queue that run at once (default: cores)."
+      ) {
+        $0.jobs = Int($1); return $0.jobs != nil
+      }
+    case .keepGoing:
+      Declaration(
+        short: "-k", long: "--keep-going", value: .flag,
+        text: "Keep starting independent operations after a failure."
+      ) { o, _ in
+        o.keepGoing = true; return true
+      }
+    case .dryRun:
+      Declaration(
+        short: "-n", long: "--dry-run", value: .flag,
+        text: "Print the plan in execution order; run nothing."
+      ) { o, _ in
+        o.dryRun = true; return true
+      }
+    case .quiet:
+      Declaration(
+        short: "-q", long: "--quiet", value: .flag,
+        text: "Print only failures and the summary."
+      ) { o, _ in
+        o.quiet = true; return true
+      }
+    case .verbose:
+      Declaration(
+        short: "-v", long: "--verbose", value: .flag,
+        text: "Stream command output, prefixed with the operation's name."
+      ) { o, _ in
+        o.verbose = true; return true
+      }
+    case .progress:
+      Declaration(
+        long: "--progress", value: .choice(ProgressMode.self, current: { $0.progress.rawValue }),
+        text: "How to show progress: auto (live on a terminal, else plain), tty, plain or none."
+      ) {
+        guard let mode = ProgressMode(rawValue: $1) else { return false }
+        $0.progress = mode
+        return true
+      }
+    case .yes:
+      Declaration(
+        long: "--yes", value: .flag,
+        text: "Answer yes to every confirm(prompt) (needed when not on a terminal)."
+      ) { o, _ in
+        o.yes = true; return true
+      }
+    case .noColor:
+      Declaration(
+        long: "--no-color", value: .flag,
+        text: "No colour (also NO_COLOR=1)."
+      ) { o, _ in
+        o.noColor = true; return true
+      }
+    case .events:
+      Declaration(
+        long: "--events", value: .file,
+        text: "Write every event as a JSON line to FILE (- for standard error).", valueName: "file"
+      ) {
+        $0.events = $1; return true
+      }
+    case .trace:
+      Declaration(
+        long: "--trace", value: .file,
+        text: "Write a Chrome trace-event file of the run (opens in Perfetto; - for standard error).", valueName: "file"
+      ) {
+        $0.trace = $1; return true
+      }
+    case .memory:
+      Declaration(
+        long: "--memory", value: .number,
+        text: "Cap the Lua heap at MB megabytes: code that needs more fails with a clear error.", valueName: "MB"
+      ) {
+        $0.memory = Int($1); return $0.memory != nil
+      }
+    case .sandbox:
+      Declaration(
+        long: "--sandbox", value: .flag,
+        text:
+          "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe."
+      ) { o, _ in
+        o.sandbox = true; return true
+      }
+    case .outputLimit:
+      Declaration(
+        long: "--output-limit", value: .number,
+        text: "MB of one command's stdout (or stderr) kept in memory; the rest goes to a file (default 16).",
+        valueName: "MB"
+      ) {
+        $0.outputLimit = Int($1); return $0.outputLimit != nil
+      }
+    case .outputFileLimit:
+      Declaration(
+        long: "--output-file-limit", value: .number,
+        text:
+          "MB of one stream kept in its file past --output-limit; past it the file keeps the beginning and the end (default 1024, or TASKRUN_OUTPUT_FILE_LIMIT).",
+        valueName: "MB"
+      ) {
+        $0.outputFileLimit = Int($1); return $0.outputFileLimit != nil
+      }
+    case .file:
+      Declaration(
+        short: "-f", value: .file,
+        text: "The workflow script (instead of finding taskrun.lua).", valueName: "file"
+      ) {
+        $0.file = $1; return true
+      }
+    case .directory:
+      Declaration(short: "-C", value: .folder, text: "Change to DIR first.", valueName: "dir") {
+        $0.directory = $1; return true
+      }
+    case .executor:
+      Declaration(
+        long: "--executor", value: .choice(ExecutorChoice.self, current: { $0.executor?.rawValue }),
+        text:
+          "Where the operations' sh commands run: slurm (job steps inside an allocation, else batch jobs) or local; default: what each queue says.",
+        valueName: "executor"
+      ) {
+        guard let choice = ExecutorChoice(rawValue: $1) else { return false }
+        $0.executor = choice
+        return true
+      }
+    case .list:
+      Declaration(
+        short: "-l", long: "--list", value: .flag,
+        text: "List the operations the script declares, with their desc; run nothing."
+      ) { o, _ in
+        o.list = true; return true
+      }
+    case .listNames:
+      Declaration(long: "--list-names", value: .flag, text: "") { o, _ in
+        o.listNames = true; return true
+      }
     }
   }
 
@@ -94,7 +187,7 @@ enum RunOption: Int, CaseIterable {
   /// arguments).
   static let helpOrder: [RunOption] = [
     .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
-    .outputLimit, .outputFileLimit, .file, .directory, .executor, .list, .listNames,
+    .outputLimit, .outputFileLimit, .file, .directory, .executor, .list, .listNames
   ]
 
   /// Every spelling with its option, in the options' order.
@@ -103,7 +196,9 @@ enum RunOption: Int, CaseIterable {
   }
 
   init?(spelling: String) {
-    guard let option = Self.allCases.first(where: { $0.declaration.short == spelling || $0.declaration.long == spelling }) else {
+    guard
+      let option = Self.allCases.first(where: { $0.declaration.short == spelling || $0.declaration.long == spelling })
+    else {
       return nil
     }
     self = option
@@ -132,7 +227,8 @@ enum RunOption: Int, CaseIterable {
     }
     // Literals, not NameSpecification(sequence): its unspecialised generic init costs start-up
     // about 18,000 instructions an option (callgrind).
-    return elements.count == 1 ? [elements[0]] : elements.count == 2 ? [elements[0], elements[1]] : NameSpecification(elements)
+    return elements.count == 1
+      ? [elements[0]] : elements.count == 2 ? [elements[0], elements[1]] : NameSpecification(elements)
   }
 
   /// What `taskrun --help` says of the option (nothing for a hidden one: an empty text).

@@ -37,13 +37,15 @@ enum ScriptFinder {
     }
     var info = stat()
     if let first = words.first, stat(first, &info) == 0 {  // `taskrun ./configure`: a file, but not a script
-      throw HostError(info.st_mode & S_IFMT == S_IFDIR
-        ? "'\(first)': it is a directory, not a script (-C DIR runs the script of a folder)"
-        : "'\(first)' is not a taskrun script: a script's name ends in .lua or its first "
-          + "line is #!…taskrun (-f FILE loads any file as the script)")
+      throw HostError(
+        info.st_mode & S_IFMT == S_IFDIR
+          ? "'\(first)': it is a directory, not a script (-C DIR runs the script of a folder)"
+          : "'\(first)' is not a taskrun script: a script's name ends in .lua or its first "
+            + "line is #!…taskrun (-f FILE loads any file as the script)")
     }
-    throw HostError("no script given, and no \(defaultNames.joined(separator: " or ")) here or in a parent folder "
-      + "(taskrun SCRIPT [TARGET...], or -f FILE)")
+    throw HostError(
+      "no script given, and no \(defaultNames.joined(separator: " or ")) here or in a parent folder "
+        + "(taskrun SCRIPT [TARGET...], or -f FILE)")
   }
 
   /// Whether a first word is the script rather than a target: `-` (standard input), a name

@@ -11,7 +11,8 @@ enum UsageMessage {
   static func withoutDistantGuess(_ text: String) -> String {
     let opening = "Unknown option '", middle = "'. Did you mean '", closing = "'?"
     guard let start = text.firstRange(of: opening), let mid = text[start.upperBound...].firstRange(of: middle),
-          let end = text[mid.upperBound...].firstRange(of: closing) else { return text }
+      let end = text[mid.upperBound...].firstRange(of: closing)
+    else { return text }
     let unknown = text[start.upperBound..<mid.lowerBound], guess = text[mid.upperBound..<end.lowerBound]
     func bare(_ s: Substring) -> String { String(s.drop { $0 == "-" }) }
     if !suggestion(for: bare(unknown), among: [bare(guess)]).isEmpty { return text }

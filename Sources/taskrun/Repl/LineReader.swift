@@ -50,18 +50,21 @@ final class EditLineReader: LineReader {
   nonisolated(unsafe) static var matches: [String] = []
 
   private init(complete: @escaping (String) -> [String]) {
-    let state = Environment.variable("XDG_STATE_HOME").map { URL(fileURLWithPath: $0) }
-      ?? URL(fileURLWithPath: Environment.variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path).appendingPathComponent(".local/state")
+    let state =
+      Environment.variable("XDG_STATE_HOME").map { URL(fileURLWithPath: $0) }
+      ?? URL(fileURLWithPath: Environment.variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path)
+      .appendingPathComponent(".local/state")
     let folder = state.appendingPathComponent("taskrun")
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     historyFile = folder.appendingPathComponent("history").path
     Self.complete = complete
     setlocale(LC_CTYPE, "")  // libedit edits characters, not bytes, in the user's encoding
-    ce_initialize({ text, state in  // before reading the history
-      if state == 0 { EditLineReader.matches = EditLineReader.complete(text.map { String(cString: $0) } ?? "") }
-      guard Int(state) < EditLineReader.matches.count else { return nil }
-      return strdup(EditLineReader.matches[Int(state)])
-    }, EditLineReader.getc)
+    ce_initialize(
+      { text, state in  // before reading the history
+        if state == 0 { EditLineReader.matches = EditLineReader.complete(text.map { String(cString: $0) } ?? "") }
+        guard Int(state) < EditLineReader.matches.count else { return nil }
+        return strdup(EditLineReader.matches[Int(state)])
+      }, EditLineReader.getc)
     _ = ce_read_history(historyFile)
   }
 
@@ -110,8 +113,10 @@ final class EditLineReader: LineReader {
       return 10
     }
     let input = file.map { fileno($0) } ?? STDIN_FILENO
-    var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
-               pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+    var fds = [
+      pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+    ]
     while true {
       if poll(&fds, 2, -1) < 0 {
         if errno == EINTR { continue }

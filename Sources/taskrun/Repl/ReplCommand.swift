@@ -35,8 +35,9 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
     let isTerminal = Session.outputIsTerminal
-    let lines = PlainReporter(verbosity: .normal, color: ColorPolicy.decide(disabled: false, isTerminal: isTerminal),
-                              showStarts: !isTerminal)
+    let lines = PlainReporter(
+      verbosity: .normal, color: ColorPolicy.decide(disabled: false, isTerminal: isTerminal),
+      showStarts: !isTerminal)
     let session = Session(
       jobs: jobs, keepGoing: true, display: .lines(lines, live: isTerminal),
       host: .init(arguments: invocation.scriptArguments, assumeYes: yes, asksOnTerminal: true))
@@ -50,7 +51,8 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
     if isatty(STDIN_FILENO) != 0 {  // a banner, as lua prints one
       print("\(TaskrunVersion.text) — :help for the commands, Ctrl-D to leave")
     }
-    let reader: any LineReader = isatty(STDIN_FILENO) != 0
+    let reader: any LineReader =
+      isatty(STDIN_FILENO) != 0
       ? EditLineReader.forTerminal(complete: { host.completions(for: $0) }) : PlainLineReader()
     Repl(host: host, reader: reader, view: session.liveView).loop()
     if host.exitCode != nil { _ = session.settle() }  // os.exit: the run it ended is reported
@@ -139,7 +141,10 @@ struct Repl {
     case "why":
       guard words.count == 2, let op = scheduler.operation(named: words[1]) else {
         let hint = words.count == 2 ? suggestion(for: words[1], among: scheduler.operations.map(\.name)) : ""
-        print(words.count == 2 ? "no operation named '\(TerminalText.escaped(words[1]))'" + (hint.isEmpty ? "" : "; \(hint)") : "usage: :why NAME")
+        print(
+          words.count == 2
+            ? "no operation named '\(TerminalText.escaped(words[1]))'" + (hint.isEmpty ? "" : "; \(hint)")
+            : "usage: :why NAME")
         return true
       }
       print(TerminalText.escaped(scheduler.explain(op), keepingLines: true))  // may quote stderr, Slurm

@@ -19,61 +19,81 @@ final class EventsReporter: EventSink {
     case .runStart(let time):
       fields = [("time", seconds(time)), ("event", .string("run_start"))]
     case .operationStart(let time, let name, let attempt, let reason, let group, _):
-      fields = [("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
-                ("attempt", .int(attempt))]
+      fields = [
+        ("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
+        ("attempt", .int(attempt))
+      ]
       if let group { fields.append(("group", .string(group))) }
       if let reason { fields += [("after", .string(reason.after)), ("because", Self.because(reason))] }
     case .operationFinish(let time, let name, let outcome, let duration, let details):
       let (error, kind) = (details?.error, details?.errorKind)
-      fields = [("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
-                ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
-                ("error", error.map(JSON.string) ?? .null), ("error_kind", kind.map { .string($0.rawValue) } ?? .null)]
+      fields = [
+        ("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
+        ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
+        ("error", error.map(JSON.string) ?? .null), ("error_kind", kind.map { .string($0.rawValue) } ?? .null)
+      ]
     case .output(let time, let name, let stream, let text):
-      fields = [("time", seconds(time)), ("event", .string("output")), ("operation", .string(name)),
-                ("stream", .string(stream.rawValue)), ("text", .string(text))]
+      fields = [
+        ("time", seconds(time)), ("event", .string("output")), ("operation", .string(name)),
+        ("stream", .string(stream.rawValue)), ("text", .string(text))
+      ]
     case .runProgress(let time, let progress):
       let finished = progress.done + progress.failed
-      fields = [("time", seconds(time)), ("event", .string("progress")),
-                ("completed", .int(finished)), ("total", .int(finished + progress.running + progress.pending)),
-                ("fraction", .number((progress.fraction * 1e4).rounded() / 1e4)),
-                ("description", .string("\(Int(progress.fraction * 100))% completed")),
-                ("running", .int(progress.running)), ("pending", .int(progress.pending)),
-                ("failed", .int(progress.failed)), ("cancelled", .int(progress.cancelled)),
-                ("stopping", .bool(progress.stopping)), ("eta", progress.eta.map(seconds) ?? .null)]
+      fields = [
+        ("time", seconds(time)), ("event", .string("progress")),
+        ("completed", .int(finished)), ("total", .int(finished + progress.running + progress.pending)),
+        ("fraction", .number((progress.fraction * 1e4).rounded() / 1e4)),
+        ("description", .string("\(Int(progress.fraction * 100))% completed")),
+        ("running", .int(progress.running)), ("pending", .int(progress.pending)),
+        ("failed", .int(progress.failed)), ("cancelled", .int(progress.cancelled)),
+        ("stopping", .bool(progress.stopping)), ("eta", progress.eta.map(seconds) ?? .null)
+      ]
     case .operationProgress(let time, let name, let p):
-      fields = [("time", seconds(time)), ("event", .string("progress")), ("operation", .string(name)),
-                ("completed", .int(Int(p.completed))), ("total", .int(Int(p.total))),
-                ("fraction", .number((p.fraction * 1e4).rounded() / 1e4)),
-                ("indeterminate", .bool(p.indeterminate)),
-                ("description", .string(p.description)),
-                ("additional_description", .string(p.additionalDescription)), ("paused", .bool(p.paused))]
+      fields = [
+        ("time", seconds(time)), ("event", .string("progress")), ("operation", .string(name)),
+        ("completed", .int(Int(p.completed))), ("total", .int(Int(p.total))),
+        ("fraction", .number((p.fraction * 1e4).rounded() / 1e4)),
+        ("indeterminate", .bool(p.indeterminate)),
+        ("description", .string(p.description)),
+        ("additional_description", .string(p.additionalDescription)), ("paused", .bool(p.paused))
+      ]
     case .message(let time, let operation, let text):
-      fields = [("time", seconds(time)), ("event", .string("print")),
-                ("operation", operation.map(JSON.string) ?? .null), ("text", .string(text))]
+      fields = [
+        ("time", seconds(time)), ("event", .string("print")),
+        ("operation", operation.map(JSON.string) ?? .null), ("text", .string(text))
+      ]
     case .activity(let time, let label, let count):
-      fields = [("time", seconds(time)), ("event", .string("activity")), ("label", .string(label)),
-                ("count", .int(count))]
+      fields = [
+        ("time", seconds(time)), ("event", .string("activity")), ("label", .string(label)),
+        ("count", .int(count))
+      ]
     case .operationRetry(let time, let name, let attempt, let error, let delay):
-      fields = [("time", seconds(time)), ("event", .string("op_retry")), ("operation", .string(name)),
-                ("attempt", .int(attempt)), ("error", .string(error)), ("delay", seconds(delay))]
+      fields = [
+        ("time", seconds(time)), ("event", .string("op_retry")), ("operation", .string(name)),
+        ("attempt", .int(attempt)), ("error", .string(error)), ("delay", seconds(delay))
+      ]
     case .prompt(let time, let text):
       fields = [("time", seconds(time)), ("event", .string("prompt")), ("text", text.map(JSON.string) ?? .null)]
     case .remoteState(let time, let name, let state):
-      fields = [("time", seconds(time)), ("event", .string("job")), ("operation", .string(name)),
-                ("executor", .string(state.executor)), ("job_id", .string(state.job)),
-                ("state", .string(state.queued ? "queued" : "running")),
-                ("reason", state.reason.map(JSON.string) ?? .null), ("node", state.node.map(JSON.string) ?? .null)]
+      fields = [
+        ("time", seconds(time)), ("event", .string("job")), ("operation", .string(name)),
+        ("executor", .string(state.executor)), ("job_id", .string(state.job)),
+        ("state", .string(state.queued ? "queued" : "running")),
+        ("reason", state.reason.map(JSON.string) ?? .null), ("node", state.node.map(JSON.string) ?? .null)
+      ]
     case .tick:
       return
     case .successes:
       return event.finishes.forEach(receive)
     case .runFinish(let time, let summary):
-      fields = [("time", seconds(time)), ("event", .string("run_finish")),
-                ("succeeded", .int(summary.succeeded)), ("failed", .int(summary.failed)),
-                ("cancelled", .int(summary.cancelled)), ("skipped", .int(summary.skipped)),
-                ("interrupted", .bool(summary.interrupted)), ("ended", summary.ended.map(JSON.string) ?? .null),
-                ("critical_path", .array(summary.criticalPath.map { .string($0.name) })),
-                ("critical_path_because", .array(summary.criticalPath.map { $0.reason.map(Self.because) ?? .null }))]
+      fields = [
+        ("time", seconds(time)), ("event", .string("run_finish")),
+        ("succeeded", .int(summary.succeeded)), ("failed", .int(summary.failed)),
+        ("cancelled", .int(summary.cancelled)), ("skipped", .int(summary.skipped)),
+        ("interrupted", .bool(summary.interrupted)), ("ended", summary.ended.map(JSON.string) ?? .null),
+        ("critical_path", .array(summary.criticalPath.map { .string($0.name) })),
+        ("critical_path_because", .array(summary.criticalPath.map { $0.reason.map(Self.because) ?? .null }))
+      ]
     }
     var line = JSON.object(fields).text
     line += "\n"

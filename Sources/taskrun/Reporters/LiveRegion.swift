@@ -8,8 +8,10 @@ struct LiveRegion {
 
   /// The overall line, the activities, and a row per running operation; when they do not
   /// fit in `height` lines, as many rows as fit and "… and N more running".
-  func lines(progress: RunProgress, activities: [(label: String, count: Int)], running: [LiveReporter.Row],
-             height: Int, width: Int) -> [String] {
+  func lines(
+    progress: RunProgress, activities: [(label: String, count: Int)], running: [LiveReporter.Row],
+    height: Int, width: Int
+  ) -> [String] {
     var region = [overall(progress, width: width)]
     for activity in activities.prefix(max(0, height - 2)) {
       region.append("  \(color.paint(spin(activity.label), "35")) \(activity.label) (\(activity.count))")

@@ -20,7 +20,7 @@ final class LiveReporter: EventSink {
 
   // Its fields are touched by the scheduler's thread alone, by loads, stores and appends: no
   // access can overlap another, so they skip the dynamic exclusivity check (see OperationNode).
-  private let lines: PlainReporter          // what scrolls above the region
+  private let lines: PlainReporter  // what scrolls above the region
   private let color: ColorPolicy
   private let interval: Double
   private let taskbar: TaskbarProgress?
@@ -47,8 +47,10 @@ final class LiveReporter: EventSink {
     var remote: RemoteState?
   }
 
-  init(lines: PlainReporter, color: ColorPolicy, rate: Double = 15,
-       taskbar: TaskbarProgress? = TaskbarProgress.forTerminal()) {
+  init(
+    lines: PlainReporter, color: ColorPolicy, rate: Double = 15,
+    taskbar: TaskbarProgress? = TaskbarProgress.forTerminal()
+  ) {
     self.lines = lines
     self.color = color
     self.interval = 1 / rate
@@ -64,12 +66,14 @@ final class LiveReporter: EventSink {
   /// the last one; no row says why it started. Events written above read what they read.
   var interests: EventInterests {
     let mine = lines.interests.intersection(.output)
-    return eventsAbove.map { $0.interests.union(.startsAtTick).union(mine) } ?? mine.union([.startsAtTick, .successesAtTick])
+    return eventsAbove.map { $0.interests.union(.startsAtTick).union(mine) }
+      ?? mine.union([.startsAtTick, .successesAtTick])
   }
 
   func receive(_ event: RunEvent) {
     if let events = eventsAbove {
-      if case .tick = event {} else {  // a tick writes no line
+      if case .tick = event {
+      } else {  // a tick writes no line
         clear()
         fflush(nil)  // the region's clearing reaches the terminal before the line
         events.receive(event)
@@ -123,8 +127,11 @@ final class LiveReporter: EventSink {
     case .activity(let time, let label, let count):
       now = time
       if count > 0 {
-        if let index = activities.firstIndex(where: { $0.label == label }) { activities[index].count = count }
-        else { activities.append((label, count)) }
+        if let index = activities.firstIndex(where: { $0.label == label }) {
+          activities[index].count = count
+        } else {
+          activities.append((label, count))
+        }
       } else {
         activities.removeAll { $0.label == label }
       }
@@ -142,11 +149,11 @@ final class LiveReporter: EventSink {
     case .prompt(let time, let text):
       now = time
       if text != nil {
-        clear()                      // the question is asked alone, below the scrolled lines
+        clear()  // the question is asked alone, below the scrolled lines
         write(Self.showCursor)
         prompting = true
         fflush(nil)
-        lines.receive(event)         // which holds other output until the answer
+        lines.receive(event)  // which holds other output until the answer
       } else {
         prompting = false
         write(Self.hideCursor)

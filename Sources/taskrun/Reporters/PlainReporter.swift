@@ -9,8 +9,10 @@ import TaskEngine
 struct ColorPolicy {
   var enabled: Bool
 
-  static func decide(disabled: Bool, isTerminal: Bool,
-                     environment: (String) -> String? = Environment.variable) -> ColorPolicy {
+  static func decide(
+    disabled: Bool, isTerminal: Bool,
+    environment: (String) -> String? = Environment.variable
+  ) -> ColorPolicy {
     if disabled || environment("NO_COLOR").map({ !$0.isEmpty }) == true { return ColorPolicy(enabled: false) }
     for key in ["FORCE_COLOR", "CLICOLOR_FORCE"] {
       if let value = environment(key), !value.isEmpty, value != "0" { return ColorPolicy(enabled: true) }
@@ -96,22 +98,29 @@ final class PlainReporter: EventSink {
     case .message(_, _, let text):
       print(text)
     case .operationRetry(_, let name, let attempt, let error, let delay):
-      line(label("retry", "33"), "\(name): attempt \(attempt) failed: \(Self.text(error)); "
-        + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
+      line(
+        label("retry", "33"),
+        "\(name): attempt \(attempt) failed: \(Self.text(error)); "
+          + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
     case .operationStart(_, let name, let attempt, _, _, _):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
       line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))
     case .output(_, let name, _, let text):
       guard verbosity == .verbose else { return }
       for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-        if TerminalText.isCleanLine(part) { print("[\(name)] \(part)") } else { print("[\(name)] \(TerminalText.outputLine(part))") }
+        if TerminalText.isCleanLine(part) {
+          print("[\(name)] \(part)")
+        } else {
+          print("[\(name)] \(TerminalText.outputLine(part))")
+        }
       }
     case .successes(_, let operations):  // a live view's, at its frame: one write
       guard verbosity == .normal || verbosity == .verbose else { return }
       for op in operations { addSuccess(op.name, op.duration) }
       ct_write_finished_lines()
     case .operationFinish(_, let name, let outcome, let duration, let details):
-      finished(name, outcome, duration, details?.error, details?.output ?? "", earlier: details?.earlierOutputLines ?? 0)
+      finished(
+        name, outcome, duration, details?.error, details?.output ?? "", earlier: details?.earlierOutputLines ?? 0)
       if outcome == .failed, let traceback = details?.traceback, !traceback.isEmpty {
         for line in traceback.split(separator: "\n") { failure("    \(Self.text(line.trimmed(newlines: false)))") }
       }
@@ -120,8 +129,10 @@ final class PlainReporter: EventSink {
     }
   }
 
-  private func finished(_ name: String, _ outcome: Outcome, _ duration: Double, _ error: String?, _ output: String,
-                        earlier: Int = 0) {
+  private func finished(
+    _ name: String, _ outcome: Outcome, _ duration: Double, _ error: String?, _ output: String,
+    earlier: Int = 0
+  ) {
     var time: String { formatFixed(duration, 2) + " s" }  // only for lines that are printed
     switch outcome {
     case .succeeded:
@@ -197,13 +208,15 @@ final class PlainReporter: EventSink {
       }
       for cause in causes {
         let names = groups[cause]!
-        self.failure("  \(names.count) group\(names.count == 1 ? "" : "s") failed because of '\(cause)': "
-          + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : ""))
+        self.failure(
+          "  \(names.count) group\(names.count == 1 ? "" : "s") failed because of '\(cause)': "
+            + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : ""))
       }
     }
     let notStarted = summary.failures.filter { $0.outcome == .cancelled }
     if !notStarted.isEmpty {
-      let names = notStarted.prefix(8).map(\.name).joined(separator: ", ")
+      let names =
+        notStarted.prefix(8).map(\.name).joined(separator: ", ")
         + (notStarted.count > 8 ? ", …" : "")
       failure("Cancelled: \(names)")
     }

@@ -37,7 +37,9 @@ final class ReportFile {
       fd = openat(folder, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
       guard fd >= 0 else {
         let code = errno
-        if code == ENXIO { throw ReporterError("cannot write \(what) to '\(path)': no reader on the FIFO (start its reader first)") }
+        if code == ENXIO {
+          throw ReporterError("cannot write \(what) to '\(path)': no reader on the FIFO (start its reader first)")
+        }
         throw ReporterError("cannot write \(what) to '\(path)': \(Self.reason(code))")
       }
       // Writes wait as usual (a FIFO's reader that is slow is waited for, with signals handled).
@@ -70,7 +72,8 @@ final class ReportFile {
   private func fail(_ code: Int32) {
     failed = true
     Self.failures.add(1, ordering: .sequentiallyConsistent)
-    TerminalText.writeMessage("taskrun: cannot write \(what) to '\(path)': \(Self.reason(code)); the file is incomplete")
+    TerminalText.writeMessage(
+      "taskrun: cannot write \(what) to '\(path)': \(Self.reason(code)); the file is incomplete")
   }
 
   private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }

@@ -25,8 +25,11 @@ final class TaskbarProgress {
     if environment("TMUX") != nil || environment("STY") != nil { return false }
     if let term = environment("TERM"), term.hasPrefix("screen") || term.hasPrefix("tmux") { return false }
     if environment("WT_SESSION") != nil || environment("KITTY_WINDOW_ID") != nil
-        || environment("KONSOLE_VERSION") != nil || environment("ConEmuPID") != nil
-        || environment("TERM") == "xterm-kitty" || environment("TERM") == "xterm-ghostty" { return true }
+      || environment("KONSOLE_VERSION") != nil || environment("ConEmuPID") != nil
+      || environment("TERM") == "xterm-kitty" || environment("TERM") == "xterm-ghostty"
+    {
+      return true
+    }
     return ["WezTerm", "ghostty"].contains(environment("TERM_PROGRAM") ?? "")
   }
 

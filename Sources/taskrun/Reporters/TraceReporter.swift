@@ -21,7 +21,8 @@ final class TraceReporter: EventSink {
   private var running = 0
   private var flows = 0
   /// Each slice: its place in `events` and what it was made of (the critical path marks it later).
-  private var slices: [(index: Int, name: String, title: String, outcome: String, place: Place, args: [(String, JSON)])] = []
+  private var slices:
+    [(index: Int, name: String, title: String, outcome: String, place: Place, args: [(String, JSON)])] = []
 
   private struct Place {
     var pid: Int, tid: Int, start: Double
@@ -40,8 +41,11 @@ final class TraceReporter: EventSink {
   private func micro(_ seconds: Double) -> JSON { .number((seconds * 1e6).rounded()) }
 
   private func counter(_ time: Double) {
-    events.append(.object([("name", .string("running")), ("ph", .string("C")), ("ts", micro(time)),
-                           ("pid", .int(1)), ("args", .object([("operations", .int(running))]))]))
+    events.append(
+      .object([
+        ("name", .string("running")), ("ph", .string("C")), ("ts", micro(time)),
+        ("pid", .int(1)), ("args", .object([("operations", .int(running))]))
+      ]))
   }
 
   func receive(_ event: RunEvent) {
@@ -52,7 +56,11 @@ final class TraceReporter: EventSink {
         placed[name] = Place(pid: process(name), tid: 0, start: time)
       } else {
         var busy = lanes[pid, default: []]
-        let lane = busy.firstIndex(of: false) ?? { busy.append(false); return busy.count - 1 }()
+        let lane =
+          busy.firstIndex(of: false)
+          ?? {
+            busy.append(false); return busy.count - 1
+          }()
         busy[lane] = true
         lanes[pid] = busy
         placed[name] = Place(pid: pid, tid: lane + 1, start: time)
@@ -67,8 +75,11 @@ final class TraceReporter: EventSink {
     case .operationRetry(let time, let name, let attempt, let error, _):
       close(name, at: time, outcome: "failed, retrying", error: error, title: "\(name) (attempt \(attempt))")
     case .activity(let time, let label, let count):
-      events.append(.object([("name", .string("activity: \(label)")), ("ph", .string("C")), ("ts", micro(time)),
-                             ("pid", .int(1)), ("args", .object([("count", .int(count))]))]))
+      events.append(
+        .object([
+          ("name", .string("activity: \(label)")), ("ph", .string("C")), ("ts", micro(time)),
+          ("pid", .int(1)), ("args", .object([("count", .int(count))]))
+        ]))
     case .runFinish(_, let summary):
       write(critical: summary.criticalPath.map(\.name))
     case .runStart, .output, .message, .runProgress, .operationProgress, .prompt, .tick, .remoteState:
@@ -92,11 +103,17 @@ final class TraceReporter: EventSink {
     let label = reason.kind + (reason.detail.map { " " + $0 } ?? "")
     // The arrow leaves the cause's slice at its end (or now, for a producer still running).
     let leave = max(from.start, min(from.end.map { $0 - 1e-6 } ?? time, time))
-    events.append(.object([("name", .string(label)), ("cat", .string("started after")), ("ph", .string("s")),
-                           ("id", .int(flows)), ("ts", micro(leave)), ("pid", .int(from.pid)), ("tid", .int(from.tid))]))
-    events.append(.object([("name", .string(label)), ("cat", .string("started after")), ("ph", .string("f")),
-                           ("bp", .string("e")), ("id", .int(flows)), ("ts", micro(time)),
-                           ("pid", .int(to.pid)), ("tid", .int(to.tid))]))
+    events.append(
+      .object([
+        ("name", .string(label)), ("cat", .string("started after")), ("ph", .string("s")),
+        ("id", .int(flows)), ("ts", micro(leave)), ("pid", .int(from.pid)), ("tid", .int(from.tid))
+      ]))
+    events.append(
+      .object([
+        ("name", .string(label)), ("cat", .string("started after")), ("ph", .string("f")),
+        ("bp", .string("e")), ("id", .int(flows)), ("ts", micro(time)),
+        ("pid", .int(to.pid)), ("tid", .int(to.tid))
+      ]))
   }
 
   /// Ends the complete event of an operation's current attempt.
@@ -116,24 +133,34 @@ final class TraceReporter: EventSink {
   }
 
   private func slice(_ title: String, _ outcome: String, _ place: Place, _ args: [(String, JSON)]) -> JSON {
-    .object([("name", .string(title)), ("cat", .string(outcome)), ("ph", .string("X")),
-             ("ts", micro(place.start)), ("dur", micro((place.end ?? place.start) - place.start)),
-             ("pid", .int(place.pid)), ("tid", .int(place.tid)), ("args", .object(args))])
+    .object([
+      ("name", .string(title)), ("cat", .string(outcome)), ("ph", .string("X")),
+      ("ts", micro(place.start)), ("dur", micro((place.end ?? place.start) - place.start)),
+      ("pid", .int(place.pid)), ("tid", .int(place.tid)), ("args", .object(args))
+    ])
   }
 
   private func write(critical: [String]) {
     var all: [JSON] = processNames.map { pid, name in
-      .object([("name", .string("process_name")), ("ph", .string("M")), ("pid", .int(pid)),
-               ("args", .object([("name", .string(name))]))])
+      .object([
+        ("name", .string("process_name")), ("ph", .string("M")), ("pid", .int(pid)),
+        ("args", .object([("name", .string(name))]))
+      ])
     }
     for (pid, _) in processNames where pid > 1 {
-      all.append(.object([("name", .string("thread_name")), ("ph", .string("M")), ("pid", .int(pid)),
-                          ("tid", .int(0)), ("args", .object([("name", .string("group"))]))]))
+      all.append(
+        .object([
+          ("name", .string("thread_name")), ("ph", .string("M")), ("pid", .int(pid)),
+          ("tid", .int(0)), ("args", .object([("name", .string("group"))]))
+        ]))
     }
     for (pid, busy) in lanes.sorted(by: { $0.key < $1.key }) {
       for lane in busy.indices {
-        all.append(.object([("name", .string("thread_name")), ("ph", .string("M")), ("pid", .int(pid)),
-                            ("tid", .int(lane + 1)), ("args", .object([("name", .string("lane \(lane + 1)"))]))]))
+        all.append(
+          .object([
+            ("name", .string("thread_name")), ("ph", .string("M")), ("pid", .int(pid)),
+            ("tid", .int(lane + 1)), ("args", .object([("name", .string("lane \(lane + 1)"))]))
+          ]))
       }
     }
     // The critical path: the last slice of each of its operations carries its step number.
@@ -141,8 +168,9 @@ final class TraceReporter: EventSink {
     let steps = Dictionary(critical.enumerated().map { ($1, $0 + 1) }, uniquingKeysWith: { first, _ in first })
     var done: Set<String> = []
     for record in slices.reversed() where steps[record.name] != nil && done.insert(record.name).inserted {
-      marked[record.index] = slice(record.title, record.outcome, record.place,
-                                   record.args + [("critical_path_step", .int(steps[record.name]!))])
+      marked[record.index] = slice(
+        record.title, record.outcome, record.place,
+        record.args + [("critical_path_step", .int(steps[record.name]!))])
     }
     file.replace(with: Self.document(all + marked).text)
     file.close()

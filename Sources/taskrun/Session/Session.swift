@@ -123,8 +123,9 @@ final class Session {
     let status = host.exitCode ?? code
     // An --events or --trace file that could not be written (ReportFile said why): the
     // run's record is incomplete, so the run did not succeed as asked.
-    Taskrun.leave(status == 0 && ReportFile.failures.load(ordering: .sequentiallyConsistent) > 0
-      ? ExitCode.failure.rawValue : status)
+    Taskrun.leave(
+      status == 0 && ReportFile.failures.load(ordering: .sequentiallyConsistent) > 0
+        ? ExitCode.failure.rawValue : status)
   }
 
   /// The exit code of a run that ended with `summary`.

@@ -35,8 +35,9 @@ extension Session {
         // scheduler see the interrupt: after a while, end the run from here.
         DispatchQueue.global().asyncAfter(deadline: .now() + Session.stuckAfter) {
           guard inbox.signalsHandled.load(ordering: .sequentiallyConsistent) < posted else { return }
-          writeStandardError("taskrun: interrupted, but Lua code that cannot be interrupted "
-            + "(a __gc finalizer?) holds the run; exiting\n")
+          writeStandardError(
+            "taskrun: interrupted, but Lua code that cannot be interrupted "
+              + "(a __gc finalizer?) holds the run; exiting\n")
           processes.endDescendants(within: 0.5)
           Taskrun.exitNow(ExitCode.interrupted.rawValue)
         }

@@ -1,7 +1,7 @@
 // BustedReports: busted's `-o json` object and its `--list` lines, for tools that read them.
 import FoundationEssentials
-import TaskEngine
 import LuaHost
+import TaskEngine
 
 /// `-o json`: one object when the run ends, as busted's json output writes it: successes,
 /// failures, errors and pendings (each with the full name, message and where it is), and
@@ -15,17 +15,26 @@ final class JSONTestReport: TestReport {
     func entry(_ result: TestResult) -> JSON {
       let test = result.test
       // A file that does not load has no place in busted's report (it never ran).
-      let trace = test.outside && test.name == test.file ? JSON.object([])
-        : .object([("short_src", .string(test.file)), ("currentline", .int(test.line)),
-                   ("traceback", test.traceback.map(JSON.string) ?? .null)])
+      let trace =
+        test.outside && test.name == test.file
+        ? JSON.object([])
+        : .object([
+          ("short_src", .string(test.file)), ("currentline", .int(test.line)),
+          ("traceback", test.traceback.map(JSON.string) ?? .null)
+        ])
       let descriptor = test.outside ? (test.file == test.name ? "file" : "describe") : "it"
       return .object([
         ("name", .string(test.name)),
         ("message", test.message.map(JSON.string) ?? .null),
         ("trace", trace),
-        ("element", .object([("name", .string(test.name)), ("descriptor", .string(descriptor)),
-                             ("duration", .number(result.duration)), ("trace", trace)])),
-        ("isError", .bool(result.status == .error)),
+        (
+          "element",
+          .object([
+            ("name", .string(test.name)), ("descriptor", .string(descriptor)),
+            ("duration", .number(result.duration)), ("trace", trace)
+          ])
+        ),
+        ("isError", .bool(result.status == .error))
       ])
     }
     func list(_ status: TestCase.Status) -> JSON {
@@ -33,7 +42,7 @@ final class JSONTestReport: TestReport {
     }
     let object = JSON.object([
       ("pendings", list(.pending)), ("successes", list(.passed)), ("failures", list(.failure)),
-      ("errors", list(.error)), ("duration", .number(elapsed)),
+      ("errors", list(.error)), ("duration", .number(elapsed))
     ])
     print(object.text)
   }

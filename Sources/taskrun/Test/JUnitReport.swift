@@ -1,8 +1,8 @@
 // JUnitReport: `taskrun test --junit FILE`: JUnit XML as CI systems read it (flat
 // testsuite/testcase, `time` on every element, failures with their messages).
 import FoundationEssentials
-import TaskEngine
 import LuaHost
+import TaskEngine
 
 final class JUnitReport: TestReport {
   let path: String
@@ -51,15 +51,19 @@ final class JUnitReport: TestReport {
       return #"tests="\#(list.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)""#
     }
     let timestamp = Date().formatted(.iso8601)
-    var lines = [#"<?xml version="1.0" encoding="UTF-8"?>"#,
-                 #"<testsuites name="taskrun test" \#(counts(results)) time="\#(seconds(elapsed))">"#]
+    var lines = [
+      #"<?xml version="1.0" encoding="UTF-8"?>"#,
+      #"<testsuites name="taskrun test" \#(counts(results)) time="\#(seconds(elapsed))">"#
+    ]
     for file in files {
       let list = byFile[file]!
       let time = list.reduce(0) { $0 + $1.duration }
-      lines.append(#"  <testsuite name="\#(escape(file))" \#(counts(list)) time="\#(seconds(time))" timestamp="\#(timestamp)">"#)
+      lines.append(
+        #"  <testsuite name="\#(escape(file))" \#(counts(list)) time="\#(seconds(time))" timestamp="\#(timestamp)">"#)
       for result in list {
         let test = result.test
-        let open = #"    <testcase classname="\#(escape(file))" name="\#(escape(test.name))" file="\#(escape(file))" line="\#(test.line)" time="\#(seconds(result.duration))""#
+        let open =
+          #"    <testcase classname="\#(escape(file))" name="\#(escape(test.name))" file="\#(escape(file))" line="\#(test.line)" time="\#(seconds(result.duration))""#
         let message = test.message ?? ""
         let summary = escape(String(message.split(separator: "\n").first ?? ""))
         switch result.status {
@@ -93,7 +97,9 @@ final class JUnitReport: TestReport {
       case "'": out += "&apos;"
       case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
       default:
-        if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF { out.unicodeScalars.append(scalar) }
+        if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF {
+          out.unicodeScalars.append(scalar)
+        }
       }
     }
     return out

@@ -1,8 +1,8 @@
 // TapReporter: `taskrun test --tap`: TAP version 14 on standard output, the plan at the end
 // (tests are declared as their blocks run, so their number is known only then).
 import FoundationEssentials
-import TaskEngine
 import LuaHost
+import TaskEngine
 
 final class TapReporter: TestReport {
   private var number = 0

@@ -22,10 +22,13 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Argument(help: "Spec files, or folders to search (default: spec/, else tests/).")
   var roots: [String] = []
 
-  @Option(name: [.customShort("p"), .long], help: "Only run files whose name matches this Lua pattern (default: _spec; repeatable).")
+  @Option(
+    name: [.customShort("p"), .long],
+    help: "Only run files whose name matches this Lua pattern (default: _spec; repeatable).")
   var pattern: [String] = []
 
-  @Option(name: .customLong("exclude-pattern"), help: "Do not run files whose name matches this Lua pattern (repeatable).")
+  @Option(
+    name: .customLong("exclude-pattern"), help: "Do not run files whose name matches this Lua pattern (repeatable).")
   var excludePattern: [String] = []
 
   @Option(name: [.customShort("C"), .long], help: "Change to DIR first (repeatable, each relative to the one before).")
@@ -34,13 +37,15 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Option(name: [.customShort("f"), .customLong("config-file")], help: "Read options from FILE instead of ./.busted.")
   var configFile: String?
 
-  @Option(name: [.customShort("r"), .customLong("run")], help: "The task of the .busted file to run (default: `default`).")
+  @Option(
+    name: [.customShort("r"), .customLong("run")], help: "The task of the .busted file to run (default: `default`).")
   var task: String?
 
   @Option(name: [.customShort("o"), .long], help: "utfTerminal (default), plainTerminal, TAP, json or junit.")
   var output: String?
 
-  @Option(name: .customLong("Xoutput", withSingleDash: true), help: "An option for the output (junit: the file to write).")
+  @Option(
+    name: .customLong("Xoutput", withSingleDash: true), help: "An option for the output (junit: the file to write).")
   var outputOptions: [String] = []
 
   @Option(help: "A Lua file (or module) run before the specs.")
@@ -49,7 +54,9 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Option(name: .customLong("Xhelper", withSingleDash: true), help: "An option for the helper (its `arg`).")
   var helperOptions: [String] = []
 
-  @Option(name: [.customShort("m"), .long], help: "Put in front of package.path (default: ./src/?.lua;./src/?/?.lua;./src/?/init.lua).")
+  @Option(
+    name: [.customShort("m"), .long],
+    help: "Put in front of package.path (default: ./src/?.lua;./src/?/?.lua;./src/?/init.lua).")
   var lpath: [String] = []
 
   @Option(help: "Put in front of package.cpath (default: ./csrc/?.so;./csrc/?/?.so).")
@@ -64,7 +71,9 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Flag(name: [.customShort("l"), .long], help: "Print the name of every test instead of running them.")
   var list = false
 
-  @Flag(name: .customLong("auto-insulate"), inversion: .prefixedNo, help: "Each file restores the globals and modules it found (default).")
+  @Flag(
+    name: .customLong("auto-insulate"), inversion: .prefixedNo,
+    help: "Each file restores the globals and modules it found (default).")
   var autoInsulate: Bool?
 
   @Flag(name: .customLong("suppress-pending"), help: "Do not report pending tests.")
@@ -94,7 +103,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Option(help: "The seed of a --shuffle order to repeat (implies --shuffle).")
   var seed: Int?
 
-  @Option(name: [.customShort("j"), .customLong("jobs")], help: "Tests tagged #parallel that run at once (default: cores).")
+  @Option(
+    name: [.customShort("j"), .customLong("jobs")], help: "Tests tagged #parallel that run at once (default: cores).")
   var jobs: Int?
 
   @Option(help: "Seconds each test, and each describe body, may take before it is stopped and counted as an error.")
@@ -118,7 +128,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j must be at least 1 (got \(jobs))") }
     if let timeout, !(timeout > 0 && timeout <= Limits.maxSeconds) {
-      throw ValidationError("--timeout must be a number of seconds from 0 to \(formatNumber(Limits.maxSeconds)) (got \(timeout))")
+      throw ValidationError(
+        "--timeout must be a number of seconds from 0 to \(formatNumber(Limits.maxSeconds)) (got \(timeout))")
     }
     if let repeatCount, !(1...Limits.maxCount).contains(repeatCount) {
       throw ValidationError("--repeat must be from 1 to \(Limits.maxCount) (got \(repeatCount))")
@@ -134,10 +145,13 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     let eventsPath = events.map { $0 == "-" ? $0 : absolute($0, from: start) }
     if !directory.isEmpty {
       let folder = directory.reduce("") { absolute($1, from: $0) }
-      guard FileManager.default.changeCurrentDirectoryPath(folder) else { usage("cannot change to directory '\(folder)'") }
+      guard FileManager.default.changeCurrentDirectoryPath(folder) else {
+        usage("cannot change to directory '\(folder)'")
+      }
     }
-    let session = Session(jobs: jobs, keepGoing: true, display: .sinks([]),
-                          host: .init(arguments: invocation.scriptArguments))
+    let session = Session(
+      jobs: jobs, keepGoing: true, display: .sinks([]),
+      host: .init(arguments: invocation.scriptArguments))
     let scheduler = session.scheduler
     let host = session.host
     do { try host.installTestRuntime() } catch let error as HostError { usage(error.description) }
@@ -158,7 +172,9 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       scheduler.operation(named: name).map(host.testResults(for:)) ?? []
     }
     scheduler.sinks.append(results)
-    do { try session.addReports(events: eventsPath, trace: nil, folder: AT_FDCWD, progressTicks: false) } catch { usage("\(error)") }
+    do { try session.addReports(events: eventsPath, trace: nil, folder: AT_FDCWD, progressTicks: false) } catch {
+      usage("\(error)")
+    }
     session.attachSignals()
 
     do {
@@ -174,7 +190,9 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     let summary = host.run(try host.select(targets: []))
     let counts = TestCounts(results.results)
     let writeFailed = junitReport?.writeError != nil || (report as? JUnitReport)?.writeError != nil
-    let code: ExitCode = summary.interrupted || scheduler.interrupts > 0 ? .interrupted
+    let code: ExitCode =
+      summary.interrupted || scheduler.interrupts > 0
+      ? .interrupted
       : writeFailed || counts.failed > 0 ? .failure : .success
     session.finish(code: code.rawValue)
   }

@@ -38,7 +38,9 @@ final class TestReporter: TestReport {
   func finished(_ result: TestResult) {
     let style = Self.style(result.status, self.style)
     if verbose {
-      print("\(color.paint(style.word, style.color)) \(TerminalText.escaped(result.test.name)) (\(formatSeconds(result.duration)))")
+      print(
+        "\(color.paint(style.word, style.color)) \(TerminalText.escaped(result.test.name)) (\(formatSeconds(result.duration)))"
+      )
       return
     }
     print(color.paint(style.mark, style.color), terminator: "")
@@ -57,7 +59,9 @@ final class TestReporter: TestReport {
       for result in results where result.status == status {
         let test = result.test
         print("")
-        print(color.paint("\(title) \(style == .plain ? "->" : "→") \(test.file):\(test.line)", status == .pending ? "33" : "31"))
+        print(
+          color.paint(
+            "\(title) \(style == .plain ? "->" : "→") \(test.file):\(test.line)", status == .pending ? "33" : "31"))
         print(TerminalText.escaped(test.name))
         // A message may quote a command's output (an assertion on sh's stdout): escaped.
         if let message = test.message, status != .pending || message != "pending" {
@@ -70,7 +74,9 @@ final class TestReporter: TestReport {
     }
     let files = Set(results.map(\.test.file)).count
     print("")
-    print("\(results.count) test\(results.count == 1 ? "" : "s") from \(files) file\(files == 1 ? "" : "s") in \(formatSeconds(elapsed))")
+    print(
+      "\(results.count) test\(results.count == 1 ? "" : "s") from \(files) file\(files == 1 ? "" : "s") in \(formatSeconds(elapsed))"
+    )
     print(TestCounts(results, notRun: notRun).line)
   }
 }

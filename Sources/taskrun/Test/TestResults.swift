@@ -74,7 +74,9 @@ struct NotRun {
 
   /// "2 tests and 1 block", or nil when nothing was kept from running.
   var text: String? {
-    let parts = [(tests, "test"), (blocks, "block")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }
+    let parts = [(tests, "test"), (blocks, "block")].filter { $0.0 > 0 }.map {
+      "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")"
+    }
     return parts.isEmpty ? nil : parts.joined(separator: " and ")
   }
 }

@@ -74,7 +74,8 @@ struct TestSettings {
   }
 
   /// taskrun's own path (what `arg[0]` names, as busted's does).
-  static let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+  static let executable =
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
     ?? CommandLine.arguments[0]
 
   /// `arg[-1]`: the Lua interpreter on PATH that a spec may start again (busted runs under
@@ -112,7 +113,9 @@ struct TestSettings {
       let found = ((try? manager.subpathsOfDirectory(atPath: root)) ?? [])
         .filter { relative in
           let name = relative.split(separator: "/").last.map(String.init) ?? relative
-          guard name.hasSuffix(".lua"), !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return false }
+          guard name.hasSuffix(".lua"), !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else {
+            return false
+          }
           return !host.fileName(name, matches: excludes) && host.fileName(name, matches: patterns)
         }
         .map { root.hasSuffix("/") ? root + $0 : root + "/" + $0 }

@@ -9,13 +9,17 @@ let cascadeNestedSizes = quick ? [1_000, 10_000] : [10_000, 100_000]
 /// memory, cost per operation, and how that cost grows with the size (a cascade that recursed
 /// crashed past ~8,000 links; one that walked the nesting per group grew quadratically).
 @MainActor func cascadeTable() -> Table {
-  var table = Table(title: "Cascades (benchmarks/cascades.lua): a failure, skip, stop or Ctrl-C through a chain or nested groups",
-                    header: ["case", "operations", "exit", "wall s", "µs/op", "/ succeeding", "µs/op / at smallest",
-                             "peak MB", "KB/op"])
+  var table = Table(
+    title: "Cascades (benchmarks/cascades.lua): a failure, skip, stop or Ctrl-C through a chain or nested groups",
+    header: [
+      "case", "operations", "exit", "wall s", "µs/op", "/ succeeding", "µs/op / at smallest",
+      "peak MB", "KB/op"
+    ])
   let script = root + "/benchmarks/cascades.lua"
   let cases: [(shape: String, how: String, exit: Int32)] = [
     ("chain", "ok", 0), ("chain", "fail", 1), ("chain", "when", 0), ("chain", "stop", 1), ("chain", "interrupt", 130),
-    ("nested", "ok", 0), ("nested", "fail", 1), ("nested", "skip", 1), ("nested", "interrupt", 130)]
+    ("nested", "ok", 0), ("nested", "fail", 1), ("nested", "skip", 1), ("nested", "interrupt", 130)
+  ]
   var succeeding: [String: Double] = [:]  // shape and size: the ok case's µs/op
   for (shape, how, exit) in cases {
     let sizes = shape == "chain" ? cascadeChainSizes : cascadeNestedSizes
@@ -33,8 +37,10 @@ let cascadeNestedSizes = quick ? [1_000, 10_000] : [10_000, 100_000]
       if base.isNaN { base = us }
       let ratio = succeeding["\(shape) \(n)"].map { us / $0 } ?? .nan
       let peak = runs.map(\.peakKB).max() ?? 0
-      table.rows.append(["\(shape)-\(how)", "\(n)", "\(status)", f(run.seconds), f(us), how == "ok" ? "-" : f(ratio),
-                         f(us / base), f(Double(peak) / 1024, 0), f(Double(peak - emptyTaskrun.peakKB) / Double(n))])
+      table.rows.append([
+        "\(shape)-\(how)", "\(n)", "\(status)", f(run.seconds), f(us), how == "ok" ? "-" : f(ratio),
+        f(us / base), f(Double(peak) / 1024, 0), f(Double(peak - emptyTaskrun.peakKB) / Double(n))
+      ])
       targets.check("cascade \(shape)-\(how) \(n): exits \(exit) (0: it did)", status == exit ? 0 : 1, atMost: 0)
       // Linear: the cost per operation does not grow with the size (the largest against the
       // smallest; a recursive cascade crashed, a per-group walk of the nesting was quadratic).

@@ -18,7 +18,9 @@ struct Sample {
 enum Measure {
   /// glibc's pidfd_open (2.36; Swift's Glibc module does not show it), or nil.
   static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? =
-    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open").map { unsafeBitCast($0, to: (@convention(c) (pid_t, UInt32) -> Int32).self) }
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open").map {
+      unsafeBitCast($0, to: (@convention(c) (pid_t, UInt32) -> Int32).self)
+    }
 
   /// libOwnCPU.so, built beside this harness: preloaded, it writes the program's own CPU time.
   static let ownCPULibrary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -30,8 +32,10 @@ enum Measure {
   /// CPU time of it and its children. With `ownCPU`, libOwnCPU.so is preloaded into the
   /// program (not into its commands) to tell its own CPU time apart; a program run in
   /// `directory` starts from a shell, so it has to change directory itself (`make -C`).
-  static func run(_ argv: [String], in directory: String? = nil, limit: Double = 600,
-                  terminal: String? = nil, ownCPU: Bool = false) -> Sample {
+  static func run(
+    _ argv: [String], in directory: String? = nil, limit: Double = 600,
+    terminal: String? = nil, ownCPU: Bool = false
+  ) -> Sample {
     precondition(!ownCPU || directory == nil, "the shell that changes directory would take the preload")
     let command = directory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0] + argv } ?? argv
     var actions = posix_spawn_file_actions_t()
@@ -76,17 +80,20 @@ enum Measure {
     var seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
     if pidfd < 0 { seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }  // no limit then
-    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+    let cpu =
+      Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
       + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     var own = Double.nan
     if ownCPU, let line = try? String(contentsOfFile: ownCPUFile, encoding: .utf8),
-       let microseconds = Double(line.trimmingCharacters(in: .whitespacesAndNewlines)) {
+      let microseconds = Double(line.trimmingCharacters(in: .whitespacesAndNewlines))
+    {
       own = microseconds / 1e6
     }
     let code = timedOut ? 0 : (status >> 8) & 0xff
     let stderr = code == 0 ? "" : (try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8)) ?? ""
-    return Sample(seconds: seconds, cpu: cpu, ownCPU: own, peakKB: usage.ru_maxrss,
-                  status: code, timedOut: timedOut, stderr: String(stderr.prefix(300)))
+    return Sample(
+      seconds: seconds, cpu: cpu, ownCPU: own, peakKB: usage.ru_maxrss,
+      status: code, timedOut: timedOut, stderr: String(stderr.prefix(300)))
   }
 
   /// A program to measure and how it runs (see `run`).
@@ -102,7 +109,9 @@ enum Measure {
   /// median), with the largest peak memory seen. The commands take turns (a, b, a, b, …), so a
   /// machine that gets busier or quieter during a sitting moves the sides of a ratio alike.
   static func medians(_ repeats: Int, _ commands: [Command]) -> [Sample] {
-    func run(_ c: Command) -> Sample { Self.run(c.argv, in: c.directory, limit: c.limit, terminal: c.terminal, ownCPU: c.ownCPU) }
+    func run(_ c: Command) -> Sample {
+      Self.run(c.argv, in: c.directory, limit: c.limit, terminal: c.terminal, ownCPU: c.ownCPU)
+    }
     var samples = commands.map { [run($0)] }
     for _ in 1..<max(1, repeats) {
       // Once is enough to know one is too slow.
@@ -122,8 +131,10 @@ enum Measure {
   }
 
   /// One command's `medians`.
-  static func median(_ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600,
-                     terminal: String? = nil, ownCPU: Bool = false) -> Sample {
+  static func median(
+    _ repeats: Int, _ argv: [String], in directory: String? = nil, limit: Double = 600,
+    terminal: String? = nil, ownCPU: Bool = false
+  ) -> Sample {
     medians(repeats, [Command(argv: argv, directory: directory, limit: limit, terminal: terminal, ownCPU: ownCPU)])[0]
   }
 
@@ -133,9 +144,10 @@ enum Measure {
   static func instructions(_ argv: [String]) -> Double? {
     let sample = run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"] + argv)
     guard sample.status == 0,
-          let text = try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8),
-          let line = text.split(separator: "\n").first(where: { $0.contains("I") && $0.contains("refs:") }),
-          let count = Double(line.split(separator: ":").last!.filter(\.isNumber)) else { return nil }
+      let text = try? String(contentsOfFile: "/tmp/taskrun-bench-stderr", encoding: .utf8),
+      let line = text.split(separator: "\n").first(where: { $0.contains("I") && $0.contains("refs:") }),
+      let count = Double(line.split(separator: ":").last!.filter(\.isNumber))
+    else { return nil }
     return count
   }
 
@@ -161,7 +173,8 @@ struct Table {
     var widths = header.map(\.count)
     for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
     func line(_ cells: [String]) -> String {
-      "| " + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+      "| "
+        + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
         .joined(separator: " | ") + " |"
     }
     Swift.print("\n### \(title)\n")

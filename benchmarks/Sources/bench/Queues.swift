@@ -4,8 +4,9 @@ import Foundation
 /// graphs.lua's `queues` shape (N queues, a no-op operation on each): CPU per queue, and how
 /// it grows from the smallest size (quadratic declaration grew it about 4 times per doubling).
 @MainActor func queueTable() -> Table {
-  var table = Table(title: "Queues: N queues with an operation each (graphs.lua queues N noop), CPU time",
-                    header: ["queues", "CPU µs/queue", "per-queue CPU / at \(sizes[0])"])
+  var table = Table(
+    title: "Queues: N queues with an operation each (graphs.lua queues N noop), CPU time",
+    header: ["queues", "CPU µs/queue", "per-queue CPU / at \(sizes[0])"])
   var base = Double.nan
   for n in sizes {
     let run = Measure.medians(repeats, [.init(argv: [taskrun, "-q", graphs, "--", "queues", "\(n)", "noop"])])[0]

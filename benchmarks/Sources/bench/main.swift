@@ -6,7 +6,8 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "oq", arguments.count == 4, let shape = Shape(rawValue: arguments[1]),
-   let n = Int(arguments[2]), let jobs = Int(arguments[3]) {
+  let n = Int(arguments[2]), let jobs = Int(arguments[3])
+{
   if n > 0 { runOperationQueue(shape, n, jobs: jobs) }
   exit(0)
 }
@@ -30,13 +31,18 @@ let commandSizes = quick ? [200, 1_000] : [1_000, 10_000]
 let floorSizes = quick ? [1_000, 10_000] : [10_000, 100_000, 1_000_000]
 var targets = Targets()
 
-print("taskrun benchmarks: \(jobs) jobs, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-  + "median of \(repeats) run(s) each, the sides of each ratio taking turns, all rows measured in this sitting")
+print(
+  "taskrun benchmarks: \(jobs) jobs, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+    + "median of \(repeats) run(s) each, the sides of each ratio taking turns, all rows measured in this sitting")
 
 // Baselines: what a process costs before it does any work.
-let empties = Measure.medians(repeats * 3, [.init(argv: [taskrun, "-q", root + "/benchmarks/empty.lua"]),
-                                             .init(argv: ["lua5.4", "-e", ""]),
-                                             .init(argv: [bench, "oq", "independent", "0", "\(jobs)"])])
+let empties = Measure.medians(
+  repeats * 3,
+  [
+    .init(argv: [taskrun, "-q", root + "/benchmarks/empty.lua"]),
+    .init(argv: ["lua5.4", "-e", ""]),
+    .init(argv: [bench, "oq", "independent", "0", "\(jobs)"])
+  ])
 let (emptyTaskrun, emptyLua, emptyQueue) = (empties[0], empties[1], empties[2])
 
 // `--cascades`: only the cascade rows (and their targets).
@@ -47,21 +53,30 @@ if arguments.contains("--cascades") {
 }
 
 // 1. In-process work: no-op Lua operations against no-op BlockOperations.
-var scheduling = Table(title: "No-op operations: taskrun (empty Lua bodies) vs OperationQueue (BlockOperation {})",
-                       header: ["shape", "operations", "taskrun µs/op", "OperationQueue µs/op", "taskrun / OQ",
-                                "taskrun KB/op", "OQ KB/op"])
+var scheduling = Table(
+  title: "No-op operations: taskrun (empty Lua bodies) vs OperationQueue (BlockOperation {})",
+  header: [
+    "shape", "operations", "taskrun µs/op", "OperationQueue µs/op", "taskrun / OQ",
+    "taskrun KB/op", "OQ KB/op"
+  ])
 for shape in Shape.allCases {
   for n in sizes {
     // corelibs' OperationQueue is quadratic on a long chain (100,000: over 5 minutes).
-    let runs = Measure.medians(repeats, [.init(argv: [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "lua"]),
-                                         .init(argv: [bench, "oq", shape.rawValue, "\(n)", "\(jobs)"], limit: 30)])
+    let runs = Measure.medians(
+      repeats,
+      [
+        .init(argv: [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "lua"]),
+        .init(argv: [bench, "oq", shape.rawValue, "\(n)", "\(jobs)"], limit: 30)
+      ])
     let (t, q) = (runs[0], runs[1])
     let tus = (t.seconds - emptyTaskrun.seconds) / Double(n) * 1e6
     let qus = (q.seconds - emptyQueue.seconds) / Double(n) * 1e6
-    scheduling.rows.append([shape.rawValue, "\(n)", f(tus), q.timedOut ? "> \(f(30 / Double(n) * 1e6))" : f(qus),
-                            q.timedOut ? "< \(f(tus / (30 / Double(n) * 1e6), 3))" : f(tus / qus),
-                            f(Double(t.peakKB - emptyTaskrun.peakKB) / Double(n)),
-                            q.timedOut ? "-" : f(Double(q.peakKB - emptyQueue.peakKB) / Double(n))])
+    scheduling.rows.append([
+      shape.rawValue, "\(n)", f(tus), q.timedOut ? "> \(f(30 / Double(n) * 1e6))" : f(qus),
+      q.timedOut ? "< \(f(tus / (30 / Double(n) * 1e6), 3))" : f(tus / qus),
+      f(Double(t.peakKB - emptyTaskrun.peakKB) / Double(n)),
+      q.timedOut ? "-" : f(Double(q.peakKB - emptyQueue.peakKB) / Double(n))
+    ])
   }
 }
 scheduling.print()
@@ -74,10 +89,14 @@ queueTable().print()
 
 // 2. Trivial commands: taskrun vs ninja vs make on the same graphs.
 let hasNinja = Measure.run(["ninja", "--version"]).status == 0
-var commands = Table(title: "Commands (`true`) at -j\(jobs): taskrun vs ninja vs make (CPU: the tool and its commands; own CPU: the tool alone)",
-                     header: ["shape", "commands", "taskrun µs/cmd", "ninja µs/cmd", "make µs/cmd", "taskrun / ninja",
-                              "taskrun / make", "taskrun CPU µs/cmd", "make CPU µs/cmd", "taskrun own CPU µs/cmd",
-                              "make own CPU µs/cmd", "own CPU taskrun / make"])
+var commands = Table(
+  title:
+    "Commands (`true`) at -j\(jobs): taskrun vs ninja vs make (CPU: the tool and its commands; own CPU: the tool alone)",
+  header: [
+    "shape", "commands", "taskrun µs/cmd", "ninja µs/cmd", "make µs/cmd", "taskrun / ninja",
+    "taskrun / make", "taskrun CPU µs/cmd", "make CPU µs/cmd", "taskrun own CPU µs/cmd",
+    "make own CPU µs/cmd", "own CPU taskrun / make"
+  ])
 let scratch = NSTemporaryDirectory() + "taskrun-bench-\(getpid())"
 try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 // taskrun and make run with libOwnCPU.so preloaded, the baseline too.
@@ -88,10 +107,13 @@ for shape in Shape.allCases {
     try writeBuildFiles(shape, n, in: scratch)
     var tools: [Measure.Command] = [
       .init(argv: [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "\(n)", "sh"], ownCPU: true),
-      .init(argv: ["make", "-s", "-C", scratch, "-j\(jobs)", "-f", "Makefile"], ownCPU: true)]
+      .init(argv: ["make", "-s", "-C", scratch, "-j\(jobs)", "-f", "Makefile"], ownCPU: true)
+    ]
     if hasNinja {
-      tools.append(.init(argv: ["sh", "-c", "rm -f .ninja_log .ninja_deps; exec ninja -j\(jobs) -f build.ninja >/dev/null"],
-                         directory: scratch))
+      tools.append(
+        .init(
+          argv: ["sh", "-c", "rm -f .ninja_log .ninja_deps; exec ninja -j\(jobs) -f build.ninja >/dev/null"],
+          directory: scratch))
     }
     // Runs of 1,000 commands last a few tenths of a second, where wall time moves most:
     // three times the runs, as for every other row's smallest size.
@@ -101,8 +123,10 @@ for shape in Shape.allCases {
     let tcpu = (t.cpu - emptyOwn.cpu) / Double(n) * 1e6, town = (t.ownCPU - emptyOwn.ownCPU) / Double(n) * 1e6
     let nus = hasNinja ? runs[2].seconds / Double(n) * 1e6 : .nan
     let mus = m.seconds / Double(n) * 1e6, mcpu = m.cpu / Double(n) * 1e6, mown = m.ownCPU / Double(n) * 1e6
-    commands.rows.append([shape.rawValue, "\(n)", f(tus), hasNinja ? f(nus) : "(no ninja)", f(mus),
-                          hasNinja ? f(tus / nus) : "-", f(tus / mus), f(tcpu), f(mcpu), f(town), f(mown), f(town / mown)])
+    commands.rows.append([
+      shape.rawValue, "\(n)", f(tus), hasNinja ? f(nus) : "(no ninja)", f(mus),
+      hasNinja ? f(tus / nus) : "-", f(tus / mus), f(tcpu), f(mcpu), f(town), f(mown), f(town / mown)
+    ])
     if hasNinja { targets.check("commands \(shape.rawValue) \(n): wall / ninja", tus / nus, atMost: 0.9) }
     targets.check("commands \(shape.rawValue) \(n): wall / make", tus / mus, atMost: 1.0)
     targets.check("commands \(shape.rawValue) \(n): own CPU / make's", town / mown, atMost: 1.0)
@@ -119,12 +143,17 @@ liveViewTable().print()
 
 // 2c. Output throughput: 200 MB of random bytes (binary output, no newlines to speak of,
 // as gzip or tar print) from a command, against the same bytes through a pipe to cat.
-var output = Table(title: "Output throughput (200 MB of random bytes from `cat FILE`)",
-                   header: ["reader", "s", "MB/s", "/ cat"])
+var output = Table(
+  title: "Output throughput (200 MB of random bytes from `cat FILE`)",
+  header: ["reader", "s", "MB/s", "/ cat"])
 let randomFile = NSTemporaryDirectory() + "taskrun-bench-random-\(getpid())"
 if Measure.run(["sh", "-c", "head -c 200000000 /dev/urandom > \(randomFile)"]).status == 0 {
-  let runs = Measure.medians(repeats, [.init(argv: [taskrun, "-q", root + "/benchmarks/output.lua", "--", randomFile]),
-                                       .init(argv: ["sh", "-c", "cat \(randomFile) | cat > /dev/null"])])
+  let runs = Measure.medians(
+    repeats,
+    [
+      .init(argv: [taskrun, "-q", root + "/benchmarks/output.lua", "--", randomFile]),
+      .init(argv: ["sh", "-c", "cat \(randomFile) | cat > /dev/null"])
+    ])
   let (t, c) = (runs[0].seconds - emptyTaskrun.seconds, runs[1].seconds)
   output.rows.append(["taskrun (an operation's sh)", f(t, 3), f(200 / t, 0), f(t / c)])
   output.rows.append(["cat FILE | cat", f(c, 3), f(200 / c, 0), "1.00"])
@@ -140,7 +169,9 @@ progress.rows.append(["engine leaf, no observer", f(ProgressBench.leaf(count: up
 progress.rows.append(["engine leaf, an onChange observer", f(ProgressBench.leaf(count: updates, observed: true), 1)])
 progress.rows.append(["engine leaf 5 levels deep (the root follows)", f(ProgressBench.deep(count: updates), 1)])
 let out = NSTemporaryDirectory() + "taskrun-bench-progress-\(getpid())"
-_ = Measure.run(["sh", "-c", "exec \"$0\" -q \"$1\" -- \(updates) > \"$2\"", taskrun, root + "/benchmarks/progress.lua", out])
+_ = Measure.run([
+  "sh", "-c", "exec \"$0\" -q \"$1\" -- \(updates) > \"$2\"", taskrun, root + "/benchmarks/progress.lua", out
+])
 let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
 try? FileManager.default.removeItem(atPath: out)
 var lua: [String: Double] = [:]
@@ -163,7 +194,8 @@ if let bare = lua["bare"], let update = lua["update"], let field = lua["field"] 
 progress.print()
 
 // 4. Start-up.
-let starts = Measure.medians(21, [.init(argv: ["lua5.4", "-e", ""]), .init(argv: [taskrun, "-q", root + "/benchmarks/empty.lua"])])
+let starts = Measure.medians(
+  21, [.init(argv: ["lua5.4", "-e", ""]), .init(argv: [taskrun, "-q", root + "/benchmarks/empty.lua"])])
 let (lua54, started) = (starts[0], starts[1])
 var startup = Table(title: "Start-up: an empty workflow (median of 21)", header: ["program", "ms"])
 startup.rows.append(["lua5.4 -e ''", f(lua54.seconds * 1000)])
@@ -177,15 +209,22 @@ if FileManager.default.isExecutableFile(atPath: dynamic) {
 startup.print()
 
 // 5. Parallel efficiency.
-var parallel = Table(title: "Makespan of sleeping operations (each layer after the whole previous one)",
-                     header: ["graph", "ideal s", "makespan s", "makespan / ideal"])
+var parallel = Table(
+  title: "Makespan of sleeping operations (each layer after the whole previous one)",
+  header: ["graph", "ideal s", "makespan s", "makespan / ideal"])
 for (layers, width, seconds) in [(4, jobs, 0.25), (8, jobs * 2, 0.1)] {
-  let run = Measure.median(repeats, [taskrun, "-q", "-j\(jobs)", root + "/benchmarks/sleepy.lua", "--",
-                                     "\(layers)", "\(width)", "\(seconds)"])
+  let run = Measure.median(
+    repeats,
+    [
+      taskrun, "-q", "-j\(jobs)", root + "/benchmarks/sleepy.lua", "--",
+      "\(layers)", "\(width)", "\(seconds)"
+    ])
   let ideal = Double(layers) * seconds * Double((width + jobs - 1) / jobs)
   let makespan = run.seconds - emptyTaskrun.seconds
-  parallel.rows.append(["\(layers) layers × \(width), \(seconds) s each, -j\(jobs)", f(ideal), f(makespan, 3),
-                        f(makespan / ideal, 3)])
+  parallel.rows.append([
+    "\(layers) layers × \(width), \(seconds) s each, -j\(jobs)", f(ideal), f(makespan, 3),
+    f(makespan / ideal, 3)
+  ])
   targets.check("makespan / ideal, \(layers) layers × \(width)", makespan / ideal, atMost: 1.02)
 }
 parallel.print()

@@ -109,9 +109,12 @@ final class OutputCapture {
       } else {
         let dropped = unwritten - tail.count
         let bound = totalReached ? "4 × --output-file-limit for all of this run's files" : "--output-file-limit"
-        let note = "\n[taskrun: \(dropped) bytes dropped here: the file keeps the first \(written) "
+        let note =
+          "\n[taskrun: \(dropped) bytes dropped here: the file keeps the first \(written) "
           + "and the last \(tail.count) bytes of \(total) (\(bound))]\n"
-        if put(note.utf8, continues: false) && put(tail, continues: false) { return Finished(bytes: tail, path: path, dropped: dropped) }
+        if put(note.utf8, continues: false) && put(tail, continues: false) {
+          return Finished(bytes: tail, path: path, dropped: dropped)
+        }
       }
     }
     // Writing failed: the file holds the stream's first `written` bytes (and perhaps a part
@@ -121,7 +124,8 @@ final class OutputCapture {
       SpillFolder.shared.discard(path)
       return Finished(bytes: tail, dropped: total - tail.count)
     }
-    return Finished(bytes: tail, path: path, dropped: dropped,
-                    incomplete: "writing it failed (\(writeError ?? "?")): it holds only the first \(written) bytes of \(total)")
+    return Finished(
+      bytes: tail, path: path, dropped: dropped,
+      incomplete: "writing it failed (\(writeError ?? "?")): it holds only the first \(written) bytes of \(total)")
   }
 }

@@ -19,8 +19,9 @@ struct OutputLines {
   /// finished stretch of a line being overwritten. A "\r" at the very end may be half of
   /// "\r\n": its stretch is passed on, but kept until the next byte says.
   mutating func add(_ data: Data, lines: (String) -> Void, stretch: (String) -> Void) {
-    cut(data, whole: { lines(Self.asShown($0)) }, stretches: true, stretch: { stretch(UTF8Repair.string($0)) },
-        long: { lines(UTF8Repair.string($0) + "\n") })
+    cut(
+      data, whole: { lines(Self.asShown($0)) }, stretches: true, stretch: { stretch(UTF8Repair.string($0)) },
+      long: { lines(UTF8Repair.string($0) + "\n") })
   }
 
   /// As `add`, for output nothing reads as it comes: the whole lines as the command wrote
@@ -31,8 +32,10 @@ struct OutputLines {
 
   /// The cut itself: `whole` gets the whole lines, `stretch` each finished stretch (with
   /// `stretches`), `long` a line past `longest` with no end in sight.
-  private mutating func cut(_ data: Data, whole: (UnsafeBufferPointer<UInt8>) -> Void, stretches: Bool,
-                            stretch: (UnsafeBufferPointer<UInt8>) -> Void, long: (UnsafeBufferPointer<UInt8>) -> Void) {
+  private mutating func cut(
+    _ data: Data, whole: (UnsafeBufferPointer<UInt8>) -> Void, stretches: Bool,
+    stretch: (UnsafeBufferPointer<UInt8>) -> Void, long: (UnsafeBufferPointer<UInt8>) -> Void
+  ) {
     var pending = partial
     partial = []
     pending.append(contentsOf: data)

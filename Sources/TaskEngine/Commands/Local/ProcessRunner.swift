@@ -93,8 +93,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       close(outPipe[1]); close(errPipe[1])
       (outPipe[1], errPipe[1]) = (-1, -1)
     }
-    let child = RunningCommand(pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd,
-                               limits: outputLimits)
+    let child = RunningCommand(
+      pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd,
+      limits: outputLimits)
     lock.lock()
     live.append(child)
     lock.unlock()
@@ -106,7 +107,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private func resolve(_ name: String, in path: String??) -> Result<String, POSIXError> {
     if path == nil, let known = resolved[name] { return .success(known) }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let rc = path.map { cs_resolve(name, $0, &buffer, buffer.count) } ?? cs_resolve(name, getenv("PATH"), &buffer, buffer.count)
+    let rc =
+      path.map { cs_resolve(name, $0, &buffer, buffer.count) }
+      ?? cs_resolve(name, getenv("PATH"), &buffer, buffer.count)
     guard rc == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOENT)) }
     let found = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     if path == nil && !name.contains("/") { resolved[name] = found }
@@ -117,8 +120,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     switch rc {
     case ENOENT:
       return directory.map { dir in
-        FileManager.default.fileExists(atPath: dir) ? "\(program): command not found"
-          : "cwd '\(dir)': no such directory" } ?? "\(program): command not found"
+        FileManager.default.fileExists(atPath: dir)
+          ? "\(program): command not found"
+          : "cwd '\(dir)': no such directory"
+      } ?? "\(program): command not found"
     case EACCES: return "\(program): permission denied"
     default: return "\(program): cannot start: \(String(cString: strerror(rc)))"
     }
@@ -308,7 +313,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       lock.lock()
       if !child.reaped {
         child.signalled = true
-        child.reason = "stopped to \(signal == SIGTTIN ? "read" : "set up") the terminal "
+        child.reason =
+          "stopped to \(signal == SIGTTIN ? "read" : "set up") the terminal "
           + "(SIG\(signal == SIGTTIN ? "TTIN" : "TTOU")), so taskrun killed it: commands run without "
           + "a terminal; give it its input another way (a file, an argument, the environment)"
         kill(-child.pid, SIGKILL)
@@ -370,8 +376,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     let token = child.token
     (channel == .stdout ? child.stdout : child.stderr).append(data, name: "command-\(token).\(channel.rawValue)")
     if wantsText?(token) ?? true {
-      child.cut(data, from: channel, lines: { inbox.post(.processOutput(token: token, stream: channel, text: $0)) },
-                stretch: { inbox.post(.processOverwrite(token: token, text: $0)) })
+      child.cut(
+        data, from: channel, lines: { inbox.post(.processOutput(token: token, stream: channel, text: $0)) },
+        stretch: { inbox.post(.processOverwrite(token: token, text: $0)) })
     } else {
       child.cutBytes(data, from: channel) { inbox.post(.processBytes(token: token, stream: channel, bytes: $0)) }
     }
@@ -392,8 +399,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     let reason = child.reason
     lock.unlock()
     let out = child.stdout.finish(), err = child.stderr.finish()
-    var result = CommandResult(status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes,
-                               stdoutFile: out.path, stderrFile: err.path, reason: reason)
+    var result = CommandResult(
+      status: status, stdoutBytes: out.bytes, stderrBytes: err.bytes,
+      stdoutFile: out.path, stderrFile: err.path, reason: reason)
     (result.stdoutDropped, result.stderrDropped) = (out.dropped, err.dropped)
     (result.stdoutIncomplete, result.stderrIncomplete) = (out.incomplete, err.incomplete)
     inbox.post(.processExited(token: token, result: result))

@@ -46,8 +46,11 @@ final class RunningCommand {
   /// Cuts what `channel` wrote into lines (in place: a copy through a subscript cost a
   /// retain, a release and a store at every read of a pipe).
   func cut(_ data: Data, from channel: OutputChannel, lines: (String) -> Void, stretch: (String) -> Void) {
-    if channel == .stdout { outLines.add(data, lines: lines, stretch: stretch) }
-    else { errLines.add(data, lines: lines, stretch: stretch) }
+    if channel == .stdout {
+      outLines.add(data, lines: lines, stretch: stretch)
+    } else {
+      errLines.add(data, lines: lines, stretch: stretch)
+    }
   }
   /// As `cut`, for output nothing reads as it comes: whole lines as bytes, nothing decoded.
   func cutBytes(_ data: Data, from channel: OutputChannel, lines: ([UInt8]) -> Void) {

@@ -34,7 +34,8 @@ public final class SpillFolder: @unchecked Sendable {
   /// for writing; the descriptor and its path, or why it could not be made.
   /// The file first reserves `bytes` of the run's `total` (`OutputLimits.total`); when they
   /// are not left, nothing is made.
-  func create(_ name: String, reserving bytes: Int, within total: Int) -> Result<(fd: Int32, path: String), SpillError> {
+  func create(_ name: String, reserving bytes: Int, within total: Int) -> Result<(fd: Int32, path: String), SpillError>
+  {
     lock.lock(); defer { lock.unlock() }
     guard reserved + bytes <= total else { return .failure(totalReached(total)) }
     if descriptor < 0 && failure == nil { makeFolder() }
@@ -48,7 +49,9 @@ public final class SpillFolder: @unchecked Sendable {
         reserved += bytes
         return .success((fd, path + "/" + file))
       }
-      if errno != EEXIST { return .failure(SpillError(message: "\(path)/\(file): \(String(cString: strerror(errno)))")) }
+      if errno != EEXIST {
+        return .failure(SpillError(message: "\(path)/\(file): \(String(cString: strerror(errno)))"))
+      }
     }
     return .failure(SpillError(message: "\(path)/\(name): too many files of that name"))
   }
@@ -65,8 +68,9 @@ public final class SpillFolder: @unchecked Sendable {
 
   /// Why a stream gets no more room on disk: the run's files reached `total` bytes.
   func totalReached(_ total: Int) -> SpillError {
-    SpillError(message: "this run's output files reached \(total >> 20) MB, "
-      + "4 × --output-file-limit, the most they may hold together",
+    SpillError(
+      message: "this run's output files reached \(total >> 20) MB, "
+        + "4 × --output-file-limit, the most they may hold together",
       advice: "A larger --output-file-limit keeps more")
   }
 
@@ -112,9 +116,10 @@ public final class SpillFolder: @unchecked Sendable {
     warned = true
     lock.unlock()
     guard first else { return }
-    writeStandardError("taskrun: warning: cannot keep command output past --output-limit in a file "
-      + "(\(problem.message)); only the last \(ProcessRunner.tailBytes >> 10) KiB of such a stream is kept. "
-      + problem.advice + "\n")
+    writeStandardError(
+      "taskrun: warning: cannot keep command output past --output-limit in a file "
+        + "(\(problem.message)); only the last \(ProcessRunner.tailBytes >> 10) KiB of such a stream is kept. "
+        + problem.advice + "\n")
   }
 
   /// `mkdtemp` under TMPDIR (else /tmp); never creates TMPDIR itself.

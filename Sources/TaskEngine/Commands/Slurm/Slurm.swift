@@ -40,8 +40,10 @@ public enum Slurm {
   /// and at its default, none of the descriptors taskrun or Lua opened, in a process group of
   /// its own (Ctrl-C is taskrun's to handle: the scancel it runs then must finish, and the
   /// second Ctrl-C's sweep of strays spares it: `ProcessRunner.waitedFor`).
-  static func run(_ argv: [String], within seconds: Double, output: String = "/dev/null",
-                  environment: [String: String] = [:]) -> Int32? {
+  static func run(
+    _ argv: [String], within seconds: Double, output: String = "/dev/null",
+    environment: [String: String] = [:]
+  ) -> Int32? {
     var program = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     guard cs_resolve(argv[0], getenv("PATH"), &program, program.count) == 0 else { return nil }
     let out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -87,7 +89,9 @@ public enum Slurm {
   }
 
   /// Runs a Slurm tool and returns its status (-1: it did not run) and its output.
-  static func capture(_ argv: [String], environment: [String: String] = [:], within seconds: Double = 30) -> (Int32, String) {
+  static func capture(_ argv: [String], environment: [String: String] = [:], within seconds: Double = 30) -> (
+    Int32, String
+  ) {
     let file = temporaryDirectory + "taskrun-slurm-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { unlink(file) }
     let status = run(argv, within: seconds, output: file, environment: environment) ?? -1

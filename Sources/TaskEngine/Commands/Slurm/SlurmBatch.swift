@@ -40,8 +40,10 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
     init(token: CommandToken, folder: URL) { (self.token, self.folder) = (token, folder) }
   }
 
-  public init(inbox: Inbox, placement: SlurmPlacement, tag: String, folder: URL,
-              interval: Double = 0.5, statusWait: Double = 60, missingPolls: Int = 3) {
+  public init(
+    inbox: Inbox, placement: SlurmPlacement, tag: String, folder: URL,
+    interval: Double = 0.5, statusWait: Double = 60, missingPolls: Int = 3
+  ) {
     (self.inbox, self.placement, self.tag, self.folder) = (inbox, placement, tag, folder)
     (self.interval, self.statusWait, self.missingPolls) = (interval, statusWait, missingPolls)
   }
@@ -85,17 +87,27 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
         }
         var environment = spec.environment
         environment["TASKRUN_CWD"] = spec.directory ?? FileManager.default.currentDirectoryPath
-        let argv = ["sbatch", "--parsable", "--job-name=\(tag)", "--no-requeue",
-                    "--output=\(job.folder.path)/slurm.out", "--chdir=\(folder.path)"] + placement.options
+        let argv =
+          [
+            "sbatch", "--parsable", "--job-name=\(tag)", "--no-requeue",
+            "--output=\(job.folder.path)/slurm.out", "--chdir=\(folder.path)"
+          ] + placement.options
           + [script.path, job.folder.path] + spec.argv
         let (status, output) = Slurm.capture(argv, environment: environment)
-        guard status == 0, let id = output.split(separator: ";").first.map(String.init)?
-                .trimmed(), !id.isEmpty, id.allSatisfy(\.isNumber) else {
-          return end(job, CommandResult(status: 127, stdout: "", stderr: "",
-                                        reason: "could not start (sbatch: \(output.trimmed()))"))
+        guard status == 0,
+          let id = output.split(separator: ";").first.map(String.init)?
+            .trimmed(), !id.isEmpty, id.allSatisfy(\.isNumber)
+        else {
+          return end(
+            job,
+            CommandResult(
+              status: 127, stdout: "", stderr: "",
+              reason: "could not start (sbatch: \(output.trimmed()))"))
         }
         job.id = id
-        inbox.post(.commandState(token: token, state: RemoteState(executor: "slurm", job: id, queued: true, reason: "submitted")))
+        inbox.post(
+          .commandState(token: token, state: RemoteState(executor: "slurm", job: id, queued: true, reason: "submitted"))
+        )
         if job.stopping { _ = Slurm.run(["scancel", "--quiet", id], within: 10) }
       } catch {
         return end(job, CommandResult(status: 127, stdout: "", stderr: "", reason: "could not start (\(error))"))
@@ -165,8 +177,11 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       guard let id = job.id else { continue }
       if let (state, reason, node) = known {
         if state != job.state || reason != job.reason, state == "PENDING", !job.running {
-          inbox.post(.commandState(token: job.token, state: RemoteState(
-            executor: "slurm", job: id, queued: true, reason: reason)))
+          inbox.post(
+            .commandState(
+              token: job.token,
+              state: RemoteState(
+                executor: "slurm", job: id, queued: true, reason: reason)))
         } else if state == "RUNNING", !job.running {
           announceRunning(job, mark: startMark(job), node: node)
         }
@@ -179,13 +194,17 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
           // writes its status within the filesystem's delay.
           let ran = FileManager.default.fileExists(atPath: job.folder.appendingPathComponent("started").path)
           if !ran || Date().timeIntervalSince(job.endedAt!) > statusWait {
-            end(job, result(job, status: 128 + SIGKILL, reason: Slurm.reason(state: state, id: id, stopping: job.stopping)))
+            end(
+              job,
+              result(job, status: 128 + SIGKILL, reason: Slurm.reason(state: state, id: id, stopping: job.stopping)))
           }
         }
       } else {
         job.missing += 1
         if job.missing >= missingPolls {
-          end(job, result(job, status: 128 + SIGKILL, reason: "lost: Slurm no longer knows job \(id) and it left no status"))
+          end(
+            job,
+            result(job, status: 128 + SIGKILL, reason: "lost: Slurm no longer knows job \(id) and it left no status"))
         }
       }
     }
@@ -206,8 +225,11 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       ran = min(max(0, end - mark.time), Date().timeIntervalSince(job.submitted))
     }
     let shown = node.isEmpty ? mark?.node ?? "" : node
-    inbox.post(.commandState(token: job.token, state: RemoteState(
-      executor: "slurm", job: id, queued: false, node: shown.isEmpty ? nil : shown, runningFor: ran)))
+    inbox.post(
+      .commandState(
+        token: job.token,
+        state: RemoteState(
+          executor: "slurm", job: id, queued: false, node: shown.isEmpty ? nil : shown, runningFor: ran)))
   }
 
   /// The wrapper's `started` file: when it was written, and the node's name it holds.
@@ -231,7 +253,8 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       guard fd >= 0 else { continue }
       defer { close(fd) }
       guard lseek(fd, off_t(job.read[channel] ?? 0), SEEK_SET) >= 0,
-            let bytes = readAll(fd), !bytes.isEmpty else { continue }
+        let bytes = readAll(fd), !bytes.isEmpty
+      else { continue }
       let data = Data(bytes)
       job.read[channel, default: 0] += UInt64(data.count)
       job.output[channel, default: Data()].append(data)
@@ -245,17 +268,22 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   }
 
   private func readStatus(_ job: Job) -> Int32? {
-    guard let text = try? String(contentsOf: job.folder.appendingPathComponent("status"), encoding: .utf8) else { return nil }
+    guard let text = try? String(contentsOf: job.folder.appendingPathComponent("status"), encoding: .utf8) else {
+      return nil
+    }
     readOutput(job)  // what the command wrote before its status
     return Int32(text.trimmed())
   }
 
   private func result(_ job: Job, status: Int32, reason: String?) -> CommandResult {
     for channel in [OutputChannel.stdout, .stderr] {
-      if let rest = job.lines[channel]?.finish() { inbox.post(.processOutput(token: job.token, stream: channel, text: rest)) }
+      if let rest = job.lines[channel]?.finish() {
+        inbox.post(.processOutput(token: job.token, stream: channel, text: rest))
+      }
     }
-    return CommandResult(status: status, stdoutBytes: Array(job.output[.stdout] ?? Data()),
-                         stderrBytes: Array(job.output[.stderr] ?? Data()), reason: reason)
+    return CommandResult(
+      status: status, stdoutBytes: Array(job.output[.stdout] ?? Data()),
+      stderrBytes: Array(job.output[.stderr] ?? Data()), reason: reason)
   }
 
   private func end(_ job: Job, _ result: CommandResult) {

@@ -13,8 +13,10 @@ extension Scheduler {
   /// The executor of a queue that asks for `asked` ("local", "slurm"; nil: the run's
   /// default), given the command line's `--executor` (`choice`; `local` runs everything
   /// here): nil for this machine, else the Slurm executor with `placement`.
-  public func executor(asked: String?, choice: String?, placement: SlurmPlacement,
-                       tag: String) throws(SlurmUnavailable) -> (any CommandExecutor)? {
+  public func executor(
+    asked: String?, choice: String?, placement: SlurmPlacement,
+    tag: String
+  ) throws(SlurmUnavailable) -> (any CommandExecutor)? {
     let kind = choice == "local" ? "local" : asked ?? choice ?? "local"
     guard kind == "slurm" else { return nil }
     return try slurmExecutor(placement, tag: tag)
@@ -32,11 +34,13 @@ extension Scheduler {
       executor = SlurmStepExecutor(processes: processes, placement: placement, tag: tag)
     } else {
       let environment = ProcessInfo.processInfo.environment
-      let base = environment["TASKRUN_SLURM_DIR"].map { URL(fileURLWithPath: $0) }
+      let base =
+        environment["TASKRUN_SLURM_DIR"].map { URL(fileURLWithPath: $0) }
         ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".taskrun/slurm")
       let interval = environment["TASKRUN_SLURM_POLL"].flatMap(Double.init).map { min(60, max(0.1, $0)) } ?? 1
-      executor = SlurmBatchExecutor(inbox: inbox, placement: placement, tag: tag,
-                                    folder: base.appendingPathComponent(tag), interval: interval)
+      executor = SlurmBatchExecutor(
+        inbox: inbox, placement: placement, tag: tag,
+        folder: base.appendingPathComponent(tag), interval: interval)
     }
     use(executor)
     return executor

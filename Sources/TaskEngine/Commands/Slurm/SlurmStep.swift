@@ -91,7 +91,8 @@ public final class SlurmStepExecutor: CommandExecutor {
   /// Why Slurm ended a step, from slurmstepd's line ("*** STEP 4.0 ON vm CANCELLED AT … ***").
   static func slurmReason(_ stderr: String) -> String? {
     for line in stderr.split(separator: "\n") where line.contains("***") {
-      guard let match = line.firstMatch(of: /\*\*\* (STEP|JOB) (\S+) ON (\S+) CANCELLED AT \S+( DUE TO (.*?))? \*\*\*/) else { continue }
+      guard let match = line.firstMatch(of: /\*\*\* (STEP|JOB) (\S+) ON (\S+) CANCELLED AT \S+( DUE TO (.*?))? \*\*\*/)
+      else { continue }
       let what = "\(match.1 == "STEP" ? "step" : "job") \(match.2) on \(match.3)"
       switch match.5 {
       case "TIME LIMIT"?: return "killed by Slurm's time limit (\(what))"

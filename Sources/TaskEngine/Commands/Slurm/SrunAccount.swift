@@ -21,10 +21,12 @@ struct SrunAccount: Equatable {
       if let launch = line.firstMatch(of: /launching StepId=(\d+\.\d+) on host ([^,\s]+)/) {
         (step, node) = (String(launch.1), String(launch.2))
       } else if line.contains("Job step aborted") || line.contains("aborted before step completely launched")
-                  || line.firstMatch(of: /Complete StepId=\S+ received/) != nil {
+        || line.firstMatch(of: /Complete StepId=\S+ received/) != nil
+      {
         endedBySlurm = true
       } else if line.firstMatch(of: /: tasks? [0-9,\-\[\]]+: Killed$/) != nil || line.contains("(status=0x0009)")
-                  || line.contains("Force Terminated") {
+        || line.contains("Force Terminated")
+      {
         taskKilled = true
       }
     }
