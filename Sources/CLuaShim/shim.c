@@ -72,8 +72,12 @@ int tl_protected_resume(lua_State *co, lua_State *from, int nargs, int *nres) {
 
 /* The host's objects for the script are charged whenever they are made (from a host function,
    called from Lua code that runs protected): they stay until the state closes. */
-int tl_charge(lua_State *L, ptrdiff_t bytes) {
-  tl_heap *h = heap_of(L);
+int tl_charge(lua_State *L, ptrdiff_t bytes) { return tl_charge_heap(heap_of(L), bytes); }
+
+void *tl_heap_account(lua_State *L) { return heap_of(L); }
+
+int tl_charge_heap(void *heap, ptrdiff_t bytes) {
+  tl_heap *h = heap;
   if (!h) return 1;
   if (bytes < 0) { h->used -= (size_t)-bytes; return 1; }  /* given back */
   if (h->limit && ((size_t)bytes > h->limit || h->used > h->limit - (size_t)bytes)) return 0;

@@ -93,13 +93,13 @@ public final class ScriptHost {
     self.scheduler = scheduler
     self.arguments = arguments
     let budget = MemoryBudget.current().luaHeap(asked: memoryLimit)
-    heap = HeapLimit(bytes: budget.bytes, isDefault: memoryLimit == nil)
+    L = tl_newstate(budget.bytes)
+    heap = HeapLimit(bytes: budget.bytes, isDefault: memoryLimit == nil, account: tl_heap_account(L))
     if budget.lowered {
       writeStandardError(
         "taskrun: note: --memory \(memoryLimit! >> 20) MB is more than this process can get (ulimit -v, "
           + "its cgroup, physical memory): the Lua heap is capped at \(budget.bytes >> 20) MB\n")
     }
-    L = tl_newstate(heap.bytes)
     _ = Self.dispatchInstalled
     tl_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
     tl_openlibs(L)

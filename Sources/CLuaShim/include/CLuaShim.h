@@ -18,6 +18,19 @@ int tl_protected_call(lua_State *L, int nargs, int nres);
    cap would be passed (nothing charged; the host function returns TL_RAISE_MEMORY). A
    negative count gives a charge back (the object was not made after all). */
 int tl_charge(lua_State *L, ptrdiff_t bytes);
+/* The state's heap account (NULL if the state was not made by tl_newstate), and a charge to
+   it: what tl_charge does, without finding the account again (operation{} charges each time). */
+void *tl_heap_account(lua_State *L);
+int tl_charge_heap(void *heap, ptrdiff_t bytes);
+/* Whether the `n` bytes at `s` are printable ASCII only (no control character, nothing past
+   0x7e): most names are, and need no closer look at what they would draw on a terminal. */
+static inline int tl_plain_text(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c > 0x7e) return 0;
+  }
+  return 1;
+}
 
 /* What a Swift host function returns when it does not return a count of results. */
 #define TL_RAISE (-1)   /* raise the value on top of the stack (strings get "file:line: ") */

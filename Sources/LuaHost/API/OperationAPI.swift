@@ -38,7 +38,7 @@ extension ScriptHost {
     let name = try stringField(s, at: spec[.name], "name", in: "operation")
     if let name {
       if name.isEmpty { throw ScriptError("operation: field 'name' must not be empty") }
-      try displayText(name, "operation: field 'name'")
+      if !s.isPlainText(spec[.name]) { try displayText(name, "operation: field 'name'") }
     }
     func what() -> String { name.map { "operation '\($0)'" } ?? "operation" }
 

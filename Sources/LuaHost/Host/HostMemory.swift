@@ -25,11 +25,11 @@ struct HostMemoryRefused: Error {}
 extension ScriptHost {
   /// Charges `bytes` for an object about to be made, or throws (raising Lua's memory error).
   func charge(_ bytes: Int, on s: LuaStack) throws {
-    guard tl_charge(s.L, bytes) != 0 else { throw HostMemoryRefused() }
+    guard tl_charge_heap(heap.account, bytes) != 0 else { throw HostMemoryRefused() }
   }
 
   /// Gives back a charge for an object that was not made after all.
-  func uncharge(_ bytes: Int, on s: LuaStack) { _ = tl_charge(s.L, -bytes) }
+  func uncharge(_ bytes: Int, on s: LuaStack) { _ = tl_charge_heap(heap.account, -bytes) }
 
   /// Runs `make` with `bytes` (and the length of the string `nameAt` names: a field of the
   /// table at 1, or argument 1 itself when `nameAt` is nil and it is a string) charged first;

@@ -12,6 +12,8 @@ struct ConfirmAnswers {
 struct HeapLimit {
   let bytes: Int
   let isDefault: Bool
+  /// The state's heap account in the shim, which host objects are charged to (`HostMemory`).
+  let account: UnsafeMutableRawPointer?
 }
 
 /// Lua values the host calls itself, as registry references: the REPL's formatter

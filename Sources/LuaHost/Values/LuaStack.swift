@@ -24,6 +24,14 @@ struct LuaStack {
     return String(decoding: UnsafeRawBufferPointer(start: chars, count: length), as: UTF8.self)
   }
 
+  /// Whether the string at `i` holds printable ASCII only: read in place, the common case of a
+  /// name needs no String-level check (`DisplayText`) after it.
+  func isPlainText(_ i: Int32) -> Bool {
+    var length = 0
+    guard lua_type(L, i) == LUA_TSTRING, let chars = tl_tolstring(L, i, &length) else { return false }
+    return tl_plain_text(chars, length) != 0
+  }
+
   /// Where the function at `level` of the call stack is (1: the Lua code that called the
   /// host function), as error messages start: `file:line:`, or nil if Lua does not know.
   func place(_ level: Int32 = 1) -> String? {

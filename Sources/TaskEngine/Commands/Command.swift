@@ -88,39 +88,107 @@ public struct CommandSpec: Sendable, Equatable {
 
 /// How a command ended.
 public struct CommandResult: Sendable, Equatable {
+  /// The fields, behind one reference: a result travels from the runner's thread through the
+  /// inbox, the command table and the body's completion, and each hop copied eleven fields
+  /// (seven of them counted references). Copy on write keeps it a value.
+  private final class Fields: @unchecked Sendable {
+    var status: Int32
+    var stdoutBytes: [UInt8], stderrBytes: [UInt8]
+    var stdoutFile: String?, stderrFile: String?
+    var stdoutDropped = 0, stderrDropped = 0
+    var stdoutIncomplete: String?, stderrIncomplete: String?
+    var reason: String?
+
+    init(status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8]) {
+      (self.status, self.stdoutBytes, self.stderrBytes) = (status, stdoutBytes, stderrBytes)
+    }
+
+    func copy() -> Fields {
+      let c = Fields(status: status, stdoutBytes: stdoutBytes, stderrBytes: stderrBytes)
+      (c.stdoutFile, c.stderrFile, c.reason) = (stdoutFile, stderrFile, reason)
+      (c.stdoutDropped, c.stderrDropped) = (stdoutDropped, stderrDropped)
+      (c.stdoutIncomplete, c.stderrIncomplete) = (stdoutIncomplete, stderrIncomplete)
+      return c
+    }
+  }
+
+  private var fields: Fields
+
+  private var writable: Fields {
+    mutating get {
+      if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+      return fields
+    }
+  }
+
   /// Exit status; 128 + signal number when killed by a signal; 127 when it could not start.
-  public var status: Int32
+  public var status: Int32 {
+    get { fields.status }
+    set { writable.status = newValue }
+  }
   /// What it wrote, byte for byte: all of it, or past `OutputLimits.memory` the last
   /// `ProcessRunner.tailBytes`, with the whole of it in `stdoutFile` / `stderrFile`.
-  public var stdoutBytes: [UInt8]
-  public var stderrBytes: [UInt8]
-  public var stdoutFile: String?
-  public var stderrFile: String?
+  public var stdoutBytes: [UInt8] {
+    get { fields.stdoutBytes }
+    set { writable.stdoutBytes = newValue }
+  }
+  public var stderrBytes: [UInt8] {
+    get { fields.stderrBytes }
+    set { writable.stderrBytes = newValue }
+  }
+  public var stdoutFile: String? {
+    get { fields.stdoutFile }
+    set { writable.stdoutFile = newValue }
+  }
+  public var stderrFile: String? {
+    get { fields.stderrFile }
+    set { writable.stderrFile = newValue }
+  }
   /// Bytes of each stream kept neither in memory nor in its file (past `OutputLimits.file`,
   /// or past the memory limit when no file could be made).
-  public var stdoutDropped = 0
-  public var stderrDropped = 0
+  public var stdoutDropped: Int {
+    get { fields.stdoutDropped }
+    set { writable.stdoutDropped = newValue }
+  }
+  public var stderrDropped: Int {
+    get { fields.stderrDropped }
+    set { writable.stderrDropped = newValue }
+  }
   /// Why a stream's file holds less than it should, when writing it failed (a full disk,
   /// `ulimit -f`): "writing it failed (…): it holds only the first N bytes of M".
-  public var stdoutIncomplete: String?
-  public var stderrIncomplete: String?
+  public var stdoutIncomplete: String? {
+    get { fields.stdoutIncomplete }
+    set { writable.stdoutIncomplete = newValue }
+  }
+  public var stderrIncomplete: String? {
+    get { fields.stderrIncomplete }
+    set { writable.stderrIncomplete = newValue }
+  }
   /// Why taskrun ended it, when it did so on its own (a command stopped by the terminal).
-  public var reason: String?
+  public var reason: String? {
+    get { fields.reason }
+    set { writable.reason = newValue }
+  }
 
   public init(
     status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8], stdoutFile: String? = nil,
     stderrFile: String? = nil, reason: String? = nil
   ) {
-    self.status = status
-    self.stdoutBytes = stdoutBytes
-    self.stderrBytes = stderrBytes
-    self.stdoutFile = stdoutFile
-    self.stderrFile = stderrFile
-    self.reason = reason
+    fields = Fields(status: status, stdoutBytes: stdoutBytes, stderrBytes: stderrBytes)
+    (fields.stdoutFile, fields.stderrFile, fields.reason) = (stdoutFile, stderrFile, reason)
   }
 
   public init(status: Int32, stdout: String, stderr: String, reason: String? = nil) {
     self.init(status: status, stdoutBytes: Array(stdout.utf8), stderrBytes: Array(stderr.utf8), reason: reason)
+  }
+
+  public static func == (a: CommandResult, b: CommandResult) -> Bool {
+    let (x, y) = (a.fields, b.fields)
+    return x === y
+      || (x.status == y.status && x.stdoutBytes == y.stdoutBytes && x.stderrBytes == y.stderrBytes
+        && x.stdoutFile == y.stdoutFile && x.stderrFile == y.stderrFile && x.stdoutDropped == y.stdoutDropped
+        && x.stderrDropped == y.stderrDropped && x.stdoutIncomplete == y.stdoutIncomplete
+        && x.stderrIncomplete == y.stderrIncomplete && x.reason == y.reason)
   }
 
   /// The output as text, for messages (invalid UTF-8 shown as U+FFFD).

@@ -7,8 +7,10 @@
 struct Graph {
   private(set) var operations: [OperationNode] = []
   private(set) var queues: [WorkQueue] = []
-  /// Each queue's index in `queues` by name: a new queue's name is checked without a scan.
-  private var queueIndex: [String: Int] = [:]
+  /// The names of the queues made after the main one: a new queue's name is checked without a
+  /// scan. The main queue's name is not in it: a script that makes no queue then builds no
+  /// dictionary of strings at start-up (its first insertion cost a quarter million instructions).
+  private var queueNames: Set<String> = []
   private var names = NameIndex()
 
   /// The queue operations go to unless they name another: queue 0.
@@ -16,23 +18,19 @@ struct Graph {
 
   init(jobs: Int) {
     mainQueue = WorkQueue(id: 0, name: "main", maxConcurrent: jobs, suspended: false)
-    append(mainQueue)
-  }
-
-  private mutating func append(_ queue: WorkQueue) {
-    queueIndex[queue.name] = queues.count
-    queues.append(queue)
+    queues.append(mainQueue)
   }
 
   // MARK: Naming
 
   /// A new queue; names are unique.
   mutating func makeQueue(name: String, maxConcurrent: Int, suspended: Bool) throws -> WorkQueue {
-    if queueIndex[name] != nil {
+    if name == mainQueue.name || queueNames.contains(name) {
       throw EngineError(.duplicateName, "a queue named '\(name)' already exists")
     }
     let queue = WorkQueue(id: queues.count, name: name, maxConcurrent: maxConcurrent, suspended: suspended)
-    append(queue)
+    queueNames.insert(name)
+    queues.append(queue)
     return queue
   }
 

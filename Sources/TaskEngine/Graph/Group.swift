@@ -138,8 +138,13 @@ extension Scheduler {
 struct EntryPoints {
   private var known: [ObjectIdentifier: OperationNode] = [:]
 
+  @inline(__always)
   mutating func entry(for op: OperationNode) -> OperationNode {
     guard let first = op.group, !first.hasStarted else { return op }  // most operations
+    return walk(from: op)
+  }
+
+  private mutating func walk(from op: OperationNode) -> OperationNode {
     var walked: [OperationNode] = []
     var entry = op
     while let group = entry.group, !group.hasStarted {

@@ -30,9 +30,13 @@ public struct MemoryBudget: Equatable, Sendable {
   /// three quarters of the cgroup's room and of physical memory; the smallest of these, and
   /// at least `minimumHeap`. Nil when nothing limits the process (no cap).
   public var defaultLuaHeap: Int? {
-    let caps = [addressSpaceRoom.map { $0 / 2 }, cgroupRoom.map { $0 / 4 * 3 }, physical.map { $0 / 4 * 3 }]
-      .compactMap { $0 }
-    guard let smallest = caps.min() else { return nil }
+    // Compared one by one: an array of optionals here was a generic type to instantiate at start-up.
+    var smallest: Int?
+    func consider(_ cap: Int?) { if let cap, cap < smallest ?? .max { smallest = cap } }
+    consider(addressSpaceRoom.map { $0 / 2 })
+    consider(cgroupRoom.map { $0 / 4 * 3 })
+    consider(physical.map { $0 / 4 * 3 })
+    guard let smallest else { return nil }
     return max(Self.minimumHeap, smallest)
   }
 
