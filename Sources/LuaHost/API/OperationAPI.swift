@@ -35,10 +35,11 @@ extension ScriptHost {
   func createOperation(_ s: LuaStack) throws -> Int32 {
     guard s.type(1) == LUA_TTABLE else { throw s.badArgument(1, "operation", "table") }
     let spec = try readSpec(s, 1, operationKeys, in: subject("operation", s, 1))
-    let name = try stringField(s, at: spec[.name], "name", in: "operation")
+    var plainName = false
+    let name = try stringField(s, at: spec[.name], "name", in: "operation", plain: &plainName)
     if let name {
       if name.isEmpty { throw ScriptError("operation: field 'name' must not be empty") }
-      if !s.isPlainText(spec[.name]) { try displayText(name, "operation: field 'name'") }
+      if !plainName { try displayText(name, "operation: field 'name'") }
     }
     func what() -> String { name.map { "operation '\($0)'" } ?? "operation" }
 
@@ -192,6 +193,7 @@ extension ScriptHost {
     }
   }
 
+  @inline(__always)
   private func addDependency(
     _ op: OperationNode, _ s: LuaStack, _ item: Int32, what: @autoclosure () -> String,
     field: String

@@ -77,6 +77,17 @@ extension ScriptHost {
     return value
   }
 
+  /// As `stringField`, telling also whether the string is printable ASCII only (`plain`).
+  func stringField(
+    _ s: LuaStack, at i: Int32, _ field: String, in what: @autoclosure () -> String, plain: inout Bool
+  ) throws -> String? {
+    if s.isNil(i) { return nil }
+    guard let value = s.string(i, plain: &plain) else {
+      throw ScriptError("\(what()): field '\(field)' must be a string (got \(s.typeName(i)))")
+    }
+    return value
+  }
+
   /// A finite number: NaN and ±inf are refused here, where every number field comes in.
   func numberField(_ s: LuaStack, at i: Int32, _ field: String, in what: @autoclosure () -> String) throws -> Double? {
     if s.isNil(i) { return nil }

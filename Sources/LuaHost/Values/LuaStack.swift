@@ -24,12 +24,14 @@ struct LuaStack {
     return String(decoding: UnsafeRawBufferPointer(start: chars, count: length), as: UTF8.self)
   }
 
-  /// Whether the string at `i` holds printable ASCII only: read in place, the common case of a
-  /// name needs no String-level check (`DisplayText`) after it.
-  func isPlainText(_ i: Int32) -> Bool {
+  /// The string at `i`, and whether it holds printable ASCII only (read in place with it: the
+  /// common case of a name then needs no String-level check, `DisplayText`, after it).
+  func string(_ i: Int32, plain: inout Bool) -> String? {
+    guard lua_type(L, i) == LUA_TSTRING else { return nil }
     var length = 0
-    guard lua_type(L, i) == LUA_TSTRING, let chars = tl_tolstring(L, i, &length) else { return false }
-    return tl_plain_text(chars, length) != 0
+    guard let chars = tl_tolstring(L, i, &length) else { return nil }
+    plain = tl_plain_text(chars, length) != 0
+    return String(decoding: UnsafeRawBufferPointer(start: chars, count: length), as: UTF8.self)
   }
 
   /// Where the function at `level` of the call stack is (1: the Lua code that called the

@@ -20,22 +20,22 @@
 extension OperationNode {
   /// Neither started (not even a failed attempt) nor finished: it may still be `ready`.
   /// A resource may still be required; a dependency may still be removed.
-  var mayStillChange: Bool { !hasStarted && !isFinished }
+  @inline(__always) var mayStillChange: Bool { !hasStarted && !isFinished }
 
   /// A new dependency is possible only before the operation was evaluated against its
   /// dependencies (a `ready` one was: an edge added then would never be waited for).
-  var canTakeDependency: Bool { mayStillChange && state != .ready }
+  @inline(__always) var canTakeDependency: Bool { mayStillChange && state != .ready }
 
   /// A new condition is possible while pending and before its conditions were evaluated
   /// (a retry's next attempt does not evaluate them again).
-  var canTakeCondition: Bool { state == .pending && !evaluatingConditions && !conditionsHeld }
+  @inline(__always) var canTakeCondition: Bool { state == .pending && !evaluatingConditions && !conditionsHeld }
 
   /// A resource is taken when the operation starts: it may be required until then.
-  var canTakeResource: Bool { mayStillChange }
+  @inline(__always) var canTakeResource: Bool { mayStillChange }
 
   /// A child runs only inside its group: it may join one only before it is part of the run.
-  var canJoinGroup: Bool { state == .pending && !isScheduled }
+  @inline(__always) var canJoinGroup: Bool { state == .pending && !isScheduled }
 
   /// Observers hear the start: one may be attached while the operation is pending.
-  public var canTakeObserver: Bool { state == .pending }
+  @inline(__always) public var canTakeObserver: Bool { state == .pending }
 }

@@ -1,26 +1,31 @@
 // Cascades: what a finish sets off (children, handlers, the fail-fast stop, dependents) as a worklist.
 
-/// One finished operation whose consequences are being carried out, and how far they got.
-/// A finish used to call them directly (finish → evaluate → finish …, a group's settle →
-/// finish → settle …), one stack frame per link: a failure, skip or cancel spreading through
-/// a chain of ~8,000 operations or 10,000 nested groups overflowed the thread's stack. The
-/// frames now live in `Scheduler.cascade.frames`, an array, and are carried out in the same order the
-/// recursion had (depth first, each consequence complete before the next), so outcomes and
-/// events are unchanged.
 /// The finishes being carried out, and whether a drain is under way (a nested finish then
 /// only pushes its frame).
 struct Cascade {
   var frames: [CascadeFrame] = []
   var running = false
+  /// The finish handlers of the frames in their `handlers` phase, innermost last (a frame's
+  /// list is taken when its phase begins and dropped when it ends: frames end in LIFO order).
+  var handlerLists: [[(OperationNode) -> Void]] = []
 }
 
+/// One finished operation whose consequences are being carried out, and how far they got.
+/// A finish used to call them directly (finish → evaluate → finish …, a group's settle →
+/// finish → settle …), one stack frame per link: a failure, skip or cancel spreading through
+/// a chain of ~8,000 operations or 10,000 nested groups overflowed the thread's stack. The
+/// frames now live in `Scheduler.cascade.frames`, an array, and are carried out in the same
+/// order the recursion had (depth first, each consequence complete before the next), so
+/// outcomes and events are unchanged. A frame holds no reference that counts (its handlers
+/// are in `Cascade.handlerLists`): pushing and popping one copies plain bytes.
 struct CascadeFrame {
   enum Phase { case children, handlers, stop, dependents }
   /// Unretained: the scheduler's `operations` holds every operation while it runs.
   unowned(unsafe) let op: OperationNode
   var phase: Phase
+  /// Whether this frame's handlers were taken into `Cascade.handlerLists`.
+  var listed = false
   var index = 0
-  var handlers: [(OperationNode) -> Void] = []
 }
 
 extension Scheduler {
@@ -82,28 +87,37 @@ extension Scheduler {
       cascade.frames[top].phase = .handlers
       cascade.frames[top].index = 0
     case .handlers:
-      if cascade.frames[top].index == 0 && cascade.frames[top].handlers.isEmpty && !op.finishHandlers.isEmpty {
-        cascade.frames[top].handlers = op.finishHandlers
+      if !cascade.frames[top].listed {
+        cascade.frames[top].listed = true
+        cascade.handlerLists.append(op.finishHandlers)
         op.finishHandlers = []
       }
-      if cascade.frames[top].index < cascade.frames[top].handlers.count {
-        let handler = cascade.frames[top].handlers[cascade.frames[top].index]
+      let list = cascade.handlerLists.count - 1
+      if cascade.frames[top].index < cascade.handlerLists[list].count {
+        let handler = cascade.handlerLists[list][cascade.frames[top].index]
         cascade.frames[top].index += 1
         return handler(op)
       }
-      cascade.frames[top].handlers = []
+      cascade.handlerLists.removeLast()
       cascade.frames[top].phase = .stop
     case .stop:
       cascade.frames[top].phase = .dependents
       cascade.frames[top].index = 0
       if stopping.stopsAfter(op, keepGoing: keepGoing) { stop(because: StopState.failFastReason(op)) }
     case .dependents:
-      let index = cascade.frames[top].index, count = op.dependents.count
-      guard index < count else { cascade.frames.removeLast(); return }
-      // The last one is a tail call: its frame goes first, so a chain keeps one frame.
-      if index == count - 1 { cascade.frames.removeLast() } else { cascade.frames[top].index += 1 }
-      let dependent = op.dependents[index]
-      if graph.releaseDependent(dependent, of: op) { evaluate(dependent) }
+      // Dependents one after the other in this loop while releasing one sets off nothing more
+      // (most do not); when it does, what it set off is carried out before the next.
+      let dependents = op.dependents
+      var index = cascade.frames[top].index
+      while index < dependents.count {
+        let dependent = dependents[index]
+        index += 1
+        // The last one is a tail call: its frame goes first, so a chain keeps one frame.
+        if index == dependents.count { cascade.frames.removeLast() } else { cascade.frames[top].index = index }
+        if graph.releaseDependent(dependent, of: op) { evaluate(dependent) }
+        if index == dependents.count || cascade.frames.count != top + 1 { return }
+      }
+      cascade.frames.removeLast()
     }
   }
 }
