@@ -203,13 +203,8 @@ extension ScriptHost {
   func startIfNeeded(_ ops: [OperationNode], for co: LuaCoroutine) throws {
     let unscheduled = ops.filter { !$0.isScheduled }
     guard !unscheduled.isEmpty else { return }
-    // Only names the run needs: another operation may name one declared later. Resolving
-    // a name can bring in operations with names of their own, so until none is left.
-    while true {
-      let plan = scheduler.plan(for: unscheduled)
-      guard plan.contains(where: { !$0.unresolvedNames.isEmpty }) else { break }
-      try scheduler.resolveNames(plan)
-    }
+    // Only names the run needs: another operation may name one declared later.
+    try scheduler.resolveNames(neededBy: unscheduled)
     scheduler.schedule(unscheduled)
   }
 

@@ -1,0 +1,58 @@
+// What a new user's pass found in the engine and the Lua host: names in `after` resolved only for what a run selects.
+import Foundation
+import TestSupport
+import Testing
+
+/// Writes `script` as `w.lua` in a scratch folder and runs taskrun there with `arguments`.
+private func runScript(_ script: String, _ arguments: [String]) throws -> Run {
+  let dir = Scratch.root.appendingPathComponent("taskrun-pass-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: dir) }
+  try script.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+  return Binary.finish(try Binary.start(arguments, in: dir), timeout: 60)
+}
+
+@Suite struct AfterNameSelectionTests {
+  static let misspelt = """
+    operation{name="a", after={"biuld"}, sh="true"}
+    operation{name="build", sh="true"}
+    """
+
+  /// A misspelt name in an operation the run leaves out does not stop a run, a dry run or a
+  /// graph of another target.
+  @Test(arguments: [
+    (["--progress", "plain", "w.lua", "build"], "ok        build"),
+    (["-n", "w.lua", "build"], "1. build"),
+    (["graph", "w.lua", "build"], "\"build\"")
+  ])
+  func aBadNameOfAnOperationLeftOutIsNoError(_ arguments: [String], _ shown: String) throws {
+    let run = try runScript(Self.misspelt, arguments)
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains(shown), "\(run.stdout)")
+    #expect(!run.stderr.contains("biuld"), "\(run.stderr)")
+  }
+
+  /// A target that names nothing is reported as an unknown target, even when an `after`
+  /// gives the same name.
+  @Test func anUnknownTargetIsReportedAsOne() throws {
+    let run = try runScript(Self.misspelt, ["w.lua", "biuld"])
+    #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("taskrun: w.lua: unknown target 'biuld'; did you mean 'build'?"), "\(run.stderr)")
+    #expect(!run.stderr.contains("depends on"), "\(run.stderr)")
+  }
+
+  /// The run needs the bad name (its target, a target's dependency, or every operation when
+  /// there is no target): the error keeps its line and its suggestion.
+  @Test(arguments: [
+    ["--progress", "plain", "w.lua", "a"], ["--progress", "plain", "w.lua", "c"], ["--progress", "plain", "w.lua"],
+    ["-n", "w.lua", "c"], ["graph", "w.lua", "c"]
+  ])
+  func aBadNameTheRunNeedsIsAnError(_ arguments: [String]) throws {
+    let run = try runScript(Self.misspelt + "\noperation{name=\"c\", after={\"a\"}, sh=\"true\"}\n", arguments)
+    #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+    #expect(
+      run.stderr.contains("w.lua:1: 'a' depends on 'biuld', but no operation has that name; did you mean 'build'?"),
+      "\(run.stderr)")
+    #expect(!run.stdout.contains("build"), "nothing runs or is shown: \(run.stdout)")
+  }
+}
