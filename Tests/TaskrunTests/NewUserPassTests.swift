@@ -1,4 +1,4 @@
-// What a new user's pass found in the engine and the Lua host: names in `after` resolved only for what a run selects.
+// What a new user's pass found in the engine and the Lua host: names in `after` resolved only for what a run selects, graph pictures escaped.
 import Foundation
 import TestSupport
 import Testing
@@ -54,5 +54,18 @@ private func runScript(_ script: String, _ arguments: [String]) throws -> Run {
       run.stderr.contains("w.lua:1: 'a' depends on 'biuld', but no operation has that name; did you mean 'build'?"),
       "\(run.stderr)")
     #expect(!run.stdout.contains("build"), "nothing runs or is shown: \(run.stdout)")
+  }
+}
+
+@Suite struct GraphEscapeTests {
+  /// A control character in a command is shown as `-n` shows it (`\27`) in the dot and
+  /// Mermaid pictures, never written raw; JSON keeps it as JSON writes it (`\u001b`).
+  @Test(arguments: ["dot", "mermaid"])
+  func aControlCharacterInACommandIsEscaped(_ format: String) throws {
+    let run = try runScript(
+      "operation{name=\"a\", sh=\"echo '\\27[2Jx'\\r\"}\n", ["graph", "--format", format, "w.lua"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(!run.stdout.contains("\u{1B}") && !run.stdout.contains("\r"), "\(run.stdout.debugDescription)")
+    #expect(run.stdout.contains(format == "dot" ? "echo '\\\\27[2Jx'\\\\r" : "echo '\\27[2Jx'\\r"), "\(run.stdout)")
   }
 }
