@@ -1,4 +1,4 @@
-// What a new user's pass found in the engine and the Lua host: names in `after` resolved only for what a run selects, graph pictures escaped.
+// What a new user's pass found in the engine and the Lua host: names in `after` resolved only for what a run selects, graph pictures escaped, bound messages that say what happened.
 import Foundation
 import TestSupport
 import Testing
@@ -67,5 +67,25 @@ private func runScript(_ script: String, _ arguments: [String]) throws -> Run {
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(!run.stdout.contains("\u{1B}") && !run.stdout.contains("\r"), "\(run.stdout.debugDescription)")
     #expect(run.stdout.contains(format == "dot" ? "echo '\\\\27[2Jx'\\\\r" : "echo '\\27[2Jx'\\r"), "\(run.stdout)")
+  }
+}
+
+@Suite struct BoundMessageTests {
+  /// print's __tostring in a body is bounded as taskrun calls it itself; the message says
+  /// so, and names the __tostring, without claiming the code ran outside a body.
+  @Test func aPrintedValueWhoseTostringLoopsSaysWhatWasStopped() throws {
+    let run = try runScript(
+      """
+      operation{name="p", run=function()
+        print(setmetatable({}, {__tostring=function() while true do end end}))
+      end}
+      """, ["--progress", "plain", "w.lua"])
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(
+      run.stderr.contains(
+        "stopped after 10 million instructions in a __tostring metamethod (taskrun bounds the Lua code it calls itself)"
+      ),
+      "\(run.stderr)")
+    #expect(!run.stderr.contains("outside a body"), "\(run.stderr)")
   }
 }
