@@ -1,4 +1,4 @@
-// What a new user's pass found in the engine and the Lua host: names in `after` resolved only for what a run selects, graph pictures escaped, bound messages that say what happened.
+// What a new user's pass found in the engine and the Lua host: names in `after` resolved only for what a run selects, graph pictures escaped, bound and range messages that say what happened.
 import Foundation
 import TestSupport
 import Testing
@@ -87,5 +87,28 @@ private func runScript(_ script: String, _ arguments: [String]) throws -> Run {
       ),
       "\(run.stderr)")
     #expect(!run.stderr.contains("outside a body"), "\(run.stderr)")
+  }
+}
+
+@Suite struct RangeMessageTests {
+  /// Every range error of a numeric field or argument shows what it got.
+  @Test(arguments: [
+    ("operation{name='a', sh='true', timeout=-1}", "field 'timeout' must be a positive number of seconds (got -1)"),
+    ("operation{name='a', sh='true', timeout=0}", "field 'timeout' must be a positive number of seconds (got 0)"),
+    (
+      "operation{name='a', sh='true', retry={}}",
+      "retry: field 'max' must be a whole number from 0 to 1000000 (got nil)"
+    ),
+    ("operation{name='a', sh='true', weight=-2}", "field 'weight' must be from 0 to 1000000000 (got -2)"),
+    ("timeout(-1)", "bad argument #1 to 'timeout' (positive number of seconds expected, got -1)"),
+    ("background(-0.5)", "bad argument #1 to 'background' (number of seconds ≥ 0 expected, got -0.5)"),
+    ("resource('r', 0)", "bad argument #2 to 'resource' (positive integer expected, got 0)"),
+    ("reachable('localhost', 70000)", "bad argument #2 to 'reachable' (port number expected, got 70000)"),
+    ("progress{}:become_current(-3)", "bad argument #2 to 'become_current' (non-negative integer expected, got -3)")
+  ])
+  func aRangeErrorShowsWhatItGot(_ line: String, _ message: String) throws {
+    let run = try runScript(line + "\n", ["-q", "w.lua"])
+    #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("w.lua:1: ") && run.stderr.contains(message), "\(run.stderr)")
   }
 }

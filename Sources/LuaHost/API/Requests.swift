@@ -95,12 +95,6 @@ extension ScriptHost {
   /// A bad argument as Lua writes it: a number as `tostring` shows it (256, 2.5, 1e+300),
   /// but NaN and the infinities as every other message does (`formatNumber`: `nan`, where
   /// glibc's tostring says `-nan` for 0/0), anything else by its type.
-  func describeArgument(_ s: LuaStack, _ i: Int32) -> String {
-    if s.type(i) == LUA_TNUMBER, let value = s.number(i), !value.isFinite { return formatNumber(value) }
-    if s.type(i) == LUA_TNUMBER, let n = s.stringOrNumber(i) { return n }
-    return s.typeName(i)
-  }
-
   func exitDescription(_ result: CommandResult) -> String {
     let base = result.failureDescription
     let tail = result.stderr.split(separator: "\n").suffix(1).joined()
