@@ -8,13 +8,14 @@ extension ScriptHost {
   /// with the names in `after` that they need resolved and the graph checked: a bad name of
   /// an operation the run leaves out is no error. Unknown targets get a "did you mean".
   public func select(targets: [String]) throws -> [OperationNode] {
-    let selected = targets.isEmpty ? scheduler.unscheduledOperations() : try targets.map(target)
+    let selected = targets.isEmpty ? nil : try targets.map(target)
     do {
-      try scheduler.resolveNames(neededBy: selected)
+      // No target selects every operation: all names, without walking the graph.
+      if let selected { try scheduler.resolveNames(neededBy: selected) } else { try scheduler.resolveNames() }
     } catch let error as EngineError {
       throw HostError(error.located(in: scriptPath))
     }
-    return selected
+    return selected ?? scheduler.unscheduledOperations()
   }
 
   /// The operation a target from the command line names; else an `unknown target` error.
