@@ -156,7 +156,7 @@ static tl_watchdog *g_watchdogs = NULL;
 static void tl_hook(lua_State *L, lua_Debug *ar);
 static void bound_hook(lua_State *L, lua_Debug *ar);
 #define TL_BOUND_STEP 1000
-static _Thread_local struct { int active; long left, steps; unsigned long exhausted; double until; } g_bound;  /* see bounded calls below */
+static _Thread_local struct { int active; long left, steps; unsigned long exhausted; double until; const char *what; } g_bound;  /* see bounded calls below */
 
 /* With w->lock held: set the hook on the running coroutine and the user coroutines inside it.
    For a time slice every 1000 instructions; to stop (`urgent`) at the very next line too, so
@@ -436,18 +436,24 @@ static void bound_hook(lua_State *L, lua_Debug *ar) {
   lua_sethook(L, bound_hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
   luaL_where(L, 0);
   if (interrupted) lua_pushstring(L, "interrupted");
-  else lua_pushfstring(L, "stopped after %d million instructions (taskrun bounds the Lua code it "
-                       "calls outside a body)", (int)(g_bound.steps * TL_BOUND_STEP / 1000000));
+  else lua_pushfstring(L, "stopped after %d million instructions in %s (taskrun bounds the Lua "
+                       "code it calls itself)", (int)(g_bound.steps * TL_BOUND_STEP / 1000000), g_bound.what);
   lua_concat(L, 2);
   lua_error(L);
 }
 
-/* What a bounded call changes, to put back: the outer budget, the heap limit, the hook. */
-typedef struct { int outer, enforce; lua_Hook hook; int mask, count; } bound_state;
+/* What a bounded call changes, to put back: the outer budget, what runs, the heap limit, the
+   hook. */
+typedef struct { int outer, enforce; lua_Hook hook; int mask, count; const char *what; } bound_state;
 
-static bound_state bound_begin(lua_State *L, long steps) {
+/* `what` names the code for the message that stops it ("a __tostring metamethod"): a nested
+   call shares the outer budget, but is named itself while it runs. It may be a body calling
+   print, so the message does not say "outside a body". */
+static bound_state bound_begin(lua_State *L, long steps, const char *what) {
   tl_heap *h = heap_of(L);
-  bound_state b = { g_bound.active, h ? h->enforce : 0, lua_gethook(L), lua_gethookmask(L), lua_gethookcount(L) };
+  bound_state b = { g_bound.active, h ? h->enforce : 0, lua_gethook(L), lua_gethookmask(L), lua_gethookcount(L),
+                    g_bound.what };
+  g_bound.what = what;
   if (!b.outer) {
     g_bound.active = 1;
     g_bound.left = g_bound.steps = steps;
@@ -464,6 +470,7 @@ static void bound_end(lua_State *L, bound_state b) {
   tl_heap *h = heap_of(L);
   lua_sethook(L, b.hook, b.mask, b.count);
   if (h) h->enforce = b.enforce;
+  g_bound.what = b.what;
   if (!b.outer) g_bound.active = 0;
 }
 
@@ -472,7 +479,9 @@ double tl_bound_expired(void) {
   return g_bound.steps > TL_BOUND_STEPS ? 10.0 : 1.0;
 }
 
-int tl_bounded_call(lua_State *L, int nargs, int nres) {
+const char *tl_bound_what(void) { return g_bound.active ? g_bound.what : NULL; }
+
+int tl_bounded_call(lua_State *L, int nargs, int nres, const char *what) {
   /* a thread of its own: no watchdog arms over the hook */
   lua_State *T = lua_checkstack(L, 2) ? lua_newthread(L) : NULL;
   /* A new thread has room for LUA_MINSTACK values: more arguments than that (the REPL
@@ -484,7 +493,7 @@ int tl_bounded_call(lua_State *L, int nargs, int nres) {
   }
   lua_rotate(L, -(nargs + 2), 1);        /* the thread below the function and its arguments */
   lua_xmove(L, T, nargs + 1);
-  bound_state b = bound_begin(T, TL_BOUND_STEPS);
+  bound_state b = bound_begin(T, TL_BOUND_STEPS, what);
   int status = lua_pcallk(T, nargs, nres, 0, 0, NULL);
   bound_end(T, b);
   int n = lua_gettop(T);
@@ -499,7 +508,7 @@ int tl_bounded_call(lua_State *L, int nargs, int nres) {
    and interrupts apply); outside one, nothing would, so it is bounded. */
 int tl_protected_call(lua_State *L, int nargs, int nres) {
   if (g_watchdog == NULL) {
-    bound_state b = bound_begin(L, TL_CALLBACK_STEPS);
+    bound_state b = bound_begin(L, TL_CALLBACK_STEPS, "a callback");
     int status = lua_pcallk(L, nargs, nres, 0, 0, NULL);
     bound_end(L, b);
     return status;
@@ -513,7 +522,7 @@ int tl_protected_call(lua_State *L, int nargs, int nres) {
 }
 
 int tl_resetthread(lua_State *co, lua_State *from) {
-  bound_state b = bound_begin(co, TL_BOUND_STEPS);  /* pending __close methods run here */
+  bound_state b = bound_begin(co, TL_BOUND_STEPS, "a __close metamethod");  /* pending __close methods run here */
 #if LUA_VERSION_RELEASE_NUM >= 50406
   (void)from; int status = lua_closethread(co, from);
 #elif LUA_VERSION_RELEASE_NUM == 50405
@@ -533,7 +542,7 @@ static int tl_gc_trampoline(lua_State *L) {
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   unsigned long exhausted = g_bound.exhausted;
-  if (tl_bounded_call(L, lua_gettop(L) - 1, 0) != LUA_OK) {
+  if (tl_bounded_call(L, lua_gettop(L) - 1, 0, "a __gc finalizer") != LUA_OK) {
     /* Stopped by taskrun, not by the script's own error: always said (Lua's warnings are
        off unless the script turns them on), so a finalizer is never cut short in silence. */
     if (g_bound.exhausted != exhausted && lua_type(L, -1) == LUA_TSTRING) {
@@ -606,7 +615,7 @@ int tl_safe_tostring(lua_State *L, int idx) {
   lua_checkstack(L, 3);
   lua_pushcfunction(L, tl_tostring_k);
   lua_pushvalue(L, idx);
-  return tl_bounded_call(L, 1, 1);
+  return tl_bounded_call(L, 1, 1, "a __tostring metamethod");
 }
 
 /* }====== */

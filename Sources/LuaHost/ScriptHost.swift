@@ -286,7 +286,7 @@ public final class ScriptHost {
     lua_xmove(results.L, L, count)  // the values themselves: nothing pushed onto their stack
     // Formatting calls the values' metamethods (__tostring, __name, and __lt through the
     // sort of keys): bounded, as every call into user code outside a body.
-    guard tl_bounded_call(L, count, 1) == LUA_OK else {
+    guard tl_bounded_call(L, count, 1, "the metamethods of a result the REPL shows") == LUA_OK else {
       defer { s.pop() }
       return "(cannot show the result: \(s.errorMessage(-1)))"
     }

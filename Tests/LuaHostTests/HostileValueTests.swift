@@ -43,7 +43,7 @@ import Testing
     ),
     (
       "reachable('localhost', 1, 3e6)",
-      "spec.lua:1: bad argument #3 to 'reachable' (number of seconds from 0 to 3600 expected, got number)"
+      "spec.lua:1: bad argument #3 to 'reachable' (number of seconds from 0 to 3600 expected, got 3000000.0)"
     ),
     (
       "os.exit(1e300)",

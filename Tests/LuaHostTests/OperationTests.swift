@@ -84,7 +84,10 @@ import Testing
       "operation { sh = 'true', env = { X = {} } }", "spec.lua:1: operation: env value 'X' must be a string (got table)"
     ),
     ("operation { cwd = '/tmp' }", "spec.lua:1: operation: 'env', 'cwd' and 'progress' apply to 'sh' commands only"),
-    ("operation { timeout = -1 }", "spec.lua:1: operation: field 'timeout' must be a positive number of seconds"),
+    (
+      "operation { timeout = -1 }",
+      "spec.lua:1: operation: field 'timeout' must be a positive number of seconds (got -1)"
+    ),
     (
       "operation { 'positional' }",
       "spec.lua:1: operation: unexpected positional value #1; fields are named (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight, desc)"

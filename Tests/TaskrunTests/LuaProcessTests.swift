@@ -387,7 +387,8 @@ import Testing
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
     #expect(
       run.stderr.contains(
-        "w.lua:2: stopped after 1 s waiting for a command (taskrun bounds the Lua code it calls outside a body)"),
+        "w.lua:2: stopped after 1 s waiting for a command in an error object's __tostring (taskrun bounds the Lua code it calls itself)"
+      ),
       "\(run.stderr)")
     #expect(Date().timeIntervalSince(sent) < 20, "the wait was not bounded")
     #expect(!leftovers(marker), "the command outlived its bound")

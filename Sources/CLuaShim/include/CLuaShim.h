@@ -86,6 +86,8 @@ int tl_stop_kind(const tl_control *c);
 /* Inside a bounded call whose time is up (a wait in it uses no instructions): the seconds it
    had; else 0. */
 double tl_bound_expired(void);
+/* Inside a bounded call: what it runs ("a __tostring metamethod", "a callback"); else NULL. */
+const char *tl_bound_what(void);
 /* Replace debug.sethook with a guard that raises a pending stop (cancelled, interrupted, timed
    out) before it lets user code touch the hooks. */
 void tl_guard_sethook(lua_State *L);
@@ -98,9 +100,10 @@ double tl_monotonic(void);
 /* After a failed lua_resume: push msg + traceback of `co` (its dead stack). */
 void tl_traceback(lua_State *L, lua_State *co, const char *msg);
 /* Calls the function below `nargs` arguments on a thread of its own, bounded: it stops with an
-   error after 10 million instructions or on an interrupt, and the heap limit applies. Results
-   (or the error) replace function and arguments, as lua_pcall's; returns its status. */
-int tl_bounded_call(lua_State *L, int nargs, int nres);
+   error after 10 million instructions in `what` (named so in the message) or on an interrupt,
+   and the heap limit applies. Results (or the error) replace function and arguments, as
+   lua_pcall's; returns its status. */
+int tl_bounded_call(lua_State *L, int nargs, int nres, const char *what);
 /* Close a dead or suspended coroutine's pending variables (5.4.x spelling differences),
    bounded as tl_bounded_call is. */
 int tl_resetthread(lua_State *co, lua_State *from);

@@ -72,7 +72,7 @@ extension ScriptHost {
         { host, s in
           guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "resource", "non-empty string") }
           try host.displayArgument(name, 1, "resource")
-          guard let n = s.integer(2), n >= 1 else { throw s.badArgument(2, "resource", "positive integer") }
+          guard let n = s.integer(2), n >= 1 else { throw host.badNumberArgument(s, 2, "resource", "positive integer") }
           try host.pushCondition(.resource(name, n), on: s)
           return 1
         }
@@ -90,11 +90,11 @@ extension ScriptHost {
         { host, s in
           guard let name = s.string(1), !name.isEmpty else { throw s.badArgument(1, "reachable", "host name") }
           guard let port = s.integer(2), (1...65535).contains(port) else {
-            throw s.badArgument(2, "reachable", "port number")
+            throw host.badNumberArgument(s, 2, "reachable", "port number")
           }
           let timeout = s.isNil(3) ? 5 : (s.number(3) ?? -1)
           guard timeout > 0, timeout <= 3600 else {
-            throw s.badArgument(3, "reachable", "number of seconds from 0 to 3600")
+            throw host.badNumberArgument(s, 3, "reachable", "number of seconds from 0 to 3600")
           }
           try host.pushCondition(.condition(BlockCondition.reachable(host: name, port: port, timeout: timeout)), on: s)
           return 1

@@ -44,7 +44,7 @@ extension ScriptHost {
         "background",
         { host, s in
           guard let grace = s.number(1), grace >= 0, grace.isFinite else {
-            throw s.badArgument(1, "background", "number of seconds ≥ 0")
+            throw host.badNumberArgument(s, 1, "background", "number of seconds ≥ 0")
           }
           host.pushObserver(.background(Limits.wait(grace)), on: s)
           return 1
@@ -54,7 +54,7 @@ extension ScriptHost {
         "timeout",
         { host, s in
           guard let seconds = s.number(1), seconds > 0, seconds.isFinite else {
-            throw s.badArgument(1, "timeout", "positive number of seconds")
+            throw host.badNumberArgument(s, 1, "timeout", "positive number of seconds")
           }
           host.pushObserver(.timeout(seconds), on: s)
           return 1

@@ -131,14 +131,10 @@ extension ScriptHost {
       op.desc = try displayText(desc, "\(what()): field 'desc'")
     }
     if !s.isNil(spec[.weight]), let weight = try numberField(s, at: spec[.weight], "weight", in: what()) {
-      guard weight >= 0, weight <= Limits.maxWeight else {
-        throw ScriptError(
-          "\(what()): field 'weight' must be from 0 to \(formatNumber(Limits.maxWeight)) (got \(formatNumber(weight)))")
-      }
-      op.weight = weight
+      op.weight = try number(weight, "weight", 0...Limits.maxWeight, in: what())
     }
     if !s.isNil(spec[.timeout]), let timeout = try numberField(s, at: spec[.timeout], "timeout", in: what()) {
-      guard timeout > 0 else { throw ScriptError("\(what()): field 'timeout' must be a positive number of seconds") }
+      let timeout = try positiveSeconds(timeout, "timeout", in: what())
       op.timeout = timeout > Limits.maxSeconds ? nil : timeout  // `timeout = 1e10`: none
     }
     if !s.isNil(spec[.retries]), let retries = try numberField(s, at: spec[.retries], "retries", in: what()) {
@@ -162,10 +158,7 @@ extension ScriptHost {
     }
     let place = "\(what) retry"
     try checkFields(s, i, valid: ["max", "delay", "backoff"], in: place)
-    guard let max = try optionalNumber(s, i, "max", in: place) else {
-      throw ScriptError("\(place): 'max' must be a whole number ≥ 0")
-    }
-    let attempts = try count(max, "max", 0...Limits.maxCount, in: place)
+    let attempts = try count(try optionalNumber(s, i, "max", in: place), "max", 0...Limits.maxCount, in: place)
     let delay = try seconds(try optionalNumber(s, i, "delay", in: place) ?? 0, "delay", in: place)
     let name = try optionalString(s, i, "backoff", in: place) ?? "constant"
     guard let backoff = RetryPolicy.Backoff(rawValue: name) else {

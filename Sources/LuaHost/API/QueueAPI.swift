@@ -31,12 +31,4 @@ extension ScriptHost {
     return 1
   }
 
-  func concurrency(_ value: Double, _ what: String) throws -> Int {
-    guard value == value.rounded(), value >= -1, value <= Double(Limits.maxCount) else {
-      throw ScriptError(
-        "\(what): max_concurrent must be a whole number from 0 to \(Limits.maxCount), or -1 for unlimited (got \(formatNumber(value)))"
-      )
-    }
-    return Int(value)
-  }
 }

@@ -95,12 +95,6 @@ extension ScriptHost {
   /// A bad argument as Lua writes it: a number as `tostring` shows it (256, 2.5, 1e+300),
   /// but NaN and the infinities as every other message does (`formatNumber`: `nan`, where
   /// glibc's tostring says `-nan` for 0/0), anything else by its type.
-  func describeArgument(_ s: LuaStack, _ i: Int32) -> String {
-    if s.type(i) == LUA_TNUMBER, let value = s.number(i), !value.isFinite { return formatNumber(value) }
-    if s.type(i) == LUA_TNUMBER, let n = s.stringOrNumber(i) { return n }
-    return s.typeName(i)
-  }
-
   func exitDescription(_ result: CommandResult) -> String {
     let base = result.failureDescription
     let tail = result.stderr.split(separator: "\n").suffix(1).joined()
@@ -203,13 +197,8 @@ extension ScriptHost {
   func startIfNeeded(_ ops: [OperationNode], for co: LuaCoroutine) throws {
     let unscheduled = ops.filter { !$0.isScheduled }
     guard !unscheduled.isEmpty else { return }
-    // Only names the run needs: another operation may name one declared later. Resolving
-    // a name can bring in operations with names of their own, so until none is left.
-    while true {
-      let plan = scheduler.plan(for: unscheduled)
-      guard plan.contains(where: { !$0.unresolvedNames.isEmpty }) else { break }
-      try scheduler.resolveNames(plan)
-    }
+    // Only names the run needs: another operation may name one declared later.
+    try scheduler.resolveNames(neededBy: unscheduled)
     scheduler.schedule(unscheduled)
   }
 

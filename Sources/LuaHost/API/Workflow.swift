@@ -5,27 +5,32 @@ import TaskEngine
 
 extension ScriptHost {
   /// The operations a command line's targets select (all declared ones when none are given),
-  /// with names resolved and the graph checked. Unknown targets get a "did you mean".
+  /// with the names in `after` that they need resolved and the graph checked: a bad name of
+  /// an operation the run leaves out is no error. Unknown targets get a "did you mean".
   public func select(targets: [String]) throws -> [OperationNode] {
+    let selected = targets.isEmpty ? nil : try targets.map(target)
     do {
-      try scheduler.resolveNames()
+      // No target selects every operation: all names, without walking the graph.
+      if let selected { try scheduler.resolveNames(neededBy: selected) } else { try scheduler.resolveNames() }
     } catch let error as EngineError {
       throw HostError(error.located(in: scriptPath))
     }
-    if targets.isEmpty { return scheduler.unscheduledOperations() }
-    return try targets.map { target in
-      guard let op = scheduler.operation(named: target) else {
-        let names = scheduler.operations.map(\.name)
-        let hint = suggestion(for: target, among: names)
-        throw HostError(
-          "\(scriptPath): unknown target '\(TerminalText.escaped(target))'"
-            + (hint.isEmpty ? "" : "; \(hint)")
-            + (names.isEmpty
-              ? " (the script declares no operations)"
-              : hint.isEmpty && names.count <= 12 ? " (targets: \(names.joined(separator: ", ")))" : ""))
-      }
-      return op
+    return selected ?? scheduler.unscheduledOperations()
+  }
+
+  /// The operation a target from the command line names; else an `unknown target` error.
+  private func target(_ target: String) throws -> OperationNode {
+    guard let op = scheduler.operation(named: target) else {
+      let names = scheduler.operations.map(\.name)
+      let hint = suggestion(for: target, among: names)
+      throw HostError(
+        "\(scriptPath): unknown target '\(TerminalText.escaped(target))'"
+          + (hint.isEmpty ? "" : "; \(hint)")
+          + (names.isEmpty
+            ? " (the script declares no operations)"
+            : hint.isEmpty && names.count <= 12 ? " (targets: \(names.joined(separator: ", ")))" : ""))
     }
+    return op
   }
 
   /// Runs `ops` and their dependencies until everything scheduled has finished.

@@ -76,7 +76,7 @@ extension ScriptHost {
     let isMethod = text[separator] == ":"
     let source = "return " + base
     guard !base.isEmpty, tl_load(L, source, source.utf8.count, "=completion", "t") == LUA_OK,
-      tl_bounded_call(L, 0, 1) == LUA_OK
+      tl_bounded_call(L, 0, 1, "the expression being completed") == LUA_OK
     else { return [] }  // user code: bounded, as every call the host makes
     var candidates: [String] = []
     if let kind = HandleKind.allCases.first(where: { handleID($0, at: -1, on: s) != nil }) {

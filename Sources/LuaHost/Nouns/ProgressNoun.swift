@@ -159,7 +159,7 @@ extension ScriptHost {
       LuaMethod("add_child") { host, node, s in
         guard let child = host.progress(at: 2, on: s) else { throw s.badArgument(2, "add_child", "progress") }
         guard let pending = s.integer(3), pending >= 0 else {
-          throw s.badArgument(3, "add_child", "non-negative integer")
+          throw host.badNumberArgument(s, 3, "add_child", "non-negative integer")
         }
         guard child.parent == nil else { throw ScriptError("add_child: that progress already has a parent") }
         guard child !== node else { throw ScriptError("add_child: a progress cannot be its own child") }
@@ -168,7 +168,7 @@ extension ScriptHost {
       },
       LuaMethod("become_current") { host, node, s in
         guard let pending = s.integer(2), pending >= 0 else {
-          throw s.badArgument(2, "become_current", "non-negative integer")
+          throw host.badNumberArgument(s, 2, "become_current", "non-negative integer")
         }
         guard host.progressContext().becomeCurrent(node, pending: Int64(pending)) else {
           throw ScriptError("become_current: this progress is already current")

@@ -265,12 +265,13 @@ extension ScriptHost {
   /// No coroutine (the top level's handle closed after it ended): only an interrupt stops it.
   private func stopReason(of co: LuaCoroutine?) -> (hook: Int32, reason: String)? {
     scheduler.absorbSignals()  // the scheduler hears a Ctrl-C now: nothing else starts
-    // Code taskrun calls outside a body (an error object's __tostring, an observer) waiting
-    // on a command: bounded in time as it is in instructions.
+    // Code taskrun calls itself (a __tostring, an observer) waiting on a command: bounded in
+    // time as it is in instructions.
     let bound = tl_bound_expired()
     if bound > 0 {
+      let what = tl_bound_what().map { " in " + String(cString: $0) } ?? ""
       return (
-        0, "stopped after \(Int(bound)) s waiting for a command (taskrun bounds the Lua code it calls outside a body)"
+        0, "stopped after \(Int(bound)) s waiting for a command\(what) (taskrun bounds the Lua code it calls itself)"
       )
     }
     switch tl_stop_kind(co?.control) {  // the hook's own rule (shim.c)

@@ -128,7 +128,7 @@ struct LuaStack {
     }
     pushValue(i)
     defer { pop() }
-    guard tl_bounded_call(L, 1, 1) == LUA_OK else {
+    guard tl_bounded_call(L, 1, 1, "an error object's __tostring") == LUA_OK else {
       let why = stringOrNumber(-1) ?? "a \(typeName(-1)) value"
       return "(error object is a \(typeName(i)) value; its __tostring failed: \(why))"
     }

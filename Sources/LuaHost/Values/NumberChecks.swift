@@ -36,15 +36,61 @@ enum LuaNumber {
   }
 }
 
+/// Every range error of a field or an argument says what it got: the number (as `tostring`
+/// writes it), or `nil` for a field that must be given.
 extension ScriptHost {
-  /// A whole number from `range` (counts: retries, attempts, limits).
-  func count(_ value: Double, _ field: String, _ range: ClosedRange<Int>, in what: String) throws -> Int {
-    guard value == value.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+  /// A whole number from `range` (counts: retries, attempts, limits); nil (a field that must
+  /// be given) is refused as out of range.
+  func count(_ value: Double?, _ field: String, _ range: ClosedRange<Int>, in what: String) throws -> Int {
+    guard let value, value == value.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound)
+    else {
       throw ScriptError(
-        "\(what): field '\(field)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \(formatNumber(value)))"
+        "\(what): field '\(field)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \(value.map(formatNumber) ?? "nil"))"
       )
     }
     return Int(value)
+  }
+
+  /// A number from `range` (an operation's weight).
+  func number(_ value: Double, _ field: String, _ range: ClosedRange<Double>, in what: String) throws -> Double {
+    guard range.contains(value) else {
+      throw ScriptError(
+        "\(what): field '\(field)' must be from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)) (got \(formatNumber(value)))"
+      )
+    }
+    return value
+  }
+
+  /// Seconds more than 0, with no upper end (an operation's timeout: beyond Limits.maxSeconds, none).
+  func positiveSeconds(_ value: Double, _ field: String, in what: String) throws -> Double {
+    guard value > 0 else {
+      throw ScriptError("\(what): field '\(field)' must be a positive number of seconds (got \(formatNumber(value)))")
+    }
+    return value
+  }
+
+  /// A queue's `max_concurrent`: a whole number from 0 to Limits.maxCount, or -1 for unlimited.
+  func concurrency(_ value: Double, _ what: String) throws -> Int {
+    guard value == value.rounded(), value >= -1, value <= Double(Limits.maxCount) else {
+      throw ScriptError(
+        "\(what): max_concurrent must be a whole number from 0 to \(Limits.maxCount), or -1 for unlimited (got \(formatNumber(value)))"
+      )
+    }
+    return Int(value)
+  }
+
+  /// Argument `i` as a message shows what a function got: a number as `tostring` writes it
+  /// (`nan`, `inf` too), anything else by its type.
+  func describeArgument(_ s: LuaStack, _ i: Int32) -> String {
+    if s.type(i) == LUA_TNUMBER, let value = s.number(i), !value.isFinite { return formatNumber(value) }
+    if s.type(i) == LUA_TNUMBER, let n = s.stringOrNumber(i) { return n }
+    return s.typeName(i)
+  }
+
+  /// Argument `n` of `function` is not a number in its range: "bad argument #1 to 'timeout'
+  /// (positive number of seconds expected, got -1)".
+  func badNumberArgument(_ s: LuaStack, _ n: Int32, _ function: String, _ expected: String) -> ScriptError {
+    .badArgument(Int(n), to: function, expected: expected, got: describeArgument(s, n))
   }
 
   /// Seconds to wait, from 0 (or more than 0) to Limits.maxSeconds.

@@ -34,6 +34,28 @@ extension Scheduler {
     }
   }
 
+  /// Resolves the names in `after` that a run of `ops` needs: those of `ops` and of
+  /// everything they need (dependencies, children, groups), and of what the names resolved
+  /// bring in, until none is left. The names of operations the run leaves out stay as they
+  /// are: one of them may be misspelt, or name an operation declared later.
+  public func resolveNames(neededBy ops: [OperationNode]) throws {
+    var seen: Set<OperationNode> = []
+    var stack = ops
+    while true {
+      var unresolved: [OperationNode] = []
+      while let op = stack.popLast() {
+        guard seen.insert(op).inserted else { continue }
+        if !op.unresolvedNames.isEmpty { unresolved.append(op) }
+        stack.append(contentsOf: op.dependencies)
+        stack.append(contentsOf: op.children)
+        if let group = op.group { stack.append(group) }
+      }
+      if unresolved.isEmpty { return }
+      try resolveNames(unresolved)
+      stack = unresolved.flatMap(\.dependencies)  // the new edges (the old ones were seen)
+    }
+  }
+
   func unknownName(_ name: String, for op: OperationNode, place: String? = nil) -> EngineError {
     let hint = suggestion(for: name, among: operations.map(\.name).filter { $0 != op.name })  // never itself
     return EngineError(

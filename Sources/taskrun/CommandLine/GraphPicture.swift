@@ -29,9 +29,11 @@ struct GraphPicture {
     for op in ops { for dependency in op.dependencies where shown.contains(dependency) { each(dependency, op) } }
   }
 
+  /// An operation's box: its name, its body (control characters in a command escaped as
+  /// `-n` shows them, `\27`: dot and Mermaid are read on a terminal too), its resources.
   private func label(_ op: OperationNode) -> String {
     var lines = [op.isGroup ? "group \(op.name)" : op.name]
-    if !op.isGroup, let body = op.body { lines.append(body.summary) }
+    if !op.isGroup, let body = op.body { lines.append(TerminalText.escaped(body.summary, keepingLines: true)) }
     for name in op.resources {
       let units = capacity[name] ?? 1
       lines.append(units == 1 ? "mutex \(name)" : "resource \(name) (\(units))")
