@@ -104,4 +104,21 @@ import Testing
         "\(arguments): \(run.stderr)")
     }
   }
+
+  /// `taskrun help graph` and `help repl`: the usage line names every option listed below it.
+  @Test(arguments: ["graph", "repl"])
+  func theUsageLineNamesEveryOption(_ name: String) throws {
+    let help = try Binary.run(["help", name])
+    let usage = help.stdout.split(separator: "\n").first { $0.hasPrefix("USAGE:") }.map(String.init) ?? ""
+    let options = help.stdout.split(separator: "\n").compactMap { line -> String? in
+      let words = line.split(separator: " ")
+      guard let first = words.first, line.hasPrefix("  "), first.hasPrefix("-") else { return nil }
+      return String(first.hasSuffix(",") ? words.dropFirst().first ?? first : first)
+    }.filter { !["--help", "--version", "-h"].contains($0) }
+    #expect(!options.isEmpty, "\(help.stdout)")
+    for option in options {
+      let spellings = [option] + (option == "--jobs" ? ["-j"] : [])
+      #expect(spellings.contains { usage.contains($0) }, "\(option) in \(usage)")
+    }
+  }
 }

@@ -9,7 +9,7 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "repl",
     abstract: "An interactive prompt: declare operations, run them, inspect results.",
-    usage: "taskrun repl [-C DIR] [-f FILE | SCRIPT] [-j N]",
+    usage: "taskrun repl [-C DIR] [-f FILE | SCRIPT] [-j N] [--yes]",
     discussion:
       "A SCRIPT's declarations are loaded without running them (without one, the prompt starts empty). Type :help at the prompt."
   )
