@@ -50,8 +50,10 @@ struct Invocation: Equatable {
     arguments = arguments.flatMap(Self.splitJobs)
     // `-j -1`, `--output-limit -1`: a number to refuse with its range, not an option.
     for i in arguments.indices.dropLast().reversed() {
-      guard let option = RunOption(spelling: arguments[i]), case .number = option.declaration.value,
-        arguments[i + 1].hasPrefix("-"), Int(arguments[i + 1]) != nil
+      // The option is looked up last: a lookup makes the declarations (start-up time).
+      guard arguments[i + 1].hasPrefix("-"), Int(arguments[i + 1]) != nil,
+        let option = RunOption(spelling: arguments[i]),
+        case .number = option.declaration.value
       else { continue }
       arguments[i...i + 1] = ["\(option.declaration.long ?? arguments[i])=\(arguments[i + 1])"]
     }
