@@ -32,6 +32,8 @@ enum Taskrun {
       var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
       if let cwd = getcwd(&folder, folder.count) { setenv("TMPDIR", String(cString: cwd) + "/" + tmpdir, 1) }
     }
+    // The command whose usage a usage error shows (`taskrun graph --help` for graph's).
+    var usageCommand: any ParsableCommand.Type = RunCommand.self
     do {
       let arguments = Array(CommandLine.arguments.dropFirst())
       // Shell completion: the scripts, and what they ask on each Tab (before `--` is split off).
@@ -45,21 +47,26 @@ enum Taskrun {
       }
       let invocation = Invocation(arguments, interactive: isatty(STDIN_FILENO) != 0)
       let choice = CommandChoice(scriptArguments: invocation.scriptArguments)
-      // A subcommand's name is a target where the script taskrun finds declares it. `graph`
-      // draws the load this check makes; the others do not need the script, and do not
-      // wait on one that does not finish loading.
-      if let first = invocation.words.first, !invocation.subcommandForced, CommandChoice.subcommands.contains(first),
+      usageCommand = Self.command(for: invocation.subcommand)
+      // A subcommand's name (first, or after the run's options) is a target where the script
+      // taskrun finds (or -C DIR, -f FILE before it) declares it. `graph` draws the load this
+      // check makes; the others do not need the script, and do not wait on one that does not
+      // finish loading.
+      if let index = invocation.subcommandIndex, let first = invocation.subcommand, !invocation.subcommandForced,
         try choice.isTarget(
           first, within: first == "graph" ? nil : CommandChoice.checkSeconds,
-          keep: first == "graph")
+          keep: first == "graph", directory: invocation.leadingPlace.directory, file: invocation.leadingPlace.file)
       {
+        usageCommand = RunCommand.self
         if let options = RunOptions.parse(invocation.words) { return try options.run(invocation) }
         // Parsed without the word, which swift-argument-parser would take for the subcommand.
-        var command = try RunCommand.parse(Array(invocation.words.dropFirst()))
+        var words = invocation.words
+        words.remove(at: index)
+        var command = try RunCommand.parse(words)
         command.options.words.insert(first, at: 0)
         return try command.run(invocation, choice: choice)
       }
-      let words = invocation.words
+      let words = try invocation.subcommandWords()
       if words.first == "help" {  // `taskrun help [SUBCOMMAND]`
         let name = words.dropFirst().first
         guard
@@ -92,19 +99,25 @@ enum Taskrun {
     } catch let error as HostError {  // the script, loaded to choose between a target and a subcommand
       TerminalText.writeMessage("taskrun: \(error.description)")
       leave(ExitCode.usage.rawValue)
+    } catch let error as Invocation.OptionNotTaken {
+      TerminalText.writeMessage("taskrun: \(error.description)")
+      TerminalText.writeMessage(
+        "taskrun: see 'taskrun \(error.subcommand == "help" ? "" : error.subcommand + " ")--help'")
+      leave(ExitCode.usage.rawValue)
     } catch {
-      let words = CommandLine.arguments.dropFirst()
-      let command = Self.command(for: words.first == "--" ? words.dropFirst().first : words.first)
+      let command = usageCommand
       if command.exitCode(for: error) == .success {  // --help, --version, completion scripts
         print(command.fullMessage(for: error))
         leave(0)
       }
-      // A usage error reads as every other message: `taskrun: WHY`, then where help is
-      // (not swift-argument-parser's "Error:" and its whole usage banner); its guess of an
-      // option is kept only when close (UsageMessage).
+      // A usage error reads as every other message: `taskrun: WHY`, lower case, then where
+      // help is (not swift-argument-parser's "Error:" and its whole usage banner); its guess
+      // of an option is kept only when close (UsageMessage).
       let name = command == RunCommand.self ? "taskrun" : "taskrun \(command.configuration.commandName ?? "")"
       // An unknown option is shown as typed.
-      TerminalText.writeMessage("taskrun: \(UsageMessage.withoutDistantGuess(command.message(for: error)))")
+      for line in UsageMessage.inTaskrunsWords(command.message(for: error)) {
+        TerminalText.writeMessage("taskrun: \(line)")
+      }
       TerminalText.writeMessage("taskrun: see '\(name) --help'")
       leave(ExitCode.usage.rawValue)
     }

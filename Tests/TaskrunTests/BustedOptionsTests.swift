@@ -138,7 +138,7 @@ import Testing
   }
 
   @Test(arguments: [
-    (["--bogus"], "Unknown option '--bogus'"),
+    (["--bogus"], "taskrun: unknown option '--bogus'"),
     (["-o", "sound"], "unknown output 'sound'"),
     (["--tap", "-o", "json"], "--tap and -o cannot be used together"),
     (["-f", "no-such.busted"], "specified config file 'no-such.busted' not found")

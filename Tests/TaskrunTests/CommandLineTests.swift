@@ -39,7 +39,7 @@ import Testing
     #expect(
       none.status == 2 && none.stderr.contains("no subcommand 'nosuch' (repl, test, graph, help)"), "\(none.stderr)")
     let bad = try Binary.run(["--badopt"])
-    #expect(bad.status == 2 && bad.stderr.contains("Unknown option '--badopt'"), "\(bad.stderr)")
+    #expect(bad.status == 2 && bad.stderr.contains("taskrun: unknown option '--badopt'"), "\(bad.stderr)")
   }
 
   @Test func theDefaultScriptIsFoundFromASubfolderAndRunsInItsFolder() throws {

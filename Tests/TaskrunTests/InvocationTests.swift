@@ -14,11 +14,17 @@ import Testing
   @Test(arguments: [
     (["-j4", "t"], ["-j", "4", "t"]),
     (["-j", "-1"], ["--jobs=-1"]),
-    (["--jobs", "0", "-k"], ["--jobs=0", "-k"]),
+    (["--jobs", "0", "-k"], ["--jobs", "0", "-k"]),
     (["-j", "2"], ["-j", "2"]),
-    (["-jx"], ["-jx"]),
+    (["-jx"], ["-j", "x"]),
     (["-j"], ["-j"]),
-    (["-j0"], ["--jobs=0"])
+    (["-j0"], ["-j", "0"]),
+    (["-j-3"], ["--jobs=-3"]),
+    (["-kj4", "a"], ["-k", "-j", "4", "a"]),
+    (["-kqj"], ["-k", "-q", "-j"]),
+    (["-Cj", "x"], ["-Cj", "x"]),
+    (["--output-limit", "-1"], ["--output-limit=-1"]),
+    (["--events", "-1"], ["--events", "-1"])
   ])
   func makesJobCountIsOneOption(_ arguments: [String], _ words: [String]) {
     #expect(Invocation(arguments, interactive: false).words == words)
@@ -31,9 +37,30 @@ import Testing
     #expect(target.words == [] && target.scriptArguments == ["build"] && !target.subcommandForced)
   }
 
-  @Test func nothingOnATerminalIsTheRepl() {
-    #expect(Invocation([], interactive: true) == Invocation(["--", "repl"], interactive: false))
-    #expect(Invocation([], interactive: false).words == [])
-    #expect(Invocation(["--", "x"], interactive: true).words == ["repl"])
+  @Test func optionsBeforeASubcommandAreItsOwn() throws {
+    let forced = Invocation(["-C", "w1", "--", "graph", "a", "--", "x"], interactive: false)
+    #expect(forced.subcommandForced && forced.subcommand == "graph" && forced.scriptArguments == ["x"])
+    #expect(try forced.subcommandWords() == ["graph", "-C", "w1", "a"])
+    #expect(forced.leadingPlace.directory == "w1" && forced.leadingPlace.file == nil)
+    let named = Invocation(["-j4", "-f", "x.lua", "repl"], interactive: false)
+    #expect(!named.subcommandForced && named.subcommand == "repl" && named.leadingPlace.file == "x.lua")
+    #expect(try named.subcommandWords() == ["repl", "-j", "4", "-f", "x.lua"])
+    #expect(throws: Invocation.OptionNotTaken(subcommand: "graph", option: "--no-color")) {
+      try Invocation(["--no-color", "--", "graph"], interactive: false).subcommandWords()
+    }
+    #expect(throws: Invocation.OptionNotTaken(subcommand: "test", option: "-f")) {
+      try Invocation(["-f", "x.lua", "test"], interactive: false).subcommandWords()
+    }
+    #expect(Invocation(["build.lua", "graph"], interactive: false).subcommand == nil, "a target after a script")
+    #expect(Invocation(["build.lua", "--", "graph"], interactive: false).scriptArguments == ["graph"])
+  }
+
+  @Test func nothingOnATerminalIsTheReplOnlyWithoutAScript() {
+    #expect(
+      Invocation([], interactive: true, scriptFound: { false }) == Invocation(["--", "repl"], interactive: false))
+    #expect(Invocation([], interactive: true, scriptFound: { true }).words == [])
+    #expect(Invocation([], interactive: false, scriptFound: { false }).words == [])
+    #expect(Invocation(["--", "x"], interactive: true, scriptFound: { false }).words == ["repl"])
+    #expect(Invocation(["--", "x"], interactive: true, scriptFound: { true }).words == [])
   }
 }

@@ -12,7 +12,7 @@ import Testing
       ["--events", "same.json", "--trace", "./same.json", "success.lua"],
       "taskrun: --events and --trace name the same file ('./same.json'): each needs its own", "taskrun --help"
     ),
-    (["graph", "--bogus"], "taskrun: Unknown option '--bogus'", "taskrun graph --help")
+    (["graph", "--bogus"], "taskrun: unknown option '--bogus'", "taskrun graph --help")
   ])
   func aUsageErrorIsOneLineAndAHint(_ arguments: [String], _ message: String, _ help: String) throws {
     let run = try Binary.run(arguments)

@@ -98,4 +98,16 @@ import Testing
         "\(events) \(trace): \(run.stderr)")
     }
   }
+
+  /// The null device keeps nothing: both reports may be thrown away there, by any name
+  /// (`/dev/null`, a link to it), and the run goes on.
+  @Test func theNullDeviceServesBothReports() throws {
+    let dir = try folder()
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.appendingPathComponent("null").path, withDestinationPath: "/dev/null")
+    for (events, trace) in [("/dev/null", "/dev/null"), ("/dev/null", "null")] {
+      let run = try Binary.run(["-q", "--events", events, "--trace", trace, "e.lua"], in: dir)
+      #expect(run.status == 0 && !run.stderr.contains("same file"), "\(events) \(trace): \(run.stderr)")
+    }
+  }
 }

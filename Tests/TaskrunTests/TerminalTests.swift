@@ -176,3 +176,25 @@ final class TerminalSession {
     #expect(lines.allSatisfy { $0.count < 40 })
   }
 }
+
+extension TerminalTests {
+  /// A bare `taskrun` on a terminal runs the script it finds, as make does; only where there
+  /// is none does it open the REPL.
+  @Test(.enabled(if: hasTmux)) func bareTaskrunRunsTheScriptItFindsElseTheRepl() throws {
+    let dir = Scratch.root.appendingPathComponent("taskrun-bare-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    try #"operation { name = "build", sh = "touch built" }"#.write(
+      to: dir.appendingPathComponent("taskrun.lua"), atomically: true, encoding: .utf8)
+    let found = try TerminalSession(Binary.url.path, in: dir.appendingPathComponent("sub"))
+    let done = found.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=0") && !done.contains(":help"), "\(done)")
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("built").path), "\(done)")
+    let none = Scratch.root.appendingPathComponent("taskrun-bare-none-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: none, withIntermediateDirectories: true)
+    let repl = try TerminalSession(Binary.url.path, in: none)
+    let prompt = repl.wait { $0.contains(":help for the commands") && $0.contains("\n>") }
+    #expect(prompt.contains(":help for the commands"), "\(prompt)")
+    try repl.send("C-d")
+    #expect(repl.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
+  }
+}

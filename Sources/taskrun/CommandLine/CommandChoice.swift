@@ -7,8 +7,9 @@ import TaskEngine
 /// The rule: a first word that names a subcommand (`repl`, `test`, `graph`, `help`) is that
 /// subcommand, unless the script taskrun finds by itself (taskrun.lua or workflow.lua, here or
 /// above) declares a top-level operation of that name: then it is that target, as in
-/// `taskrun test` of a project whose script has a `test`. `taskrun -- test …` is always the
-/// subcommand. Only that collision loads Lua: `--version`, a run and a subcommand in a folder
+/// `taskrun test` of a project whose script has a `test`. After the run's options the same
+/// holds (`taskrun -C w1 graph`: the script of `w1`, or the one `-f FILE` names), and
+/// `taskrun [OPTIONS] -- test …` is always the subcommand (Invocation). Only that collision loads Lua: `--version`, a run and a subcommand in a folder
 /// without a script decide on the words alone. One is made per command line (and per
 /// completion): it holds what its loads found.
 final class CommandChoice {
@@ -52,20 +53,28 @@ final class CommandChoice {
   /// A script that does not load, or not `within` seconds, is an error: which of the two
   /// was meant is not known. `keep`: a subcommand that reads the same script next
   /// (`graph`) may take the load (`takeLoad`). `stuck`: see `declaredOperations` (nil: the
-  /// error, and exit 2).
+  /// error, and exit 2). `directory`, `file`: `-C DIR` and `-f FILE` given before the word:
+  /// the script is found from DIR, or is FILE (not standard input, which the command reads).
   func isTarget(
     _ word: String, within seconds: Double? = nil, keep: Bool = false,
+    directory: String? = nil, file: String? = nil,
     stuck: (@Sendable () -> Void)? = nil
   ) throws -> Bool {
-    guard let (folder, name) = ScriptFinder.discover() else { return false }
     let manager = FileManager.default
     let here = manager.currentDirectoryPath
-    _ = manager.changeCurrentDirectoryPath(folder)
     defer { _ = manager.changeCurrentDirectoryPath(here) }
+    // A folder that is not there: the command says so.
+    if let directory, !manager.changeCurrentDirectoryPath(directory) { return false }
+    if let file, file == "-" || access(file, R_OK) != 0 { return false }
+    guard let (folder, name) = file.map({ (manager.currentDirectoryPath, $0) }) ?? ScriptFinder.discover() else {
+      return false
+    }
+    _ = manager.changeCurrentDirectoryPath(folder)
+    let shown = name.hasPrefix("/") ? name : "\(folder)/\(name)"
     let why =
-      "(\(folder)/\(name) was loaded to see whether '\(word)' is one of its targets; "
+      "(\(shown) was loaded to see whether '\(word)' is one of its targets; "
       + "taskrun -- \(word) runs the subcommand)"
-    let late = seconds.map { "\(folder)/\(name) did not finish loading within \(Self.formatSeconds($0)) s\n" + why }
+    let late = seconds.map { "\(shown) did not finish loading within \(Self.formatSeconds($0)) s\n" + why }
     do {
       let names = try declaredOperations(
         of: name, within: seconds, keep: keep,

@@ -58,10 +58,11 @@ enum Completer {
     ])
 
   static let graph = Options(
-    flags: ["--version", "-h", "--help"],
+    flags: ["--version", "-h", "--help"], files: ["-f"], dirs: ["-C"],
     words: [(["--format"], GraphFormat.allCases.map(\.rawValue))])
 
-  static let repl = Options(flags: ["--yes", "--version", "-h", "--help"], other: ["-j", "--jobs"])
+  static let repl = Options(
+    flags: ["--yes", "--version", "-h", "--help"], files: ["-f"], dirs: ["-C"], other: ["-j", "--jobs"])
 
   /// The answer for `words` (after the program's name; the last is the word being completed).
   static func answer(_ words: [String]) -> String {

@@ -13,11 +13,19 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "graph",
     abstract: "Print the graph of the targets and their dependencies (no target: all) without running it.",
-    usage: "taskrun graph [SCRIPT] [TARGET...] [--format dot|mermaid|json]",
-    discussion: "Without SCRIPT, taskrun.lua or workflow.lua here or in a parent folder, as for a run.")
+    usage: "taskrun graph [-C DIR] [-f FILE | SCRIPT] [TARGET...] [--format dot|mermaid|json]",
+    discussion: "Without SCRIPT (or -f), taskrun.lua or workflow.lua here or in a parent folder, as for a run.")
 
   @Option(help: "dot (Graphviz), mermaid or json.")
   var format: GraphFormat = .dot
+
+  @Option(
+    name: .customShort("f"),
+    help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
+  var file: String?
+
+  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
+  var directory: String?
 
   @Argument(
     help: ArgumentHelp(
@@ -29,7 +37,7 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
     var session: Session?
     let ops: [OperationNode]
     do {
-      let (script, targets) = try ScriptFinder.resolve(file: nil, directory: nil, words: words)
+      let (script, targets) = try ScriptFinder.resolve(file: file, directory: directory, words: words)
       let loaded = try load(script, invocation: invocation, choice: choice)
       session = loaded
       ops = loaded.scheduler.plan(for: try loaded.host.select(targets: targets))

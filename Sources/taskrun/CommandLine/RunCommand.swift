@@ -27,11 +27,12 @@ struct RunCommand: ParsableCommand, InvokedCommand {
       taskrun [OPTIONS] [SCRIPT] [TARGET...] [-- ARGS...]
         taskrun build.lua test              run 'test' and what it needs
         taskrun -j4 -k                      ./taskrun.lua (or workflow.lua, here or above), all of it
-        taskrun repl [SCRIPT]               a Lua prompt with the API:  taskrun repl build.lua
+        taskrun repl [SCRIPT]               a Lua prompt with the API:  taskrun repl build.lua (also a bare
+                                            taskrun on a terminal where no script is found)
         taskrun test [ROOT...]              busted specs:               taskrun test -o TAP spec
         taskrun graph [SCRIPT] [TARGET...]  the graph, without running: taskrun graph build.lua | dot -Tsvg
         taskrun help [SUBCOMMAND]           this text, or a subcommand's
-        taskrun -- test ...                 the subcommand, where the script has a target 'test'
+        taskrun [OPTIONS] -- test ...       the subcommand, where the script has a target 'test'
       """,
     discussion: """
       Without SCRIPT (or -f), taskrun looks for taskrun.lua, then workflow.lua, in the \
@@ -39,7 +40,11 @@ struct RunCommand: ParsableCommand, InvokedCommand {
       script when it is '-' (the script on standard input), ends in .lua, or names a file \
       whose first line is a #! line naming taskrun; any other word is a target. A first word \
       repl, test, graph or help is that subcommand unless the script found that way declares \
-      a target of that name; 'taskrun -- SUBCOMMAND' is always the subcommand. \
+      a target of that name; 'taskrun -- SUBCOMMAND' is always the subcommand. After \
+      options, the first word that is not an option is read the same way (taskrun -C w1 \
+      graph), and the options before a subcommand are its own where it takes them (-C, -f \
+      for graph and repl); any other is a usage error. A bare taskrun on a terminal where \
+      no script is found opens the REPL. \
       Exit codes: 0 all succeeded; 1 an operation failed or was cancelled, or --events or \
       --trace could not be written; 2 usage or script error; 130 interrupted.
       """,

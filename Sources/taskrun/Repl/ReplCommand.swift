@@ -9,8 +9,10 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "repl",
     abstract: "An interactive prompt: declare operations, run them, inspect results.",
-    usage: "taskrun repl [SCRIPT] [-j N]",
-    discussion: "A SCRIPT's declarations are loaded without running them. Type :help at the prompt.")
+    usage: "taskrun repl [-C DIR] [-f FILE | SCRIPT] [-j N] [--yes]",
+    discussion:
+      "A SCRIPT's declarations are loaded without running them (without one, the prompt starts empty). Type :help at the prompt."
+  )
 
   @Option(name: [.customShort("j"), .customLong("jobs")], help: "Operations of the main queue that run at once.")
   var jobs: Int?
@@ -20,6 +22,16 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
 
   @Argument(help: "A workflow script whose declarations to load.")
   var script: String?
+
+  @Option(name: .customShort("f"), help: ArgumentHelp("The workflow script (as SCRIPT).", valueName: "file"))
+  var file: String?
+
+  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
+  var directory: String?
+
+  func validate() throws {
+    if file != nil && script != nil { throw ValidationError("-f \(file!) and \(script!): one script only") }
+  }
 
   static let help = """
     Lua 5.4 with the taskrun API. An expression shows its value (1 + 41 shows 42);
@@ -34,6 +46,11 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
     """
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
+    if let directory, !FileManager.default.changeCurrentDirectoryPath(directory) {
+      TerminalText.writeMessage("taskrun: -C \(directory): cannot change to that folder")
+      throw Taskrun.Exit(.usage)
+    }
+    let script = file ?? script
     let isTerminal = Session.outputIsTerminal
     let lines = PlainReporter(
       verbosity: .normal, color: ColorPolicy.decide(disabled: false, isTerminal: isTerminal),

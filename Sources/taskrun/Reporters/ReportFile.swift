@@ -79,12 +79,23 @@ final class ReportFile {
   private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
   /// Whether two report paths ("-": standard error) are one file: the same path once
-  /// resolved (`resolved`), or the same device and inode (hard links).
+  /// resolved (`resolved`), or the same device and inode (hard links). The null device
+  /// (`/dev/null`, by any name) is never one: it keeps nothing that two writers could mix.
   static func sameFile(_ a: String, _ b: String) -> Bool {
+    if isNullDevice(a) && isNullDevice(b) { return false }
     if a == b { return true }
     if a != "-", b != "-", resolved(a) == resolved(b) { return true }
     guard let first = opened(a), let second = opened(b) else { return false }
     return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+  }
+
+  /// Whether a report path opens the null device: a character device with /dev/null's
+  /// device number.
+  static func isNullDevice(_ path: String) -> Bool {
+    guard let info = opened(path), info.st_mode & S_IFMT == S_IFCHR, let null = opened("/dev/null") else {
+      return false
+    }
+    return null.st_mode & S_IFMT == S_IFCHR && info.st_rdev == null.st_rdev
   }
 
   /// What a report path opens, links followed: for "-" the file descriptor 2 holds (not the
