@@ -254,6 +254,18 @@ func mode(_ path: String) -> mode_t {
     #expect(interrupted.leftovers() == [], "left after Ctrl-C: \(interrupted.leftovers())")
   }
 
+  /// A timeout fails the operation as a bad exit status does: its error names the file, which stays.
+  @Test func aTimedOutCommandNamesItsFileAndKeepsIt() throws {
+    let w = try SpillWorkflow(#"operation { name = "slow", timeout = 2, sh = "head -c 3000000 /dev/zero; sleep 30" }"#)
+    let run = try w.run()
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let named =
+      run.stderr.firstMatch(of: /timed out after 2 s \(all of its output: ([^)]+)\)/).map { String($0.1) } ?? ""
+    #expect(named.hasPrefix(w.tmp.path + "/taskrun-"), "\(run.stderr.prefix(2000))")
+    #expect(FileManager.default.fileExists(atPath: named), "the file it names is gone: \(w.leftovers())")
+    #expect(w.leftovers().filter { $0.contains(".std") }.count == 1, "\(w.leftovers())")
+  }
+
   /// A 3 MB line reaches `--events` in 64 KiB pieces, the same on every run, and the failure
   /// display counts the same earlier lines.
   @Test func aLongLineIsPassedOnIn64KiBPieces() throws {
