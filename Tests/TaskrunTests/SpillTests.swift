@@ -264,6 +264,16 @@ func mode(_ path: String) -> mode_t {
     #expect(named.hasPrefix(w.tmp.path + "/taskrun-"), "\(run.stderr.prefix(2000))")
     #expect(FileManager.default.fileExists(atPath: named), "the file it names is gone: \(w.leftovers())")
     #expect(w.leftovers().filter { $0.contains(".std") }.count == 1, "\(w.leftovers())")
+
+    // The same for a body's sh() that its operation's timeout stops.
+    let body = try SpillWorkflow(
+      #"operation { name = "slow", timeout = 2, run = function() sh("head -c 3000000 /dev/zero; sleep 30") end }"#)
+    let ran = try body.run()
+    #expect(ran.status == 1, "\(ran.stdout)\(ran.stderr)")
+    let file =
+      ran.stderr.firstMatch(of: /slow: timed out after 2 s \(all of its output: ([^)]+)\)/).map { String($0.1) } ?? ""
+    #expect(file.hasPrefix(body.tmp.path + "/taskrun-"), "\(ran.stderr.prefix(2000))")
+    #expect(FileManager.default.fileExists(atPath: file), "the file it names is gone: \(body.leftovers())")
   }
 
   /// A 3 MB line reaches `--events` in 64 KiB pieces, the same on every run, and the failure
