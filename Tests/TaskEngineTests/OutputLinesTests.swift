@@ -100,6 +100,22 @@ import Testing
     }
   }
 
+  @Test func aLongLineAmongShortOnesInOneReadIsCutAsInSmallReads() {
+    let short = String(repeating: "short line\n", count: 20_000)
+    let long = String(repeating: "y", count: 2 * OutputLines.longest + 5)
+    let text = short + long + "\n" + short
+    let y = { (count: Int) in String(repeating: "y", count: count) + "\n" }
+    let expected = short + y(OutputLines.longest) + y(OutputLines.longest) + y(5) + short
+    for size in [text.utf8.count, 1000, 4096] {
+      var stream = Stream()
+      let bytes = Array(text.utf8)
+      for at in stride(from: 0, to: bytes.count, by: size) {
+        stream.add(Data(bytes[at..<min(bytes.count, at + size)]))
+      }
+      #expect(stream.lines.joined() == expected, "reads of \(size)")
+    }
+  }
+
   @Test func aPieceIsCutFromTheStretchAnOverwrittenLineShows() {
     let long = String(repeating: "x", count: OutputLines.longest + 10)
     let text = "a\r" + long + "\rdone\n"

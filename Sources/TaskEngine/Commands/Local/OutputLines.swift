@@ -52,8 +52,10 @@ struct OutputLines {
         if lastNewline >= Self.longest {
           var lineStart = 0
           while lineStart <= lastNewline {
+            // A newline in the next `longest + 1` bytes: no line there is long (one look per
+            // window, found at once in short lines, not one per line).
             let limit = min(lineStart + Self.longest + 1, lastNewline + 1)
-            guard let newline = Self.firstIndex(of: 10, in: base, lineStart..<limit) else {
+            guard let newline = Self.lastIndex(of: 10, in: base, lineStart..<limit) else {
               // A long line: the whole lines before it, then its pieces; its rest stays in the run.
               let end = Self.firstIndex(of: 10, in: base, limit..<(lastNewline + 1)) ?? lastNewline
               if lineStart > from { whole(UnsafeBufferPointer(start: base + from, count: lineStart - from)) }
