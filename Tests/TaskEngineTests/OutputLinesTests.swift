@@ -65,10 +65,68 @@ import Testing
     var stream = Stream()
     let binary = Data(repeating: 0x41, count: OutputLines.longest + 1)
     stream.add(binary)
-    #expect(stream.lines.count == 1 && stream.lines[0].utf8.count == OutputLines.longest + 2)
-    #expect(stream.cut.partial.isEmpty, "memory keeps nothing of it")
+    #expect(stream.lines.count == 1 && stream.lines[0].utf8.count == OutputLines.longest + 1)
+    #expect(stream.cut.partial.count == 1, "memory keeps only what is past the piece")
     stream.add(Data(repeating: 0x41, count: OutputLines.longest - 1))
     #expect(stream.lines.count == 1, "up to the limit it waits for its end")
+  }
+
+  /// `head -c 3000000 /dev/zero | tr '\0' b; echo; echo END`, read in many different sizes.
+  @Test func aLongLineIsCutIntoTheSamePiecesWhateverTheReadSizes() {
+    let length = 3_000_000
+    let input = [UInt8](repeating: 0x62, count: length) + Array("\nEND\n".utf8)
+    let whole = length / OutputLines.longest
+    let rest = length - whole * OutputLines.longest
+    let piece = String(repeating: "b", count: OutputLines.longest) + "\n"
+    let expected = Array(repeating: piece, count: whole) + [String(repeating: "b", count: rest) + "\n", "END\n"]
+    var rng = SplitMix64.seeded(by: "TASKRUN_LINES_SEED", for: "OutputLinesTests.longLine")
+    let fixed = [4096, 65536, 65537, 73728, 131072, 1 << 20, input.count]
+    for plan in fixed.map({ size in { (_: inout SplitMix64) in size } }) + [
+      { $0.int(1...300_000) }, { $0.int(60_000...70_000) }
+    ] {
+      var stream = Stream()
+      var bytes = Stream(), raw: [[UInt8]] = []
+      var at = 0
+      while at < input.count {
+        let end = min(input.count, at + plan(&rng))
+        stream.add(Data(input[at..<end]))
+        bytes.cut.addBytes(Data(input[at..<end]), lines: { raw.append($0) })
+        at = end
+      }
+      // Lines come in batches (whole lines of a read at once): compare what they make.
+      #expect(stream.lines.joined() == expected.joined())
+      #expect(stream.cut.finish() == nil)
+      #expect(raw.map { String(decoding: $0, as: UTF8.self) }.joined() == expected.joined(), "as bytes too")
+    }
+  }
+
+  @Test func aLongLineAmongShortOnesInOneReadIsCutAsInSmallReads() {
+    let short = String(repeating: "short line\n", count: 20_000)
+    let long = String(repeating: "y", count: 2 * OutputLines.longest + 5)
+    let text = short + long + "\n" + short
+    let y = { (count: Int) in String(repeating: "y", count: count) + "\n" }
+    let expected = short + y(OutputLines.longest) + y(OutputLines.longest) + y(5) + short
+    for size in [text.utf8.count, 1000, 4096] {
+      var stream = Stream()
+      let bytes = Array(text.utf8)
+      for at in stride(from: 0, to: bytes.count, by: size) {
+        stream.add(Data(bytes[at..<min(bytes.count, at + size)]))
+      }
+      #expect(stream.lines.joined() == expected, "reads of \(size)")
+    }
+  }
+
+  @Test func aPieceIsCutFromTheStretchAnOverwrittenLineShows() {
+    let long = String(repeating: "x", count: OutputLines.longest + 10)
+    let text = "a\r" + long + "\rdone\n"
+    var whole = Stream(), byHalves = Stream()
+    whole.add(text)
+    let half = OutputLines.longest + 7  // inside the long stretch
+    byHalves.add(Data(Array(text.utf8)[..<half]))
+    byHalves.add(Data(Array(text.utf8)[half...]))
+    let expected = [String(repeating: "x", count: OutputLines.longest) + "\n", "done\n"]
+    #expect(whole.lines.joined() == expected.joined())
+    #expect(byHalves.lines.joined() == expected.joined())
   }
 
   @Test func invalidUTF8IsShownWithReplacementCharacters() {
@@ -121,9 +179,9 @@ import Testing
           pending = Data(pending[pending.index(after: previous)...])
         }
       }
-      if pending.count > OutputLines.longest {
-        lines(String(decoding: pending, as: UTF8.self) + "\n")
-        pending = Data()
+      while pending.count > OutputLines.longest {
+        lines(String(decoding: pending.prefix(OutputLines.longest), as: UTF8.self) + "\n")
+        pending = Data(pending.dropFirst(OutputLines.longest))
       }
       partial = pending
     }
@@ -148,10 +206,12 @@ import Testing
       var ours = Stream(), reference = Reference()
       var expected: [String] = [], stretches: [String] = []
       for _ in 0..<rng.int(1...20) {
-        // Now and then a read longer than a line may be, with no newline in it.
+        // Now and then a read longer than a line may be, with no newline in it. (One of just
+        // `longest` bytes would differ: the reference cuts a stretch only while it is the
+        // last, where pieces come as they would byte by byte, `aPieceIsCutFromTheStretch…`.)
         let read =
           rng.chance(0.05)
-          ? [UInt8](repeating: 0x41, count: OutputLines.longest + rng.int(0...100))
+          ? [UInt8](repeating: 0x41, count: OutputLines.longest + rng.int(1...100))
           : Self.bytes(rng.int(0...300), &rng)
         ours.add(Data(read))
         reference.add(Data(read), lines: { expected.append($0) }, stretch: { stretches.append($0) })

@@ -84,6 +84,16 @@ import Testing
       "run() ran them (curl of example.org fails offline or succeeds: it started)")
   }
 
+  @Test func loadCountsWhatTheFileDeclared() throws {
+    let run = try repl(
+      """
+      typed = operation { name = "typed", run = function() end }
+      :load dry_run.lua
+      """)
+    #expect(
+      run.stdout.contains("loaded dry_run.lua: 4 operations declared (5 in all; run() runs them)\n"), "\(run.stdout)")
+  }
+
   @Test(.enabled(if: TerminalTests.hasTmux)) func ctrlCCancelsTheRunningGraphAndTheReplSurvives() throws {
     let session = try TerminalSession("\(Binary.url.path) repl", in: Binary.workflows)
     session.wait { $0.contains("\n>") }

@@ -253,6 +253,53 @@ func mode(_ path: String) -> mode_t {
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
     #expect(interrupted.leftovers() == [], "left after Ctrl-C: \(interrupted.leftovers())")
   }
+
+  /// A timeout fails the operation as a bad exit status does: its error names the file, which stays.
+  @Test func aTimedOutCommandNamesItsFileAndKeepsIt() throws {
+    let w = try SpillWorkflow(#"operation { name = "slow", timeout = 2, sh = "head -c 3000000 /dev/zero; sleep 30" }"#)
+    let run = try w.run()
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let named =
+      run.stderr.firstMatch(of: /timed out after 2 s \(all of its output: ([^)]+)\)/).map { String($0.1) } ?? ""
+    #expect(named.hasPrefix(w.tmp.path + "/taskrun-"), "\(run.stderr.prefix(2000))")
+    #expect(FileManager.default.fileExists(atPath: named), "the file it names is gone: \(w.leftovers())")
+    #expect(w.leftovers().filter { $0.contains(".std") }.count == 1, "\(w.leftovers())")
+
+    // The same for a body's sh() that its operation's timeout stops.
+    let body = try SpillWorkflow(
+      #"operation { name = "slow", timeout = 2, run = function() sh("head -c 3000000 /dev/zero; sleep 30") end }"#)
+    let ran = try body.run()
+    #expect(ran.status == 1, "\(ran.stdout)\(ran.stderr)")
+    let file =
+      ran.stderr.firstMatch(of: /slow: timed out after 2 s \(all of its output: ([^)]+)\)/).map { String($0.1) } ?? ""
+    #expect(file.hasPrefix(body.tmp.path + "/taskrun-"), "\(ran.stderr.prefix(2000))")
+    #expect(FileManager.default.fileExists(atPath: file), "the file it names is gone: \(body.leftovers())")
+  }
+
+  /// A 3 MB line reaches `--events` in 64 KiB pieces, the same on every run, and the failure
+  /// display counts the same earlier lines.
+  @Test func aLongLineIsPassedOnIn64KiBPieces() throws {
+    let w = try SpillWorkflow(
+      #"operation { name = "bad", sh = "head -c 3000000 /dev/zero | tr '\\0' b; echo; echo END; exit 1" }"#)
+    let piece = 64 << 10
+    let expected =
+      Array(repeating: piece, count: 3_000_000 / piece) + [3_000_000 % piece, 3]  // the rest, then END
+    for attempt in 1...3 {
+      let run = try w.run(["--events", "ev\(attempt).json"])
+      #expect(run.status == 1, "\(run.stdout)\(run.stderr.prefix(2000))")
+      let events = try String(contentsOf: w.dir.appendingPathComponent("ev\(attempt).json"), encoding: .utf8)
+      let text = try events.split(separator: "\n").compactMap { line -> String? in
+        let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        return event?["event"] as? String == "output" ? event?["text"] as? String : nil
+      }.joined()
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+      #expect(lines.map(\.utf8.count) == expected, "attempt \(attempt)")
+      #expect(lines.last == "END")
+      // The FAILED line shows the last 3 lines.
+      #expect(run.stderr.contains("| … \(expected.count - 3) earlier lines"), "\(run.stderr.suffix(3000))")
+      #expect(!run.stderr.contains("    | \n"), "no empty line is made up")
+    }
+  }
 }
 
 /// A spill file on every way out of a run, the run's bound on all of them together, and a

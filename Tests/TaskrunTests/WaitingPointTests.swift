@@ -179,8 +179,10 @@ import Testing
     kill(started.child.pid, SIGINT)
     let run = Binary.finish(started, timeout: 10)
     #expect(run.status == 130)
-    #expect(run.stdout.contains("taskrun: stopping…; Ctrl-C again to kill"), "\(run.stdout)")
-    #expect(run.stdout.contains("taskrun: killing…"))
+    // taskrun's own notes go where its others (and `Cancelled:`) go: standard error.
+    #expect(run.stderr.contains("taskrun: stopping…; Ctrl-C again to kill"), "\(run.stderr)")
+    #expect(run.stderr.contains("taskrun: killing…"))
+    #expect(!run.stdout.contains("taskrun: stopping…") && !run.stdout.contains("taskrun: killing…"), "\(run.stdout)")
     #expect(w.survivors(after: 0.5).isEmpty)
   }
 

@@ -39,7 +39,10 @@ extension ScriptHost {
         let token = scheduler.runCommand(spec, for: co.op, on: executor) { [unowned self] result in
           co.pending = nil
           if let reason = co.interruptReason { return fail(co, reason) }
-          if let op = co.op, op.isCancelled { return fail(co, op.error ?? "cancelled") }
+          if let op = co.op, op.isCancelled {
+            scheduler.timedOut(op, outputIn: result.whereOutputIs)  // the operation fails: its error names the files
+            return fail(co, op.error ?? "cancelled")
+          }
           if check && result.status != 0 {
             return fail(co, "command failed: \(spec.display): \(exitDescription(result))" + result.whereOutputIs)
           }

@@ -241,12 +241,16 @@ public final class CommandBody: OperationBody {
     token = scheduler.runCommand(spec, for: operation, remote: true) { [weak operation] result in
       guard let operation else { return }
       operation.commandResult = result
-      if operation.isCancelled || result.status == 0 {  // no failure message names its files
+      // A timed-out command's operation fails, so its message names the files as a failure's does.
+      let fails = operation.isCancelled ? operation.timedOut : result.status != 0
+      if !fails {  // no failure message names its files
         SpillFolder.shared.discard(result.stdoutFile)
         SpillFolder.shared.discard(result.stderrFile)
       }
-      if operation.isCancelled {
-        scheduler.finish(operation, .cancelled)  // keeps the reason: cancelled, interrupted, timed out
+      if operation.isCancelled && fails {  // the reason it was stopped, and where its output is
+        scheduler.finish(operation, .failed, error: (operation.error ?? "cancelled") + result.whereOutputIs)
+      } else if operation.isCancelled {
+        scheduler.finish(operation, .cancelled)  // keeps the reason: cancelled, interrupted
       } else if result.status == 0 {
         scheduler.finish(operation, .succeeded)
       } else {  // the message names its files: they stay (Scheduler.finish)

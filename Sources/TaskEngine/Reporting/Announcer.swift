@@ -1,5 +1,7 @@
 // Announcer: the engine's only maker of RunEvents, and the coalescing a live view needs.
 
+import Glibc
+
 /// Turns what happens to operations into `RunEvent`s for the sinks, making only the events
 /// some sink reads (`interests`), and holds back what waits for the next tick: starts
 /// (`startsAtTick`), successes (`successesAtTick`) and progress changes. It is handed the
@@ -129,13 +131,19 @@ final class Announcer {
     emit(.output(time: time, name: op.name, stream: stream, text: text), at: time)
   }
 
-  /// A line the script printed: to the reporters, or to stdout when there are none.
-  func message(_ text: String, from op: OperationNode?, at time: @autoclosure () -> Double) {
+  /// A line the script printed (or, `note`, taskrun's own note about the run): to the
+  /// reporters, or when there are none to stdout (a note to stderr).
+  func message(_ text: String, from op: OperationNode?, note: Bool = false, at time: @autoclosure () -> Double) {
     if sinks.isEmpty {
-      print(text)
+      if note {
+        fflush(nil)
+        writeStandardError(text + "\n")
+      } else {
+        print(text)
+      }
     } else {
       let time = time()
-      emit(.message(time: time, operation: op?.name, text: text), at: time)
+      emit(.message(time: time, operation: op?.name, text: text, note: note), at: time)
     }
   }
 

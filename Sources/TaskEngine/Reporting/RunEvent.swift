@@ -20,8 +20,9 @@ public enum RunEvent: Sendable {
   case output(time: Double, name: String, stream: OutputChannel, text: String)
   /// Attempt `attempt` failed with `error`; the next one starts in `delay` seconds.
   case operationRetry(time: Double, name: String, attempt: Int, error: String, delay: Double)
-  /// The script printed `text` (a whole line; `operation`: the body that printed it, if any).
-  case message(time: Double, operation: String?, text: String)
+  /// The script printed `text` (a whole line; `operation`: the body that printed it, if any),
+  /// or (`note`) taskrun said it about the run, as its other notes, on standard error.
+  case message(time: Double, operation: String?, text: String, note: Bool = false)
   /// A question is being asked on the terminal (`text`), or the answer came (nil): a live
   /// view steps aside meanwhile.
   case prompt(time: Double, text: String?)

@@ -235,6 +235,13 @@ extension Scheduler {
     op.error = reason
   }
 
+  /// A command of `op`'s body was stopped by its timeout with its output in files
+  /// (`whereOutputIs`): the timeout's error says where, so they stay as a failure's do.
+  public func timedOut(_ op: OperationNode, outputIn whereOutputIs: String) {
+    guard op.timedOut, !op.isFinished, !whereOutputIs.isEmpty, let error = op.error else { return }
+    op.error = error + whereOutputIs
+  }
+
   /// Its timeout passed: cancel it, and it finishes `failed` with a timeout error.
   public func expire(_ op: OperationNode) {
     guard op.state == .executing, !op.timedOut else { return }

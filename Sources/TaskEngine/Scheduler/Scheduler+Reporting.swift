@@ -73,6 +73,11 @@ extension Scheduler {
     announcer.message(text, from: op, at: elapsed)
   }
 
+  /// taskrun's own note about the run ("taskrun: stopping…"): on standard error, as its others.
+  func note(_ text: String) {
+    announcer.message(text, from: nil, note: true, at: elapsed)
+  }
+
   /// Counts per outcome and the failures of every scheduled operation.
   public var summary: RunSummary {
     ledger.summary(of: operations, stop: stopping, criticalPath: criticalPath(), at: clock.now)

@@ -74,7 +74,7 @@ extension Scheduler {
   public func interrupt() {
     let interrupts = stopping.interrupted()
     if interrupts == 1 {
-      if !executing.isEmpty { message("taskrun: stopping…; Ctrl-C again to kill", from: nil) }
+      if !executing.isEmpty { note("taskrun: stopping…; Ctrl-C again to kill") }
       stop(because: "interrupted")
       let now = clock.now
       announcer.runProgress(progressNow(at: now), at: elapsed(at: now))  // "stopping…" shows at once
@@ -83,16 +83,14 @@ extension Scheduler {
           completely { cancel(op, reason: "interrupted") }
           continue
         }
-        message(
-          "taskrun: waiting up to \(formatSeconds(grace)) for '\(op.name)' to finish (Ctrl-C again to stop it)",
-          from: nil)
+        note("taskrun: waiting up to \(formatSeconds(grace)) for '\(op.name)' to finish (Ctrl-C again to stop it)")
         after(grace) { [unowned self, unowned op] in
           cancel(op, reason: "interrupted: its background grace of \(formatSeconds(grace)) ran out")
         }
       }
       onHalt()
     } else {
-      if interrupts == 2, !executing.isEmpty { message("taskrun: killing…; Ctrl-C again to exit at once", from: nil) }
+      if interrupts == 2, !executing.isEmpty { note("taskrun: killing…; Ctrl-C again to exit at once") }
       for op in operations where op.state == .executing { completely { cancel(op, reason: "interrupted") } }
       processes.signalAll(SIGKILL)
       if killsStrays { processes.killStrays() }

@@ -166,7 +166,7 @@ final class HeldMessages: EventSink {
   private var dropped = 0
 
   func receive(_ event: RunEvent) {
-    guard case .message(_, _, let text) = event else { return }
+    guard case .message(_, _, let text, _) = event else { return }
     guard bytes + text.utf8.count <= 1 << 20 else { dropped += 1; return }
     bytes += text.utf8.count + 1
     lines.append(text)

@@ -9,7 +9,7 @@ import TaskEngine
 /// output is the listing or the picture.
 final class MessagesToStandardError: EventSink {
   func receive(_ event: RunEvent) {
-    guard case .message(_, _, let text) = event else { return }
+    guard case .message(_, _, let text, _) = event else { return }
     writeStandardError(text + "\n")
   }
 }

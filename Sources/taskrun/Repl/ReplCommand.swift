@@ -79,10 +79,13 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
   /// Loads a script's declarations; false (the error printed) when it did not load.
   @discardableResult
   func load(_ path: String, into host: ScriptHost, prefix: String = "") -> Bool {
+    let before = host.scheduler.operations.count  // typed at the prompt or loaded before
     do {
       try host.load(path: path)
-      let count = host.scheduler.operations.count
-      print("loaded \(path): \(count) operation\(count == 1 ? "" : "s") declared (run() runs them)")
+      let all = host.scheduler.operations.count
+      let count = all - before
+      let others = before == 0 ? "" : "\(all) in all; "
+      print("loaded \(path): \(count) operation\(count == 1 ? "" : "s") declared (\(others)run() runs them)")
       return true
     } catch {
       TerminalText.writeMessage("\(prefix)\(error)")

@@ -57,7 +57,7 @@ final class EventsReporter: EventSink {
         ("description", .string(p.description)),
         ("additional_description", .string(p.additionalDescription)), ("paused", .bool(p.paused))
       ]
-    case .message(let time, let operation, let text):
+    case .message(let time, let operation, let text, _):
       fields = [
         ("time", seconds(time)), ("event", .string("print")),
         ("operation", operation.map(JSON.string) ?? .null), ("text", .string(text))

@@ -95,8 +95,8 @@ final class PlainReporter: EventSink {
     switch event {
     case .runStart, .runProgress, .operationProgress, .activity, .prompt, .tick, .remoteState:
       break
-    case .message(_, _, let text):
-      print(text)
+    case .message(_, _, let text, let note):
+      if note { failure(text) } else { print(text) }
     case .operationRetry(_, let name, let attempt, let error, let delay):
       line(
         label("retry", "33"),

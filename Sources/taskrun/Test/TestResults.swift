@@ -44,7 +44,7 @@ final class TestResults: EventSink {
     switch event {
     case .runStart(let time):
       startTime = time
-    case .message(_, _, let text):
+    case .message(_, _, let text, _):
       for report in reports { report.printed(text) }
     case .operationFinish(_, let name, _, let duration, _):
       for test in lookup(name) {

@@ -12,7 +12,9 @@ import Glibc
 struct OutputLines {
   /// Bytes after the last whole line (and, of a line overwritten with "\r", after the last "\r").
   private(set) var partial: [UInt8] = []
-  /// Past this, a line with no end in sight (binary output) is passed on as it is.
+  /// A line longer than this is passed on in pieces of exactly this many bytes (each ended
+  /// as a line), whatever sizes the output was read in; the rest of the line (1 to `longest`
+  /// bytes) ends it as usual.
   static let longest = 64 << 10
 
   /// Adds `data`: `lines` gets the whole lines it completes, as shown; `stretch` each
@@ -31,7 +33,7 @@ struct OutputLines {
   }
 
   /// The cut itself: `whole` gets the whole lines, `stretch` each finished stretch (with
-  /// `stretches`), `long` a line past `longest` with no end in sight.
+  /// `stretches`), `long` each `longest`-byte piece of a longer line, in order.
   private mutating func cut(
     _ data: Data, whole: (UnsafeBufferPointer<UInt8>) -> Void, stretches: Bool,
     stretch: (UnsafeBufferPointer<UInt8>) -> Void, long: (UnsafeBufferPointer<UInt8>) -> Void
@@ -45,9 +47,30 @@ struct OutputLines {
       let count = buffer.count
       var start = 0
       if let lastNewline = Self.lastIndex(of: 10, in: base, 0..<count) {
-        whole(UnsafeBufferPointer(start: base, count: lastNewline + 1))
+        var from = 0
+        // Only a run of lines longer than `longest` can hold a long line.
+        if lastNewline >= Self.longest {
+          var lineStart = 0
+          while lineStart <= lastNewline {
+            // A newline in the next `longest + 1` bytes: no line there is long (one look per
+            // window, found at once in short lines, not one per line).
+            let limit = min(lineStart + Self.longest + 1, lastNewline + 1)
+            guard let newline = Self.lastIndex(of: 10, in: base, lineStart..<limit) else {
+              // A long line: the whole lines before it, then its pieces; its rest stays in the run.
+              let end = Self.firstIndex(of: 10, in: base, limit..<(lastNewline + 1)) ?? lastNewline
+              if lineStart > from { whole(UnsafeBufferPointer(start: base + from, count: lineStart - from)) }
+              from = Self.pieces(base, lineStart..<end, long)
+              lineStart = end + 1
+              continue
+            }
+            lineStart = newline + 1
+          }
+        }
+        whole(UnsafeBufferPointer(start: base + from, count: lastNewline + 1 - from))
         start = lastNewline + 1
       }
+      // The unfinished line's long stretches go as pieces now, as they would byte by byte.
+      let cutFrom = Self.pieces(base, start..<count, long)
       if let lastReturn = Self.lastIndex(of: 13, in: base, start..<count) {
         // Each finished stretch, in order.
         var from = start
@@ -62,15 +85,33 @@ struct OutputLines {
           start = previous + 1
         }
       }
-      if count - start > Self.longest {
-        long(UnsafeBufferPointer(start: base + start, count: count - start))
-        start = count
-      }
-      keepFrom = start
+      keepFrom = max(start, cutFrom)
     }
     if keepFrom < pending.count {
       if keepFrom > 0 { pending.removeFirst(keepFrom) }
       partial = pending
+    }
+  }
+
+  /// Passes on, as `longest`-byte pieces, each stretch of `line` (a line without its end)
+  /// that is longer than `longest`, the way they come when the bytes arrive one by one: a
+  /// stretch (between "\r"s) is cut while more than `longest` of it is there. Returns where
+  /// the rest of the line starts.
+  private static func pieces(
+    _ base: UnsafePointer<UInt8>, _ line: Range<Int>, _ long: (UnsafeBufferPointer<UInt8>) -> Void
+  ) -> Int {
+    guard line.count > longest else { return line.lowerBound }
+    var rest = line.lowerBound
+    var stretchStart = line.lowerBound
+    while true {
+      let end = firstIndex(of: 13, in: base, stretchStart..<line.upperBound) ?? line.upperBound
+      while end - stretchStart > longest {
+        long(UnsafeBufferPointer(start: base + stretchStart, count: longest))
+        stretchStart += longest
+        rest = stretchStart
+      }
+      if end == line.upperBound { return rest }
+      stretchStart = end + 1
     }
   }
 
