@@ -26,6 +26,7 @@ struct spawn_args {
   const char *cwd;
   int in_fd, out_fd, err_fd;  /* in_fd -1: /dev/null */
   pid_t parent;
+  const struct cs_confinement *confinement;  /* NULL: none */
   volatile int error;   /* written by the child before it exits: why exec failed */
 };
 
@@ -96,7 +97,12 @@ static int child_main(void *arg) {
     }
   }
   if (dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0) goto fail;
-  if (a->cwd && chdir(a->cwd) != 0) goto fail;
+  if (a->confinement) {
+    int error = cs_sandbox_enter(a->confinement, a->parent);
+    if (error != 0) { errno = error; goto fail; }
+  } else if (a->cwd && chdir(a->cwd) != 0) {
+    goto fail;
+  }
   /* Nothing taskrun or Lua opened (a file `io.open` is writing would make its exec fail
      with ETXTBSY for as long as this command runs; a pipe would never see its end). */
   for (int i = 0; i < cs_foreign_count; i++)
@@ -163,9 +169,16 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
 
 int cs_spawn_input(const char *path, char *const argv[], char *const envp[], const char *cwd,
                    int in_fd, int out_fd, int err_fd, pid_t *pid, int *pidfd) {
+  return cs_spawn_confined(path, argv, envp, cwd, in_fd, out_fd, err_fd, NULL, pid, pidfd);
+}
+
+int cs_spawn_confined(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                      int in_fd, int out_fd, int err_fd, const struct cs_confinement *confinement,
+                      pid_t *pid, int *pidfd) {
   static _Atomic pid_t self = 0;  /* a process's id does not change: one getpid a process */
   if (self == 0) self = getpid();
-  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, 0 };
+  if (confinement) cs_sandbox_prepare();
+  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, confinement, 0 };
   int rc = spawn_once(&a, pid, pidfd);
   if (rc != 0) return rc;
   if (a.error != ENOEXEC) return a.error;

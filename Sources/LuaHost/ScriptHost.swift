@@ -60,6 +60,8 @@ public final class ScriptHost {
   @exclusivity(unchecked) var writes = WriteCapture()
   /// `--executor` and the Slurm job name of this run (see SlurmAPI).
   @exclusivity(unchecked) var executor = ExecutorChoice()
+  /// `--sandbox`: what operations may widen, when the run's commands are confined (nil: not).
+  @exclusivity(unchecked) public var commandSandbox: CommandSandbox?
   /// io.popen's commands whose handles are open (LuaProcesses).
   var luaChildren = LuaChildren()
   /// The REPL: each `run()` at the top level, with nothing running, is a run of its own

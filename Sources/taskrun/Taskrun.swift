@@ -158,6 +158,7 @@ enum Taskrun {
   /// may still be reporting on children that were just killed.
   static func leave(_ code: Int32) -> Never {
     SpillFolder.shared.removeUnkept()
+    Confinement.removeTemporaryFolders()
     shownLiveView?.restore()
     fflush(nil)
     _exit(code)
@@ -167,6 +168,7 @@ enum Taskrun {
   /// running commands die with taskrun (PR_SET_PDEATHSIG).
   static func exitNow(_ code: Int32) -> Never {
     SpillFolder.shared.removeUnkept()
+    Confinement.removeTemporaryFolders()
     showCursor()
     _exit(code)
   }

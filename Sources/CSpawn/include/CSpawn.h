@@ -16,6 +16,20 @@ int cs_spawn(const char *path, char *const argv[], char *const envp[], const cha
 /* cs_spawn with stdin from `in_fd` (-1: /dev/null): io.popen(cmd, "w") writes to a pipe. */
 int cs_spawn_input(const char *path, char *const argv[], char *const envp[], const char *cwd,
                    int in_fd, int out_fd, int err_fd, pid_t *pid, int *pidfd);
+/* The sandbox a confined command enters before exec (sandbox.c): the namespaces to join
+   (user_fd -1: none; net_fd is joined unless `network`), the Landlock ruleset to restrict
+   itself with, and the absolute directory to start in (joining a mount namespace leaves
+   the old one). */
+struct cs_confinement {
+  int user_fd, mnt_fd, net_fd, ruleset_fd;
+  int network;
+  const char *directory;
+};
+/* cs_spawn_input with the command confined by `confinement` (NULL: not confined, cwd as
+   cs_spawn's); an error entering it is returned as exec's would be. */
+int cs_spawn_confined(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                      int in_fd, int out_fd, int err_fd, const struct cs_confinement *confinement,
+                      pid_t *pid, int *pidfd);
 /* Find `name` as execvp does in the colon-separated `path` (NULL: a default) into out:
    0, ENOENT, EACCES (found but not executable) or ENAMETOOLONG. A name with '/' is itself. */
 int cs_resolve(const char *name, const char *path, char *out, size_t size);
@@ -61,6 +75,33 @@ void cs_name_thread(const char *name);
 int cs_prepare_lua_wakeup(void);
 /* From any thread: wakes the thread cs_prepare_lua_wakeup named (nothing if none). */
 void cs_wake_lua_thread(void);
+/* }====== */
+
+/* {====== sandbox.c */
+/* The kernel's Landlock ABI version (Linux 6.12: 6), or -errno (-ENOSYS, -EOPNOTSUPP: none). */
+int cs_landlock_abi(void);
+/* A Landlock ruleset (close-on-exec, *out) letting commands read and run the system (/usr,
+   /bin, /lib*, /opt, /proc, /sys, /etc as anyone may read it), use /dev/null, zero, full,
+   random and urandom, read and run under each of `read`, do anything but make devices under
+   each of `write` (NULL-ended lists of paths that exist), connect and bind TCP only if
+   `network`, and signal nothing outside it (nor reach abstract sockets outside, unless
+   `network`). 0, or an errno with `why` said. */
+int cs_landlock_ruleset(const char *const *read, const char *const *write, int network, int *out,
+                        char *why, size_t size);
+/* A mount namespace where everything is read-only but the folders of `writable` (NULL-ended,
+   each bound onto itself), and an empty network namespace; for a user other than root both
+   are owned by a new user namespace mapping the user onto itself (*user_fd, else -1). Made
+   by a helper process that is reaped before this returns. 0, or an errno with `why` said. */
+int cs_sandbox_namespaces(const char *const *writable, int *user_fd, int *mnt_fd, int *net_fd,
+                          char *why, size_t size);
+/* Removes the folder `path` and everything in it, following no link. */
+void cs_remove_tree(const char *path);
+/* Builds the seccomp programs once (cs_spawn_confined calls it). */
+void cs_sandbox_prepare(void);
+/* In a spawned child: joins the namespaces, starts in the directory, drops every capability
+   but a root's owner rights, sets no_new_privs, installs the seccomp program and restricts
+   itself to the ruleset. 0 or an errno. */
+int cs_sandbox_enter(const struct cs_confinement *c, pid_t parent);
 /* }====== */
 
 /* {====== processors.c */

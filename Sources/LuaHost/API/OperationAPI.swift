@@ -10,9 +10,12 @@ final class LuaFunctionBody: OperationBody {
   /// The coroutine running it, while it runs (stored and cleared on the scheduler's thread:
   /// no access overlaps another, see OperationNode).
   @exclusivity(unchecked) var coroutine: LuaCoroutine?
-  init(function: Int32, host: ScriptHost) {
+  /// What its `sh()` commands ask `--sandbox` for (`sandbox = {…}`).
+  let sandbox: SandboxGrant?
+  init(function: Int32, host: ScriptHost, sandbox: SandboxGrant?) {
     self.function = function
     self.host = host
+    self.sandbox = sandbox
   }
   var summary: String { "lua function" }
   func start(_ operation: OperationNode, scheduler: Scheduler) { host.startBody(operation, self) }
@@ -51,8 +54,11 @@ extension ScriptHost {
       }
       if !s.isNil(sh) { throw ScriptError("\(what()): give either 'run' or 'sh', not both") }
     }
+    let grant = s.isNil(spec[.sandbox]) ? nil : try sandboxGrant(s, spec[.sandbox], what: what())
     if !s.isNil(sh) {
-      body = CommandBody(try commandSpec(s, sh, options: 1, function: what(), field: "sh"))
+      var command = try commandSpec(s, sh, options: 1, function: what(), field: "sh")
+      command.sandbox = grant
+      body = CommandBody(command)
     } else if !s.isNil(spec[.env]) || !s.isNil(spec[.cwd]) || !s.isNil(spec[.progress]) {
       throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
     }
@@ -72,7 +78,7 @@ extension ScriptHost {
     try charge(bytes, on: s)
     if !s.isNil(run) {
       s.pushValue(run)
-      body = LuaFunctionBody(function: s.ref(), host: self)
+      body = LuaFunctionBody(function: s.ref(), host: self, sandbox: grant)
     }
     let op: OperationNode
     do {

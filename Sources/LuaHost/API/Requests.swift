@@ -31,7 +31,8 @@ extension ScriptHost {
         }
         co.pending = .sleep(timer: timer)
       case "sh":
-        let spec = try commandSpec(s, base, options: base + 1, function: "sh")
+        var spec = try commandSpec(s, base, options: base + 1, function: "sh")
+        spec.sandbox = co.op?.body?.sandbox
         let check = s.type(base + 1) == LUA_TTABLE ? s.rawGet(base + 1, "check") != LUA_TBOOLEAN || s.boolean(-1) : true
         s.setTop(base - 3)
         // A dry run's top level runs nothing: the dry-run executor says what it would run.
@@ -44,7 +45,7 @@ extension ScriptHost {
             return fail(co, op.error ?? "cancelled")
           }
           if check && result.status != 0 {
-            return fail(co, "command failed: \(spec.display): \(exitDescription(result))" + result.whereOutputIs)
+            return fail(co, "command failed: \(spec.display): \(exitDescription(result))" + result.explanation)
           }
           succeed(co) { s in
             self.pushCommandResult(result, on: s); return 1

@@ -15,6 +15,11 @@ extension ScriptHost {
       throw ScriptError("\(what): executor must be \"local\" or \"slurm\" (got '\(asked)')")
     }
     let placement = try slurmPlacement(s, index, in: what)
+    if commandSandbox != nil, executorChoice != "local", (asked ?? executorChoice) == "slurm" {
+      throw ScriptError(
+        "\(what): --sandbox cannot confine commands run on Slurm, so it refuses them: "
+          + "run this queue here (executor = \"local\"), or run with --sandbox=lua")
+    }
     do {
       return try scheduler.executor(
         asked: asked, choice: executorChoice, placement: placement ?? SlurmPlacement(),

@@ -47,6 +47,7 @@ extension ScriptHost {
       LuaField("when") { _, op, s in s.push(op.policy.rawValue) },
       LuaField("weight") { _, op, s in s.push(op.weight) },
       LuaField("desc") { _, op, s in op.desc.map { s.push($0) } ?? s.pushNil() },
+      LuaField("sandbox") { host, op, s in host.pushSandbox(of: op, on: s) },
       LuaField("timeout") { _, op, s in op.timeout.map { s.push($0) } ?? s.pushNil() },
       LuaField("activities") { _, op, s in
         s.newTable(array: Int32(op.activities.count))

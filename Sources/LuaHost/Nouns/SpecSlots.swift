@@ -5,7 +5,7 @@ import CLuaShim
 /// The fields of operation{}; group{} takes a subset.
 enum SpecField: Int, CaseIterable {
   case name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout,
-    observers, retries, retry, weight, desc
+    observers, retries, retry, weight, desc, sandbox
 
   /// The field's name in Lua. Spelled out: `String(describing:)` of a case goes through
   /// runtime reflection, about 70,000 instructions a name.
@@ -28,6 +28,7 @@ enum SpecField: Int, CaseIterable {
     case .retry: "retry"
     case .weight: "weight"
     case .desc: "desc"
+    case .sandbox: "sandbox"
     }
   }
 }

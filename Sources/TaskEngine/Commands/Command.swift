@@ -11,6 +11,8 @@ public struct CommandSpec: Sendable, Equatable {
   /// Added to (and overriding) the inherited environment.
   public var environment: [String: String] = [:]
   public var directory: String?
+  /// What the operation that runs it asks `--sandbox` for beyond the defaults (nil: none).
+  public var sandbox: SandboxGrant?
 
   public init(_ line: Line, environment: [String: String] = [:], directory: String? = nil) {
     self.line = line
@@ -98,6 +100,7 @@ public struct CommandResult: Sendable, Equatable {
     var stdoutDropped = 0, stderrDropped = 0
     var stdoutIncomplete: String?, stderrIncomplete: String?
     var reason: String?
+    var note: String?
 
     init(status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8]) {
       (self.status, self.stdoutBytes, self.stderrBytes) = (status, stdoutBytes, stderrBytes)
@@ -105,7 +108,7 @@ public struct CommandResult: Sendable, Equatable {
 
     func copy() -> Fields {
       let c = Fields(status: status, stdoutBytes: stdoutBytes, stderrBytes: stderrBytes)
-      (c.stdoutFile, c.stderrFile, c.reason) = (stdoutFile, stderrFile, reason)
+      (c.stdoutFile, c.stderrFile, c.reason, c.note) = (stdoutFile, stderrFile, reason, note)
       (c.stdoutDropped, c.stderrDropped) = (stdoutDropped, stderrDropped)
       (c.stdoutIncomplete, c.stderrIncomplete) = (stdoutIncomplete, stderrIncomplete)
       return c
@@ -170,6 +173,12 @@ public struct CommandResult: Sendable, Equatable {
     set { writable.reason = newValue }
   }
 
+  /// A line taskrun adds to the failure's message: the sandbox rule its errors point at.
+  public var note: String? {
+    get { fields.note }
+    set { writable.note = newValue }
+  }
+
   public init(
     status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8], stdoutFile: String? = nil,
     stderrFile: String? = nil, reason: String? = nil
@@ -188,12 +197,16 @@ public struct CommandResult: Sendable, Equatable {
       || (x.status == y.status && x.stdoutBytes == y.stdoutBytes && x.stderrBytes == y.stderrBytes
         && x.stdoutFile == y.stdoutFile && x.stderrFile == y.stderrFile && x.stdoutDropped == y.stdoutDropped
         && x.stderrDropped == y.stderrDropped && x.stdoutIncomplete == y.stdoutIncomplete
-        && x.stderrIncomplete == y.stderrIncomplete && x.reason == y.reason)
+        && x.stderrIncomplete == y.stderrIncomplete && x.reason == y.reason && x.note == y.note)
   }
 
   /// The output as text, for messages (invalid UTF-8 shown as U+FFFD).
   public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
   public var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
+
+  /// What a failure's message adds after the command's own words: the note ("; sandbox: …"),
+  /// then where its output is.
+  public var explanation: String { (note.map { "; " + $0 } ?? "") + whereOutputIs }
 
   /// " (all of its output: FILE)" when a stream went to a file, with what was dropped; "" else.
   public var whereOutputIs: String {
@@ -236,6 +249,7 @@ public final class CommandBody: OperationBody {
   public init(_ spec: CommandSpec) { self.spec = spec }
 
   public var summary: String { "sh: " + spec.display }
+  public var sandbox: SandboxGrant? { spec.sandbox }
 
   public func start(_ operation: OperationNode, scheduler: Scheduler) {
     token = scheduler.runCommand(spec, for: operation, remote: true) { [weak operation] result in
@@ -257,7 +271,7 @@ public final class CommandBody: OperationBody {
         scheduler.finish(
           operation, .failed,
           error: result.failureDescription + ": " + self.spec.display
-            + result.whereOutputIs, kind: .command)
+            + result.explanation, kind: .command)
       }
     }
   }

@@ -94,6 +94,12 @@ public protocol OperationBody: AnyObject {
   func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String)
   /// One line for plans and `why()`: "sh: make all", "lua function".
   var summary: String { get }
+  /// What its commands ask `--sandbox` for beyond the defaults (nil: nothing more).
+  var sandbox: SandboxGrant? { get }
+}
+
+extension OperationBody {
+  public var sandbox: SandboxGrant? { nil }
 }
 
 /// A node of the task graph: created by a script or by Swift code, run at most once.

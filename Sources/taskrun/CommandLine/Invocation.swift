@@ -48,6 +48,8 @@ struct Invocation: Equatable {
       arguments = Array(arguments[..<separator])
     }
     arguments = arguments.flatMap(Self.splitJobs)
+    // `--sandbox=lua`: a flag's spelling of its own, for both parsers.
+    arguments = arguments.map { $0 == "--sandbox=lua" ? "--sandbox-lua" : $0 }
     // `-j -1`, `--output-limit -1`: a number to refuse with its range, not an option.
     for i in arguments.indices.dropLast().reversed() {
       // The option is looked up last: a lookup makes the declarations (start-up time).

@@ -10,6 +10,31 @@ enum ExecutorChoice: String, ExpressibleByArgument, CaseIterable, ChoiceArgument
   case slurm, local
 }
 
+/// What `--sandbox` confines: the Lua code and every command, or (`--sandbox=lua`) the Lua
+/// code only.
+enum SandboxMode: Sendable {
+  case commands, lua
+}
+
+/// `--sandbox-allow`: the kinds of widening (`sandbox = { … }` on an operation) honoured, as a
+/// comma-separated list of read, write and network in any order.
+struct SandboxAllowance: ExpressibleByArgument, CaseIterable, ChoiceArgument, Equatable {
+  let kinds: Set<SandboxGrant.Kind>
+  init?(rawValue: String) {
+    var kinds = Set<SandboxGrant.Kind>()
+    for word in rawValue.split(separator: ",", omittingEmptySubsequences: false) {
+      guard let kind = SandboxGrant.Kind(rawValue: String(word)) else { return nil }
+      kinds.insert(kind)
+    }
+    self.kinds = kinds
+  }
+  init?(argument: String) { self.init(rawValue: argument) }
+  var rawValue: String { SandboxGrant.Kind.allCases.filter(kinds.contains).map(\.rawValue).joined(separator: ",") }
+  static let allCases: [SandboxAllowance] = [
+    "read", "write", "network", "read,write", "read,network", "write,network", "read,write,network"
+  ].compactMap { SandboxAllowance(rawValue: $0) }
+}
+
 /// How progress is shown: `auto` is the live view on a terminal, plain lines elsewhere.
 enum ProgressMode: String, ExpressibleByArgument, CaseIterable, ChoiceArgument {
   case auto, tty, plain, none
@@ -79,6 +104,20 @@ extension RunOptions {
     return nil
   }
 
+  /// `--sandbox`: every command of the session's run is confined (`Confinement`), with the
+  /// script's folder writable; operations may widen it as `allowed` says.
+  static func confineCommands(of session: Session, script: String, allowing allowed: Set<SandboxGrant.Kind>)
+    throws(SandboxError)
+  {
+    let folder = ScriptHost.wholePath(
+      script == "-" ? "." : String(script[..<(script.lastIndex(of: "/") ?? script.startIndex)]))
+    var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let workflow = realpath(folder, &resolved).map { String(cString: $0) } ?? folder
+    let confinement = try Confinement(workflowFolder: workflow, environment: ProcessInfo.processInfo.environment)
+    session.scheduler.processes.confinement = confinement
+    session.host.commandSandbox = CommandSandbox(allowed: allowed, writable: confinement.writable(SandboxGrant()))
+  }
+
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
   func run(_ invocation: Invocation) throws {
     let isTerminal = Session.outputIsTerminal
@@ -139,7 +178,18 @@ extension RunOptions {
     session.attachSignals()
     let host = session.host
     host.dryRun = dryRun
-    if sandbox { host.applySandbox() }
+    if let sandbox {
+      host.applySandbox()
+      if sandbox == .commands {
+        do {
+          try Self.confineCommands(of: session, script: script, allowing: sandboxAllow?.kinds ?? [])
+        } catch {
+          throw usage(
+            "--sandbox cannot confine commands here, so nothing runs: \(error.description) "
+              + "(--sandbox=lua confines the Lua code only)")
+        }
+      }
+    }
     if let executor {
       do { try host.chooseExecutor(executor.rawValue) } catch {
         throw usage("\(error)")

@@ -10,8 +10,8 @@ import ArgumentParser
 /// (`RunOptionsTests` checks that they agree on the values too).
 enum RunOption: Int, CaseIterable {
   // In the order a completion offers them: flags, files, folders, words, numbers.
-  case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, list
-  case file, events, trace, directory, progress, executor
+  case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, sandboxLua, list
+  case file, events, trace, directory, progress, executor, sandboxAllow
   case jobs, memory, outputLimit, outputFileLimit, listNames
 
   /// What follows an option: what the quick parse reads, and what a completion offers.
@@ -126,9 +126,24 @@ enum RunOption: Int, CaseIterable {
       Declaration(
         long: "--sandbox", value: .flag,
         text:
-          "Confine the script's Lua code: no io, os (but time and getenv), package, debug, dofile, loadfile or binary chunks. Commands are not confined: sh runs anything, so an untrusted script is not made safe."
+          "For untrusted scripts: Lua loses io, os (but time and getenv), package, debug, dofile and loadfile, and every command runs confined: it reads the system and the script's folder, writes the script's folder and a private TMPDIR, has no network, signals nothing outside, gets a minimal environment. --sandbox=lua confines the Lua code only. Refuses to run where the kernel cannot confine (Landlock ABI 6, namespaces)."
       ) { o, _ in
-        o.sandbox = true; return true
+        o.sandbox = o.sandbox ?? .commands; return o.sandbox == .commands
+      }
+    case .sandboxLua:
+      Declaration(long: "--sandbox-lua", value: .flag, text: "") { o, _ in
+        o.sandbox = o.sandbox ?? .lua; return o.sandbox == .lua
+      }
+    case .sandboxAllow:
+      Declaration(
+        long: "--sandbox-allow", value: .choice(SandboxAllowance.self, current: { $0.sandboxAllow?.rawValue }),
+        text:
+          "With --sandbox: what operations may widen with sandbox = { read =, write =, network = } (a list of read, write, network); other requests are errors.",
+        valueName: "kinds"
+      ) {
+        guard let allowance = SandboxAllowance(rawValue: $1) else { return false }
+        $0.sandboxAllow = allowance
+        return true
       }
     case .outputLimit:
       Declaration(
@@ -187,7 +202,7 @@ enum RunOption: Int, CaseIterable {
   /// arguments).
   static let helpOrder: [RunOption] = [
     .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
-    .outputLimit, .outputFileLimit, .file, .directory, .executor, .list, .listNames
+    .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .list, .listNames
   ]
 
   /// Every spelling with its option, in the options' order.

@@ -17,7 +17,10 @@ struct RunOptions: Equatable {
   var events: String?
   var trace: String?
   var memory: Int?
-  var sandbox = false
+  /// `--sandbox` (.commands) or `--sandbox=lua` (.lua); nil: neither.
+  var sandbox: SandboxMode?
+  /// `--sandbox-allow`: what operations may widen (nil: nothing).
+  var sandboxAllow: SandboxAllowance?
   var outputLimit: Int?
   var outputFileLimit: Int?
   var file: String?
@@ -31,6 +34,10 @@ struct RunOptions: Equatable {
   var problem: String? {
     if let jobs, jobs < 1 { return "-j must be at least 1 (got \(jobs))" }
     if quiet && verbose { return "-q and -v cannot be used together" }
+    if sandboxAllow != nil && sandbox != .commands { return "--sandbox-allow needs --sandbox" }
+    if sandbox == .commands && executor == .slurm {
+      return "--sandbox cannot confine commands run on Slurm: run without --executor slurm, or with --sandbox=lua"
+    }
     if let memory, !(1...1_048_576).contains(memory) {
       return "--memory must be from 1 to 1048576 MB (got \(memory))"
     }

@@ -37,6 +37,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// What a command's streams keep in memory and on disk (the command line sets it before
   /// any command starts; read on the scheduler's thread as each one starts).
   @exclusivity(unchecked) public var outputLimits = OutputLimits()
+  /// `--sandbox`: what confines every command (nil: commands are not confined). Set by the
+  /// command line before any command starts.
+  @exclusivity(unchecked) public var confinement: Confinement?
   /// Bytes of a stream's end kept in memory past `outputLimits.memory` (and in its file past
   /// `outputLimits.file`).
   public static let tailBytes = 64 << 10
@@ -66,7 +69,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// cannot start completes at once with status 127 and the reason on stderr.
   public func start(_ spec: CommandSpec, token: CommandToken) {
     let argv = spec.argv
-    let env = mergedEnvironment(spec.environment)
+    var rules: cs_confinement?
+    if let confinement {
+      do { rules = try confinement.rules(for: spec.sandbox) } catch {
+        return fail(token: token, "sandbox: \(error.description)")
+      }
+    }
+    let env = confinement.map { $0.environment(adding: spec.environment) } ?? mergedEnvironment(spec.environment)
     // taskrun's own PATH, unless the command's env sets one
     let searchPath: String?? = spec.environment["PATH"].map { .some($0) }
     let program: String
@@ -81,7 +90,15 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     var pid: pid_t = 0, pidfd: Int32 = -1
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
-        cs_spawn(program, cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid, &pidfd)
+        guard var rules else {
+          return cs_spawn(program, cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid, &pidfd)
+        }
+        // Joining the sandbox's mount namespace leaves the old one: the folder must be whole.
+        let directory = spec.directory.map { $0.hasPrefix("/") ? $0 : Self.currentDirectory() + "/" + $0 }
+        return (directory ?? Self.currentDirectory()).withCString { folder in
+          rules.directory = folder
+          return cs_spawn_confined(program, cArgv, cEnv, nil, -1, outPipe[1], errPipe[1], &rules, &pid, &pidfd)
+        }
       }
     }
     if rc != 0 {
@@ -96,10 +113,17 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     let child = RunningCommand(
       pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd,
       limits: outputLimits)
+    child.sandbox = spec.sandbox
     lock.lock()
     live.append(child)
     lock.unlock()
     inbox.interruptWait()  // a wait that began before it watches its descriptors from now on
+  }
+
+  /// taskrun's current folder (a confined command starts from a whole path).
+  public static func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    return getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "/"
   }
 
   /// `name` found in `path` (nil: taskrun's own PATH, whose results are cached per name;
@@ -404,6 +428,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       stdoutFile: out.path, stderrFile: err.path, reason: reason)
     (result.stdoutDropped, result.stderrDropped) = (out.dropped, err.dropped)
     (result.stdoutIncomplete, result.stderrIncomplete) = (out.incomplete, err.incomplete)
+    if status != 0, let confinement { result.note = confinement.explain(stderr: err.bytes, grant: child.sandbox) }
     inbox.post(.processExited(token: token, result: result))
   }
 }

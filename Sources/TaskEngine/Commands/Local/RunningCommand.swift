@@ -27,6 +27,8 @@ final class RunningCommand {
   var reaped = false
   var signalled = false
   var reason: String?
+  /// What its operation asked the sandbox for, to explain a failure (`Confinement.explain`).
+  var sandbox: SandboxGrant?
 
   init(pid: pid_t, token: CommandToken, stdout: [Int32], stderr: [Int32], pidfd: Int32, limits: OutputLimits) {
     self.pid = pid

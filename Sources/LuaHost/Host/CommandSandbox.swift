@@ -1,0 +1,95 @@
+// CommandSandbox: what `--sandbox` lets an operation ask for, read from `sandbox = {…}` and checked where it is declared.
+import CLua
+import CLuaShim
+import FoundationEssentials
+import TaskEngine
+
+/// A run whose commands are confined: the widenings the command line allows
+/// (`--sandbox-allow`), and the folders every command may write (for `op.sandbox`).
+public struct CommandSandbox: Sendable {
+  public var allowed: Set<SandboxGrant.Kind>
+  public var writable: [String]
+
+  public init(allowed: Set<SandboxGrant.Kind>, writable: [String]) {
+    (self.allowed, self.writable) = (allowed, writable)
+  }
+
+  /// Refuses a grant that asks for what the command line does not allow.
+  func check(_ grant: SandboxGrant, what: String) throws {
+    let refused = grant.kinds.filter { !allowed.contains($0) }
+    guard !refused.isEmpty else { return }
+    let asked = refused.map { kind in
+      switch kind {
+      case .network: "network (sandbox.network = true)"
+      case .read: "reading \(grant.read.joined(separator: ", "))"
+      case .write: "writing \(grant.write.joined(separator: ", "))"
+      }
+    }.joined(separator: " and ")
+    throw ScriptError(
+      "\(what) asks the sandbox for \(asked), which this run does not allow: "
+        + "run with --sandbox-allow \(refused.map(\.rawValue).joined(separator: ",")) to allow it")
+  }
+}
+
+extension ScriptHost {
+  static let sandboxFields = ["read", "write", "network"]
+
+  /// `sandbox = { read = path | {paths}, write = path | {paths}, network = bool }`: paths
+  /// relative to taskrun's folder are made whole. Checked against `--sandbox-allow` when the
+  /// run confines its commands; kept (and shown) otherwise.
+  func sandboxGrant(_ s: LuaStack, _ i: Int32, what: String) throws -> SandboxGrant {
+    guard s.type(i) == LUA_TTABLE else {
+      throw ScriptError(
+        "\(what): field 'sandbox' must be a table { read =, write =, network = } (got \(s.typeName(i)))")
+    }
+    let place = "\(what): sandbox"
+    try checkFields(s, i, valid: Self.sandboxFields, in: place)
+    var grant = SandboxGrant()
+    grant.network = try optionalBoolean(s, i, "network", in: place) ?? false
+    for field in ["read", "write"] {
+      s.rawGet(i, field)
+      defer { s.pop() }
+      guard !s.isNil(-1) else { continue }
+      var paths: [String] = []
+      try eachItem(
+        s, -1, isItem: { s.type($0) == LUA_TSTRING }, list: "\(place).\(field) must be a path or a list of paths"
+      ) { item in
+        guard let path = s.string(item), !path.isEmpty else {
+          throw ScriptError("\(place).\(field): a path must be a non-empty string (got \(s.typeName(item)))")
+        }
+        paths.append(Self.wholePath(try CommandText.word(path, "\(place).\(field)")))
+      }
+      if field == "read" { grant.read = paths } else { grant.write = paths }
+    }
+    try commandSandbox?.check(grant, what: what)
+    return grant
+  }
+
+  /// `path` from taskrun's folder, without "." and ".." parts.
+  public static func wholePath(_ path: String) -> String {
+    let whole = path.hasPrefix("/") ? path : ProcessRunner.currentDirectory() + "/" + path
+    var parts: [Substring] = []
+    for part in whole.split(separator: "/") where part != "." {
+      if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+
+  /// `op.sandbox`: nil when the run's commands are not confined; else what its commands may
+  /// do beyond reading the system: { network =, read = {…}, write = {…} }.
+  func pushSandbox(of op: OperationNode, on s: LuaStack) {
+    guard let sandbox = commandSandbox else { return s.pushNil() }
+    let grant = op.body?.sandbox ?? SandboxGrant()
+    s.newTable(hash: 3)
+    s.push(grant.network)
+    s.rawSet(-2, "network")
+    for (key, paths) in [("read", grant.read), ("write", sandbox.writable + grant.write)] {
+      s.newTable(array: Int32(paths.count))
+      for (k, path) in paths.enumerated() {
+        s.push(path)
+        s.rawSet(-2, k + 1)
+      }
+      s.rawSet(-2, key)
+    }
+  }
+}
