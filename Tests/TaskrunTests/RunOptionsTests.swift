@@ -104,7 +104,7 @@ import Testing
         "--output-limit", "8", "--output-file-limit=9", "--progress", "none", "--executor", "local"
       ],
       RunOptions(
-        progress: .none, yes: true, noColor: true, events: "e.json", trace: "t.json", sandbox: true,
+        progress: .none, yes: true, noColor: true, events: "e.json", trace: "t.json", sandbox: .commands,
         outputLimit: 8, outputFileLimit: 9, file: "w.lua", executor: .local)
     )
   ])

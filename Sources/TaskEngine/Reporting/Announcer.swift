@@ -73,7 +73,7 @@ final class Announcer {
         time: startedAt, name: op.name, attempt: op.attempt,
         reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
         group: op.group?.name,
-        isGroup: op.isGroup), at: now)
+        isGroup: op.isGroup, sandbox: op.body?.sandbox), at: now)
   }
 
   /// `op` stopped executing before its start was told (it ended before a tick): no start for it.

@@ -9,8 +9,11 @@ public enum OutputChannel: String, Sendable {
 public enum RunEvent: Sendable {
   case runStart(time: Double)
   /// `reason`: what it waited for last before this start (nil: nothing, or a retry);
-  /// `group`: the group it runs in; `isGroup`: it is a group (its children follow).
-  case operationStart(time: Double, name: String, attempt: Int, reason: StartReason?, group: String?, isGroup: Bool)
+  /// `group`: the group it runs in; `isGroup`: it is a group (its children follow);
+  /// `sandbox`: what its commands asked `--sandbox` for beyond the defaults (nil: nothing).
+  case operationStart(
+    time: Double, name: String, attempt: Int, reason: StartReason?, group: String?, isGroup: Bool,
+    sandbox: SandboxGrant? = nil)
   /// `details`: its error, traceback and output (nil: a success that printed nothing).
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double, details: FinishDetails?)
   /// Operations that succeeded since the last event, in the order they did, with how long

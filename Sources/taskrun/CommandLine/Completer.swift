@@ -62,7 +62,8 @@ enum Completer {
     words: [(["--format"], GraphFormat.allCases.map(\.rawValue))])
 
   static let repl = Options(
-    flags: ["--yes", "--version", "-h", "--help"], files: ["-f"], dirs: ["-C"], other: ["-j", "--jobs"])
+    flags: ["--yes", "--sandbox", "--version", "-h", "--help"], files: ["-f"], dirs: ["-C"],
+    words: [(["--sandbox-allow"], SandboxAllowance.allCases.map(\.rawValue))], other: ["-j", "--jobs"])
 
   /// The answer for `words` (after the program's name; the last is the word being completed).
   static func answer(_ words: [String]) -> String {

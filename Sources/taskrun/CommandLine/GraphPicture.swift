@@ -34,6 +34,9 @@ struct GraphPicture {
   private func label(_ op: OperationNode) -> String {
     var lines = [op.isGroup ? "group \(op.name)" : op.name]
     if !op.isGroup, let body = op.body { lines.append(TerminalText.escaped(body.summary, keepingLines: true)) }
+    if let grant = op.body?.sandbox, !grant.isEmpty {
+      lines.append(TerminalText.escaped("sandbox: " + grant.summary, keepingLines: false))
+    }
     for name in op.resources {
       let units = capacity[name] ?? 1
       lines.append(units == 1 ? "mutex \(name)" : "resource \(name) (\(units))")

@@ -139,7 +139,7 @@ enum RunOption: Int, CaseIterable {
         long: "--sandbox-allow", value: .choice(SandboxAllowance.self, current: { $0.sandboxAllow?.rawValue }),
         text:
           "With --sandbox: what operations may widen with sandbox = { read =, write =, network = } (a list of read, write, network); other requests are errors.",
-        valueName: "kinds"
+        valueName: "list"
       ) {
         guard let allowance = SandboxAllowance(rawValue: $1) else { return false }
         $0.sandboxAllow = allowance

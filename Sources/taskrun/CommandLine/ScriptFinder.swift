@@ -101,7 +101,11 @@ enum ScriptFinder {
     var text = "Operations in \(script):\n"
     for op in shown {
       let padding = String(repeating: " ", count: max(0, width - op.name.columns))
-      text += "  \(op.name)" + (op.desc.map { "\(padding)  \($0)" } ?? "") + "\n"
+      let grant = op.body?.sandbox.flatMap {
+        $0.isEmpty ? nil : "[sandbox: \(TerminalText.escaped($0.summary, keepingLines: false))]"
+      }
+      let notes = [op.desc, grant].compactMap { $0 }.joined(separator: "  ")
+      text += "  \(op.name)" + (notes.isEmpty ? "" : "\(padding)  \(notes)") + "\n"
     }
     return text
   }

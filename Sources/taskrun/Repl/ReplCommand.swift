@@ -9,7 +9,7 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "repl",
     abstract: "An interactive prompt: declare operations, run them, inspect results.",
-    usage: "taskrun repl [-C DIR] [-f FILE | SCRIPT] [-j N] [--yes]",
+    usage: "taskrun repl [-C DIR] [-f FILE | SCRIPT] [-j N] [--yes] [--sandbox[=lua]] [--sandbox-allow KINDS]",
     discussion:
       "A SCRIPT's declarations are loaded without running them (without one, the prompt starts empty). Type :help at the prompt."
   )
@@ -19,6 +19,18 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
 
   @Flag(help: "Answer yes to every confirm(prompt).")
   var yes = false
+
+  @Flag(
+    help:
+      "Confine the Lua code and every command as a run's --sandbox does (the workflow folder: the script's, else the current one); --sandbox=lua confines the Lua code only."
+  )
+  var sandbox = false
+
+  @Flag(name: .customLong("sandbox-lua"), help: .hidden)
+  var sandboxLua = false
+
+  @Option(help: ArgumentHelp("With --sandbox: what operations may widen (read, write, network).", valueName: "kinds"))
+  var sandboxAllow: SandboxAllowance?
 
   @Argument(help: "A workflow script whose declarations to load.")
   var script: String?
@@ -31,6 +43,7 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
 
   func validate() throws {
     if file != nil && script != nil { throw ValidationError("-f \(file!) and \(script!): one script only") }
+    if sandboxAllow != nil && !sandbox { throw ValidationError("--sandbox-allow needs --sandbox") }
   }
 
   static let help = """
@@ -61,6 +74,17 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
     session.attachSignals(thirdExits: false) { EditLineReader.interrupt() }
     let host = session.host
     host.freshRunPerRequest = true
+    if sandbox || sandboxLua { host.applySandbox() }
+    if sandbox {
+      do {
+        try RunOptions.confineCommands(of: session, script: script ?? "-", allowing: sandboxAllow?.kinds ?? [])
+      } catch {
+        TerminalText.writeMessage(
+          "taskrun: --sandbox cannot confine commands here, so nothing runs: \(error.description) "
+            + "(--sandbox=lua confines the Lua code only)")
+        throw Taskrun.Exit(.usage)
+      }
+    }
     // A script that does not load is a usage error, as for a run: not a prompt without it.
     if let script, !load(script, into: host, prefix: "taskrun: ") {
       session.finish(code: session.scheduler.halted ? ExitCode.interrupted.rawValue : ExitCode.usage.rawValue)

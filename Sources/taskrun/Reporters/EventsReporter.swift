@@ -18,13 +18,23 @@ final class EventsReporter: EventSink {
     switch event {
     case .runStart(let time):
       fields = [("time", seconds(time)), ("event", .string("run_start"))]
-    case .operationStart(let time, let name, let attempt, let reason, let group, _):
+    case .operationStart(let time, let name, let attempt, let reason, let group, _, let sandbox):
       fields = [
         ("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
         ("attempt", .int(attempt))
       ]
       if let group { fields.append(("group", .string(group))) }
       if let reason { fields += [("after", .string(reason.after)), ("because", Self.because(reason))] }
+      if let sandbox, !sandbox.isEmpty {
+        fields.append(
+          (
+            "sandbox",
+            .object([
+              ("network", .bool(sandbox.network)), ("read", .array(sandbox.read.map(JSON.string))),
+              ("write", .array(sandbox.write.map(JSON.string)))
+            ])
+          ))
+      }
     case .operationFinish(let time, let name, let outcome, let duration, let details):
       let (error, kind) = (details?.error, details?.errorKind)
       fields = [

@@ -84,7 +84,7 @@ final class LiveReporter: EventSink {
       progress = RunProgress()
       lastDraw = -1  // a REPL's next run() counts time from 0 again: the first frame is due
       activate()
-    case .operationStart(let time, let name, _, _, _, let isGroup):
+    case .operationStart(let time, let name, _, _, _, let isGroup, _):
       now = time
       activate()  // a REPL's next run(): the view comes back
       if isGroup { groups.insert(name); return }

@@ -23,6 +23,7 @@ extension Confinement {
       || lower.contains("temporary failure in name resolution") || lower.contains("name or service not known")
       || (lower.contains("connect") && (lower.contains("permission denied") || lower.contains("refused")))
       || lower.contains("address family not supported")
+      || (path.map { $0.hasPrefix("/dev/tcp/") || $0.hasPrefix("/dev/udp/") } ?? false)
     if network && !(grant?.network ?? false) {
       return "sandbox: commands have no network here; to allow it, give the operation "
         + "sandbox = { network = true } and run with --sandbox-allow network"
