@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -81,54 +82,9 @@ static int add_rule(int ruleset, const char *path, uint64_t access) {
   return rc == 0 ? 0 : error;
 }
 
-/* Whether everything under `path` (a folder of /etc) is readable by anyone. */
-static int world_readable_tree(const char *path, int depth) {
-  struct stat st;
-  if (lstat(path, &st) != 0) return 0;
-  if (S_ISLNK(st.st_mode)) return 1;  /* its target is checked where it is */
-  if (!(st.st_mode & S_IROTH)) return 0;
-  if (!S_ISDIR(st.st_mode)) return 1;
-  if (!(st.st_mode & S_IXOTH) || depth > 8) return 0;
-  DIR *dir = opendir(path);
-  if (dir == NULL) return 0;
-  int all = 1;
-  struct dirent *entry;
-  char child[4096];
-  while (all && (entry = readdir(dir)) != NULL) {
-    if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, "..")) continue;
-    if ((size_t)snprintf(child, sizeof child, "%s/%s", path, entry->d_name) >= sizeof child) { all = 0; break; }
-    all = world_readable_tree(child, depth + 1);
-  }
-  closedir(dir);
-  return all;
-}
-
-/* /etc as anyone may read it: a root command keeps its owner's rights, so /etc/shadow and
-   the SSH host keys (readable by root alone) get no rule. Folders readable throughout get
-   one rule; the others are looked into. */
-static int add_readable(int ruleset, const char *path, int depth) {
-  if (world_readable_tree(path, 0)) {
-    add_rule(ruleset, path, FS_READ);  /* a dangling link or a race: nothing to read */
-    return 0;
-  }
-  struct stat st;
-  if (depth > 4 || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & S_IXOTH)) return 0;
-  DIR *dir = opendir(path);
-  if (dir == NULL) return 0;
-  struct dirent *entry;
-  char child[4096];
-  while ((entry = readdir(dir)) != NULL) {
-    if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, "..")) continue;
-    if ((size_t)snprintf(child, sizeof child, "%s/%s", path, entry->d_name) >= sizeof child) continue;
-    add_readable(ruleset, child, depth + 1);
-  }
-  closedir(dir);
-  return 0;
-}
-
 /* What every sandboxed command may read and run: the system, where it exists. */
 static const char *const system_read[] = {
-  "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/sys", NULL,
+  "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/sys", "/etc", NULL,
 };
 /* The devices every command may use. */
 static const char *const devices[] = {
@@ -155,7 +111,6 @@ int cs_landlock_ruleset(const char *const *read, const char *const *write, int n
     if (rc == ENOENT) rc = 0;
     else if (rc) say(why, size, "cannot add the sandbox rule for", *p, rc);
   }
-  if (rc == 0) add_readable(ruleset, "/etc", 0);
   for (const char *const *p = devices; *p && rc == 0; p++) {
     rc = add_rule(ruleset, *p, FS_DEVICE);
     if (rc == ENOENT) rc = 0;
@@ -175,6 +130,31 @@ int cs_landlock_ruleset(const char *const *read, const char *const *write, int n
 /* }====== */
 
 /* {====== Namespaces (made once per set of writable folders, by a short-lived helper) */
+
+/* What in /etc only its owner (or group) may read: a root command keeps its owner's rights,
+   so in the sandbox's mount namespace /etc/shadow, the SSH host keys and their like are
+   covered (files by /dev/null, folders by an empty read-only tmpfs). Folders readable by
+   anyone are looked into; at most `max` paths, in `out` (malloc'd). */
+static int collect_hidden(const char *path, int depth, char **out, int count, int max) {
+  DIR *dir = opendir(path);
+  if (dir == NULL) return count;
+  struct dirent *entry;
+  char child[4096];
+  while (count < max && (entry = readdir(dir)) != NULL) {
+    if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, "..")) continue;
+    if ((size_t)snprintf(child, sizeof child, "%s/%s", path, entry->d_name) >= sizeof child) continue;
+    struct stat st;
+    if (lstat(child, &st) != 0 || S_ISLNK(st.st_mode)) continue;  /* a link's target is looked at where it is */
+    int open_to_all = S_ISDIR(st.st_mode) ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH) : (st.st_mode & S_IROTH) != 0;
+    if (!open_to_all && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+      if ((out[count] = strdup(child)) != NULL) count++;
+    } else if (S_ISDIR(st.st_mode) && depth < 8) {
+      count = collect_hidden(child, depth + 1, out, count, max);
+    }
+  }
+  closedir(dir);
+  return count;
+}
 
 /* Writes `text` to `path` (a /proc file of the helper's own): 0 or errno. */
 static int write_file(const char *path, const char *text) {
@@ -201,7 +181,7 @@ static void id_map(char *out, unsigned id) {
 
 struct helper_report { int step, error; };
 
-static void helper_main(const char *const *writable, int user, int report, int release) {
+static void helper_main(const char *const *writable, char *const *hidden, int user, int report, int release) {
   struct helper_report r = { 0, 0 };
   uid_t uid = geteuid();
   gid_t gid = getegid();
@@ -218,6 +198,13 @@ static void helper_main(const char *const *writable, int user, int report, int r
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) { r = (struct helper_report){ 3, errno }; goto done; }
   for (int i = 0; writable[i]; i++)
     if (mount(writable[i], writable[i], NULL, MS_BIND | MS_REC, NULL) != 0) { r = (struct helper_report){ 100 + i, errno }; goto done; }
+  for (int i = 0; hidden[i]; i++) {
+    struct stat st;
+    int rc = stat(hidden[i], &st) != 0 ? 0
+      : S_ISDIR(st.st_mode) ? mount("tmpfs", hidden[i], "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
+      : mount("/dev/null", hidden[i], NULL, MS_BIND, NULL);
+    if (rc != 0) { r = (struct helper_report){ 6, errno }; goto done; }
+  }
   struct mount_attr_ ro = { MOUNT_ATTR_RDONLY, 0, 0, 0 };
   if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) { r = (struct helper_report){ 4, errno }; goto done; }
   struct mount_attr_ rw = { 0, MOUNT_ATTR_RDONLY, 0, 0 };
@@ -242,11 +229,16 @@ int cs_sandbox_namespaces(const char *const *writable, int *user_fd, int *mnt_fd
     say(why, size, "cannot make a pipe", NULL, error);
     return error;
   }
+  enum { max_hidden = 256 };
+  char *hidden[max_hidden + 1];
+  int hidden_count = user ? 0 : collect_hidden("/etc", 0, hidden, 0, max_hidden);
+  hidden[hidden_count] = NULL;
   pid_t pid = fork();
   if (pid == 0) {
     close(report[0]); close(release[1]);
-    helper_main(writable, user, report[1], release[0]);
+    helper_main(writable, hidden, user, report[1], release[0]);
   }
+  for (int i = 0; i < hidden_count; i++) free(hidden[i]);
   int error = pid < 0 ? errno : 0;
   close(report[1]); close(release[0]);
   struct helper_report r = { 0, 0 };
@@ -276,6 +268,7 @@ int cs_sandbox_namespaces(const char *const *writable, int *user_fd, int *mnt_fd
     error = r.error;
     if (r.step == 1) say(why, size, user ? "cannot make user, mount and network namespaces (unshare)" : "cannot make mount and network namespaces (unshare)", NULL, error);
     else if (r.step == 2) say(why, size, "cannot map the user in its namespace", NULL, error);
+    else if (r.step == 6) say(why, size, "cannot cover what in /etc only root may read", NULL, error);
     else if (r.step == 3 || r.step == 4) say(why, size, "cannot make the file system read-only in the sandbox", NULL, error);
     else if (r.step >= 100) say(why, size, "cannot keep writable in the sandbox", writable[r.step - 100], error);
     else say(why, size, "the sandbox's helper failed", NULL, error);

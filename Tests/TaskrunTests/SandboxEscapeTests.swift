@@ -137,6 +137,18 @@ func accepted(_ listener: LoopbackListener) -> Bool {
     #expect(confined.stderr.contains("--sandbox-allow read"), "\(confined.stderr)")
   }
 
+  /// /etc is readable, but not what only its owner may read (a root command keeps its
+  /// owner's rights): /etc/shadow shows as empty.
+  @Test func whatOnlyRootMayReadInEtcStaysClosed() throws {
+    guard geteuid() == 0 else { return }
+    let jail = try Jail()
+    let (open, confined) = try jail.both("cat /etc/shadow | head -1; ls /etc/passwd")
+    #expect(open.stdout.contains("[attempt] root:"), "\(open.stdout)")
+    #expect(
+      !confined.stdout.contains("[attempt] root:") && confined.stdout.contains("[attempt] /etc/passwd"),
+      "\(confined.stdout)")
+  }
+
   @Test func aTCPConnectionToLoopbackFails() throws {
     let jail = try Jail()
     let listener = LoopbackListener()

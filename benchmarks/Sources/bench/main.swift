@@ -135,6 +135,24 @@ for shape in Shape.allCases {
 try? FileManager.default.removeItem(atPath: scratch)
 commands.print()
 
+// 2a. What --sandbox costs a command: 1,000 `true` commands, confined and not.
+var sandboxTable = Table(
+  title: "The sandbox: 1,000 `true` commands at -j\(jobs), without and with --sandbox",
+  header: ["run", "µs/cmd", "CPU µs/cmd", "with / without"])
+for shape in [Shape.independent, .chain] {
+  let runs = Measure.medians(
+    repeats * 3,
+    [
+      .init(argv: [taskrun, "-q", "-j\(jobs)", graphs, "--", shape.rawValue, "1000", "sh"]),
+      .init(argv: [taskrun, "-q", "-j\(jobs)", "--sandbox", graphs, "--", shape.rawValue, "1000", "sh"])
+    ])
+  let per = runs.map { (($0.seconds - emptyOwn.seconds) / 1000 * 1e6, ($0.cpu - emptyOwn.cpu) / 1000 * 1e6) }
+  sandboxTable.rows.append(["\(shape.rawValue), without", f(per[0].0), f(per[0].1), ""])
+  sandboxTable.rows.append(["\(shape.rawValue), --sandbox", f(per[1].0), f(per[1].1), f(per[1].0 / per[0].0)])
+  targets.check("sandbox \(shape.rawValue) 1000: wall with / without", per[1].0 / per[0].0, atMost: 1.25)
+}
+sandboxTable.print()
+
 // 1c. Failures, skips, stops and Ctrl-C spreading through 1,000,000 operations and 100,000 nested groups.
 cascadeTable().print()
 
