@@ -23,6 +23,7 @@
 ---@field when "succeeded"|"finished"|"failed"
 ---@field weight number Its share of the run's progress.
 ---@field desc string|nil What it is for (`taskrun --list`).
+---@field sandbox {network: boolean, read: string[], write: string[]}|nil What its commands may do beyond reading the system under `--sandbox` (nil: commands are not confined).
 ---@field timeout number|nil Seconds each attempt may take.
 ---@field activities string[] Its activity indicators.
 ---@field queue taskrun.Queue
@@ -164,6 +165,7 @@ function Progress:observe(fn) end
 ---@field retry? { max: integer, delay?: number, backoff?: "constant"|"exponential" }
 ---@field weight? number Its share of the run's progress (default 1).
 ---@field desc? string What it is for (`taskrun --list`).
+---@field sandbox? {read?: string|string[], write?: string|string[], network?: boolean} What its commands may do beyond `--sandbox`'s defaults (honoured as `--sandbox-allow` says).
 
 ---Declares an operation.
 ---@param spec taskrun.OperationSpec

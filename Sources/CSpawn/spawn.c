@@ -105,6 +105,10 @@ static int child_main(void *arg) {
   }
   /* Nothing taskrun or Lua opened (a file `io.open` is writing would make its exec fail
      with ETXTBSY for as long as this command runs; a pipe would never see its end). */
+  /* A confined command gets no descriptor but its three: one taskrun was started with (a
+     file, a socket) would reach past the sandbox's rules. */
+  if (a->confinement && syscall(SYS_close_range, 3, ~0U, 0) != 0)
+    for (unsigned fd = 3; fd < g_fd_limit; fd++) close((int)fd);
   for (int i = 0; i < cs_foreign_count; i++)
     if (syscall(SYS_close_range, cs_foreign[i].first, cs_foreign[i].last, 0) != 0)
       for (unsigned fd = cs_foreign[i].first; fd <= cs_foreign[i].last && fd < g_fd_limit; fd++) close((int)fd);

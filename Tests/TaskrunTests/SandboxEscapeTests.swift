@@ -306,13 +306,46 @@ func accepted(_ listener: LoopbackListener) -> Bool {
     #expect(!jail.exists(target))
   }
 
+  /// A descriptor taskrun was started with (a file outside) does not reach a confined command.
+  @Test func aDescriptorTaskrunInheritedDoesNotReachTheCommand() throws {
+    let jail = try Jail()
+    let file = jail.outside.appendingPathComponent("fd-target")
+    try "operation { name = \"attempt\", sh = \"echo leaked >&7\" }\n".write(
+      to: jail.workflow.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    for (options, leaks) in [([String](), true), (["--sandbox"], false)] {
+      let started = try Binary.start(
+        ["-c", "exec \"$0\" \"$@\" 7>>\(file.path)", Binary.url.path, "--progress", "plain"] + options + ["w.lua"],
+        in: jail.workflow, program: "/bin/sh")
+      let run = Binary.finish(started, timeout: 30)
+      let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+      #expect(text.contains("leaked") == leaks && (run.status == 0) == leaks, "\(options): \(run.stderr)")
+      try? FileManager.default.removeItem(at: file)
+    }
+  }
+
+  /// A folder of PATH that is a link to `/` (or to the home) opens nothing.
+  @Test func aPathFolderLinkedToTheRootOpensNothing() throws {
+    let jail = try Jail()
+    let link = jail.workflow.appendingPathComponent("bin")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/")
+    let home = jail.workflow.appendingPathComponent("homebin")
+    try FileManager.default.createSymbolicLink(atPath: home.path, withDestinationPath: jail.home.path)
+    try "operation { name = \"attempt\", sh = \"cat \(jail.home.path)/.ssh/id_rsa\" }\n".write(
+      to: jail.workflow.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let started = try Binary.start(
+      ["--progress", "plain", "-v", "--sandbox", "w.lua"], in: jail.workflow,
+      environment: ["HOME": jail.home.path, "PATH": "\(link.path):\(home.path):/usr/bin:/bin"])
+    let run = Binary.finish(started, timeout: 30)
+    #expect(run.status == 1 && !run.stdout.contains(Jail.secret), "\(run.stdout)")
+  }
+
   @Test func legitimateWorkStillRuns() throws {
     let jail = try Jail()
     try "int main(void) { return 0; }\n".write(
       to: jail.workflow.appendingPathComponent("hello.c"), atomically: true, encoding: .utf8)
     let run = try jail.run(
       """
-      operation { name = "build", sh = "cc -c hello.c -o hello.o && cc hello.o -o hello && ./hello && echo built" }
+      operation { name = "build", sh = "CC=$(command -v cc || command -v clang) && $CC -c hello.c -o hello.o && $CC hello.o -o hello && ./hello && echo built" }
       operation { name = "pack", sh = "tar -cf $TMPDIR/a.tar hello.c && mkdir $TMPDIR/x && tar -xf $TMPDIR/a.tar -C $TMPDIR/x && ls $TMPDIR/x && echo $TMPDIR > tmpdir.txt" }
       operation { name = "share", sh = "ls /usr/share | head -1 >/dev/null && cat /etc/passwd > /dev/null && echo read" }
       """, ["--sandbox"])

@@ -33,7 +33,8 @@ enum Crippled {
     try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let c = dir.appendingPathComponent("crippled.c"), binary = dir.appendingPathComponent("crippled")
     guard (try? source.write(to: c, atomically: true, encoding: .utf8)) != nil,
-      (try? Child(["cc", c.path, "-o", binary.path]).wait()) == 0
+      (try? Child(["sh", "-c", "$(command -v cc || command -v clang) \"$0\" -o \"$1\"", c.path, binary.path]).wait())
+        == 0
     else { return nil }
     return binary
   }()

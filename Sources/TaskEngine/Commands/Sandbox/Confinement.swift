@@ -90,12 +90,15 @@ public final class Confinement: @unchecked Sendable {
     return stat(dir, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? dir : "/tmp"
   }
 
-  /// PATH's absolute folders that exist, but `/` and the home folder or any folder above it.
+  /// PATH's absolute folders that exist, links resolved, but `/` and the home folder or any
+  /// folder above it (a link in PATH to `/` would open everything).
   static func toolFolders(path: String, home: String?) -> [String] {
     var seen = Set<String>()
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let home = home.map { realpath($0, &buffer).map { String(cString: $0) } ?? $0 }
     return path.split(separator: ":").map(String.init).compactMap { entry in
-      guard entry.hasPrefix("/") else { return nil }
-      let folder = standardized(entry)
+      guard entry.hasPrefix("/"), let resolved = realpath(entry, &buffer) else { return nil }
+      let folder = String(cString: resolved)
       if folder == "/" { return nil }
       if let home, home == folder || home.hasPrefix(folder + "/") { return nil }
       var info = stat()
