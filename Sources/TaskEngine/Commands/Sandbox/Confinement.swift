@@ -56,7 +56,9 @@ public final class Confinement: @unchecked Sendable {
           : "the kernel's Landlock is ABI \(abi), and the sandbox needs ABI \(Self.neededABI) (Linux 6.12) to keep commands from signalling processes outside it"
       )
     }
-    var folder = Array((Self.temporaryRoot(environment) + "/taskrun-sandbox-XXXXXX").utf8CString)
+    // mkdtemp's template: six letters it replaces
+    let template = "/taskrun-sandbox-" + String(repeating: "X", count: 6)
+    var folder = Array((Self.temporaryRoot(environment) + template).utf8CString)
     guard mkdtemp(&folder) != nil else {
       throw SandboxError(
         "cannot make its temporary folder in \(Self.temporaryRoot(environment)): \(String(cString: strerror(errno)))")
