@@ -39,24 +39,26 @@ struct Jail {
   func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
 }
 
+/// A socket of `type` bound to 127.0.0.1 on a port the kernel picks: its descriptor and port.
+func loopbackSocket(_ type: Int32) -> (fd: Int32, port: Int) {
+  let fd = socket(AF_INET, type, 0)
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+  _ = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+  }
+  return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
 /// A UDP socket on 127.0.0.1 that a datagram may reach.
 final class DatagramSink {
   let fd: Int32
   let port: Int
   init() {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    self.fd = fd
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    port = Int(UInt16(bigEndian: address.sin_port))
+    (fd, port) = loopbackSocket(Int32(SOCK_DGRAM.rawValue))
     _ = fcntl(fd, F_SETFL, O_NONBLOCK)
   }
   /// Whether a datagram came since the last look.
@@ -74,20 +76,8 @@ final class LoopbackListener {
   let fd: Int32
   let port: Int
   init() {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    self.fd = fd
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
+    (fd, port) = loopbackSocket(Int32(SOCK_STREAM.rawValue))
     listen(fd, 4)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    port = Int(UInt16(bigEndian: address.sin_port))
   }
   deinit { close(fd) }
 }

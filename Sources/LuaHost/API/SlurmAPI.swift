@@ -15,7 +15,7 @@ extension ScriptHost {
       throw ScriptError("\(what): executor must be \"local\" or \"slurm\" (got '\(asked)')")
     }
     let placement = try slurmPlacement(s, index, in: what)
-    if commandSandbox != nil, executorChoice != "local", (asked ?? executorChoice) == "slurm" {
+    if commandSandbox != nil, Scheduler.runsOnSlurm(asked: asked, choice: executorChoice) {
       throw ScriptError(
         "\(what): --sandbox cannot confine commands run on Slurm, so it refuses them: "
           + "run this queue here (executor = \"local\"), or run with --sandbox=lua")

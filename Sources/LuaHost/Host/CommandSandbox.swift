@@ -67,12 +67,7 @@ extension ScriptHost {
 
   /// `path` from taskrun's folder, without "." and ".." parts.
   public static func wholePath(_ path: String) -> String {
-    let whole = path.hasPrefix("/") ? path : ProcessRunner.currentDirectory() + "/" + path
-    var parts: [Substring] = []
-    for part in whole.split(separator: "/") where part != "." {
-      if part == ".." { _ = parts.popLast() } else { parts.append(part) }
-    }
-    return "/" + parts.joined(separator: "/")
+    Confinement.standardized(path.hasPrefix("/") ? path : ProcessRunner.currentDirectory() + "/" + path)
   }
 
   /// `op.sandbox`: nil when the run's commands are not confined; else what its commands may

@@ -31,8 +31,9 @@ public final class Confinement: @unchecked Sendable {
   public let temporaryFolder: String
   /// PATH's folders (a toolchain's own), read and run.
   public let toolFolders: [String]
-  /// The environment every command starts from (`environment(adding:)`).
+  /// The environment every command starts from (`environment(adding:)`), and as NAME=value.
   private let baseEnvironment: [String: String]
+  private let baseEntries: [String]
 
   private struct Namespaces { var user: Int32, mount: Int32, network: Int32 }
   private let lock = Lock()
@@ -72,6 +73,7 @@ public final class Confinement: @unchecked Sendable {
     var base = environment.filter { Self.passedOn($0.key) }
     base["TMPDIR"] = temporary
     baseEnvironment = base
+    baseEntries = base.map { "\($0.key)=\($0.value)" }
     do {
       _ = try rules(for: nil)
     } catch {
@@ -109,7 +111,8 @@ public final class Confinement: @unchecked Sendable {
     }
   }
 
-  static func standardized(_ path: String) -> String {
+  /// `path` (whole) without "." and ".." parts, and without links resolved.
+  public static func standardized(_ path: String) -> String {
     var parts: [Substring] = []
     for part in path.split(separator: "/") where part != "." {
       if part == ".." { _ = parts.popLast() } else { parts.append(part) }
@@ -119,6 +122,7 @@ public final class Confinement: @unchecked Sendable {
 
   /// The environment of a command: the passed-on names, TMPDIR, and `extra` over them.
   public func environment(adding extra: [String: String]) -> [String] {
+    if extra.isEmpty { return baseEntries }
     var merged = baseEnvironment
     for (name, value) in extra { merged[name] = value }
     return merged.map { "\($0.key)=\($0.value)" }
@@ -190,10 +194,11 @@ public final class Confinement: @unchecked Sendable {
   }
 }
 
-/// `body` with `strings` as a NULL-ended C array.
+/// `body` with `strings` as a NULL-ended C array of constant strings (`withCStrings`'s).
 func withCStringList<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-  var pointers: [UnsafePointer<CChar>?] = strings.map { UnsafePointer(strdup($0)) }
-  pointers.append(nil)
-  defer { for p in pointers { free(UnsafeMutablePointer(mutating: p)) } }
-  return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+  withCStrings(strings) { pointers in
+    pointers.withUnsafeBufferPointer { buffer in
+      buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { body($0) }
+    }
+  }
 }

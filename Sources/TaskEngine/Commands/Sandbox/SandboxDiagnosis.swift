@@ -15,6 +15,8 @@ extension Confinement {
     return nil
   }
 
+  /// (A command at the top level or at the REPL's prompt has no operation to widen: the
+  /// hints say "its operation", where such a command would move.)
   func explain(line: String, grant: SandboxGrant?) -> String? {
     let lower = line.lowercased()
     let path = Self.lastPath(in: line)
@@ -25,7 +27,7 @@ extension Confinement {
       || lower.contains("address family not supported")
       || (path.map { $0.hasPrefix("/dev/tcp/") || $0.hasPrefix("/dev/udp/") } ?? false)
     if network && !(grant?.network ?? false) {
-      return "sandbox: commands have no network here; to allow it, give the operation "
+      return "sandbox: commands have no network here; to allow it, give its operation "
         + "sandbox = { network = true } and run with --sandbox-allow network"
     }
     if lower.contains("read-only file system") || (lower.contains("permission denied") && path != nil) {
@@ -37,11 +39,11 @@ extension Confinement {
       let folder = absolute.map(Self.parent) ?? "FOLDER"
       if lower.contains("read-only file system") {
         return "sandbox: commands may write only under \(where_); '\(path)' is outside: to allow it, "
-          + "give the operation sandbox = { write = { \"\(folder)\" } } and run with --sandbox-allow write"
+          + "give its operation sandbox = { write = { \"\(folder)\" } } and run with --sandbox-allow write"
       }
       return "sandbox: commands may read only the system's folders, PATH's and \(where_)"
         + (grant?.read.isEmpty == false ? ", " + grant!.read.joined(separator: ", ") : "")
-        + "; '\(path)' may be outside: to allow it, give the operation sandbox = { read = { \"\(absolute ?? path)\" } } "
+        + "; '\(path)' may be outside: to allow it, give its operation sandbox = { read = { \"\(absolute ?? path)\" } } "
         + "and run with --sandbox-allow read"
     }
     if lower.contains("kill") && lower.contains("operation not permitted") {

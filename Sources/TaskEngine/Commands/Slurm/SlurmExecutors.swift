@@ -17,9 +17,13 @@ extension Scheduler {
     asked: String?, choice: String?, placement: SlurmPlacement,
     tag: String
   ) throws(SlurmUnavailable) -> (any CommandExecutor)? {
-    let kind = choice == "local" ? "local" : asked ?? choice ?? "local"
-    guard kind == "slurm" else { return nil }
+    guard Self.runsOnSlurm(asked: asked, choice: choice) else { return nil }
     return try slurmExecutor(placement, tag: tag)
+  }
+
+  /// Whether a queue that asks for `asked` runs on Slurm, given `--executor` (`choice`).
+  public static func runsOnSlurm(asked: String?, choice: String?) -> Bool {
+    choice != "local" && (asked ?? choice) == "slurm"
   }
 
   /// The Slurm executor for a queue, ended with the run (`use`): a job step per command
