@@ -152,6 +152,30 @@ enum Crippled {
     #expect(list.stdout.contains("a  [sandbox: network, write \(jail.outside.path)]"), "\(list.stdout)")
   }
 
+  /// Each different set of writable folders keeps namespaces open: past the bound, a command
+  /// fails with a message, taskrun does not run out of descriptors or processes.
+  @Test func manyDifferentWideningsAreBounded() throws {
+    let jail = try Jail()
+    for i in 1...70 {
+      try FileManager.default.createDirectory(
+        at: jail.outside.appendingPathComponent("d\(i)"), withIntermediateDirectories: true)
+    }
+    let run = try jail.run(
+      """
+      for i = 1, 70 do
+        operation { name = "w" .. i, sh = "true", sandbox = { write = "\(jail.outside.path)/d" .. i } }
+      end
+      """, ["--sandbox", "--sandbox-allow", "write", "-j1"])
+    #expect(run.status == 1, "\(run.stderr)")
+    // the workflow's own set is the first of the 64
+    #expect(
+      run.stderr.contains("63 succeeded, 7 failed") || run.stdout.contains("63 succeeded, 7 failed"),
+      "\(run.stdout)\(run.stderr)")
+    #expect(
+      run.stderr.contains("sandbox: the operations ask for more than 64 different sets of folders to write"),
+      "\(run.stderr)")
+  }
+
   @Test func slurmIsRefusedUnderTheSandbox() throws {
     let jail = try Jail()
     let run = try jail.run("queue { name = \"q\", executor = \"slurm\" }", ["--sandbox"])

@@ -43,6 +43,11 @@ public final class Confinement: @unchecked Sendable {
   /// Temporary folders to remove on every way out (`removeTemporaryFolders`).
   private static let made = Mutex<[String]>([])
 
+  /// The most different sets of writable folders, and different grants, a run may use: each
+  /// set keeps three namespaces open (made by a helper process), each grant a ruleset.
+  public static let maxWritableSets = 64
+  public static let maxGrants = 256
+
   /// Landlock's ABI the sandbox needs: 6 (Linux 6.12) scopes signals and abstract sockets.
   public static let neededABI: Int32 = 6
 
@@ -144,6 +149,11 @@ public final class Confinement: @unchecked Sendable {
     if let known = namespaces[write] {
       spaces = known
     } else {
+      guard namespaces.count < Self.maxWritableSets else {
+        throw SandboxError(
+          "the operations ask for more than \(Self.maxWritableSets) different sets of folders to write: "
+            + "give them fewer, wider folders")
+      }
       var user: Int32 = -1, mount: Int32 = -1, network: Int32 = -1
       var why = [CChar](repeating: 0, count: 512)
       let rc = withCStringList(write) { cs_sandbox_namespaces($0, &user, &mount, &network, &why, why.count) }
@@ -155,6 +165,10 @@ public final class Confinement: @unchecked Sendable {
     if let known = rulesets[grant] {
       ruleset = known
     } else {
+      guard rulesets.count < Self.maxGrants else {
+        throw SandboxError(
+          "the operations ask for more than \(Self.maxGrants) different sandbox = { … }: give them fewer, wider ones")
+      }
       var fd: Int32 = -1
       var why = [CChar](repeating: 0, count: 512)
       let rc = withCStringList(toolFolders + grant.read) { read in
