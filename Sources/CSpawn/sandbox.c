@@ -59,7 +59,9 @@ struct mount_attr_ { uint64_t attr_set, attr_clr, propagation, userns_fd; };
 
 static void say(char *why, size_t size, const char *what, const char *path, int error) {
   if (why == NULL || size == 0) return;
-  if (path) snprintf(why, size, "%s '%s': %s", what, path, strerror(error));
+  if (path && error == ELOOP)
+    snprintf(why, size, "%s '%s': it is a link, or under one, to somewhere else: name that place itself", what, path);
+  else if (path) snprintf(why, size, "%s '%s': %s", what, path, strerror(error));
   else snprintf(why, size, "%s: %s", what, strerror(error));
 }
 
@@ -70,8 +72,38 @@ int cs_landlock_abi(void) {
 
 /* {====== Landlock rulesets (built once per set of rules, in taskrun) */
 
-static int add_rule(int ruleset, const char *path, uint64_t access) {
+/* `path` (whole, links resolved) opened O_PATH, only if it is where it says: a link planted
+   there (by a command with write access, while the run goes on) gives ELOOP, never its
+   target. -1 with errno on failure. */
+/* "/proc/self/fd/N" into out (at least 32 bytes), without stdio (the helper runs after fork). */
+static void fd_path(char *out, int fd) {
+  static const char prefix[] = "/proc/self/fd/";
+  memcpy(out, prefix, sizeof prefix - 1);
+  char digits[12];
+  int n = 0;
+  do { digits[n++] = (char)('0' + fd % 10); fd /= 10; } while (fd > 0 && n < 11);
+  char *p = out + sizeof prefix - 1;
+  while (n > 0) *p++ = digits[--n];
+  *p = '\0';
+}
+
+static int open_exact(const char *path) {
   int fd = open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char self[32], where[4096];
+  fd_path(self, fd);
+  ssize_t n = readlink(self, where, sizeof where - 1);
+  if (n < 0 || (where[n] = '\0', strcmp(where, path) != 0)) {
+    close(fd);
+    errno = n < 0 ? errno : ELOOP;
+    return -1;
+  }
+  return fd;
+}
+
+/* A rule for `path`; `exact`: the path must be where it says (`open_exact`). */
+static int add_rule_at(int ruleset, const char *path, uint64_t access, int exact) {
+  int fd = exact ? open_exact(path) : open(path, O_PATH | O_CLOEXEC);
   if (fd < 0) return errno;
   struct stat st;
   if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) access &= FS_FILE;
@@ -81,6 +113,8 @@ static int add_rule(int ruleset, const char *path, uint64_t access) {
   close(fd);
   return rc == 0 ? 0 : error;
 }
+
+static int add_rule(int ruleset, const char *path, uint64_t access) { return add_rule_at(ruleset, path, access, 0); }
 
 /* What every sandboxed command may read and run: the system, where it exists. */
 static const char *const system_read[] = {
@@ -117,9 +151,9 @@ int cs_landlock_ruleset(const char *const *read, const char *const *write, int n
     else if (rc) say(why, size, "cannot add the sandbox rule for", *p, rc);
   }
   for (const char *const *p = read; p && *p && rc == 0; p++)
-    if ((rc = add_rule(ruleset, *p, FS_READ)) != 0) say(why, size, "cannot let the sandbox read", *p, rc);
+    if ((rc = add_rule_at(ruleset, *p, FS_READ, 1)) != 0) say(why, size, "cannot let the sandbox read", *p, rc);
   for (const char *const *p = write; p && *p && rc == 0; p++)
-    if ((rc = add_rule(ruleset, *p, FS_WRITE)) != 0) say(why, size, "cannot let the sandbox write", *p, rc);
+    if ((rc = add_rule_at(ruleset, *p, FS_WRITE, 1)) != 0) say(why, size, "cannot let the sandbox write", *p, rc);
   if (rc != 0) {
     close(ruleset);
     return rc;
@@ -196,8 +230,15 @@ static void helper_main(const char *const *writable, char *const *hidden, int us
     if ((r.error = write_file("/proc/self/gid_map", map)) != 0) { r.step = 2; goto done; }
   }
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) { r = (struct helper_report){ 3, errno }; goto done; }
-  for (int i = 0; writable[i]; i++)
-    if (mount(writable[i], writable[i], NULL, MS_BIND | MS_REC, NULL) != 0) { r = (struct helper_report){ 100 + i, errno }; goto done; }
+  /* Each writable folder bound onto itself through a descriptor of exactly it: a link
+     planted in its place is refused, not followed. */
+  for (int i = 0; writable[i]; i++) {
+    int fd = open_exact(writable[i]);
+    char self[32];
+    if (fd >= 0) fd_path(self, fd);
+    if (fd < 0 || mount(self, self, NULL, MS_BIND | MS_REC, NULL) != 0) { r = (struct helper_report){ 100 + i, errno }; goto done; }
+    close(fd);
+  }
   for (int i = 0; hidden[i]; i++) {
     struct stat st;
     int rc = stat(hidden[i], &st) != 0 ? 0
@@ -208,8 +249,11 @@ static void helper_main(const char *const *writable, char *const *hidden, int us
   struct mount_attr_ ro = { MOUNT_ATTR_RDONLY, 0, 0, 0 };
   if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) { r = (struct helper_report){ 4, errno }; goto done; }
   struct mount_attr_ rw = { 0, MOUNT_ATTR_RDONLY, 0, 0 };
-  for (int i = 0; writable[i]; i++)
-    if (syscall(SYS_mount_setattr, AT_FDCWD, writable[i], AT_RECURSIVE, &rw, sizeof rw) != 0) { r = (struct helper_report){ 100 + i, errno }; goto done; }
+  for (int i = 0; writable[i]; i++) {
+    int fd = open_exact(writable[i]);
+    if (fd < 0 || syscall(SYS_mount_setattr, fd, "", AT_RECURSIVE | AT_EMPTY_PATH, &rw, sizeof rw) != 0) { r = (struct helper_report){ 100 + i, errno }; goto done; }
+    close(fd);
+  }
 done:
   if (write(report, &r, sizeof r) != (ssize_t)sizeof r) _exit(1);
   char byte;
@@ -270,7 +314,7 @@ int cs_sandbox_namespaces(const char *const *writable, int *user_fd, int *mnt_fd
     else if (r.step == 2) say(why, size, "cannot map the user in its namespace", NULL, error);
     else if (r.step == 6) say(why, size, "cannot cover what in /etc only root may read", NULL, error);
     else if (r.step == 3 || r.step == 4) say(why, size, "cannot make the file system read-only in the sandbox", NULL, error);
-    else if (r.step >= 100) say(why, size, "cannot keep writable in the sandbox", writable[r.step - 100], error);
+    else if (r.step >= 100) say(why, size, "cannot let the sandbox write", writable[r.step - 100], error);
     else say(why, size, "the sandbox's helper failed", NULL, error);
   }
   if (error != 0) {

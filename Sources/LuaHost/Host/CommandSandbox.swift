@@ -4,15 +4,11 @@ import CLuaShim
 import FoundationEssentials
 import TaskEngine
 
-/// A run whose commands are confined: the widenings the command line allows
-/// (`--sandbox-allow`), and the folders every command may write (for `op.sandbox`).
+/// A run whose commands are confined: the widenings the command line allows (`--sandbox-allow`).
 public struct CommandSandbox: Sendable {
   public var allowed: Set<SandboxGrant.Kind>
-  public var writable: [String]
 
-  public init(allowed: Set<SandboxGrant.Kind>, writable: [String]) {
-    (self.allowed, self.writable) = (allowed, writable)
-  }
+  public init(allowed: Set<SandboxGrant.Kind>) { self.allowed = allowed }
 
   /// Refuses a grant that asks for what the command line does not allow.
   func check(_ grant: SandboxGrant, what: String) throws {
@@ -35,9 +31,10 @@ extension ScriptHost {
   static let sandboxFields = ["read", "write", "network"]
 
   /// `sandbox = { read = path | {paths}, write = path | {paths}, network = bool }`: paths
-  /// relative to taskrun's folder are made whole. Checked against `--sandbox-allow` when the
-  /// run confines its commands; kept (and shown) otherwise.
-  func sandboxGrant(_ s: LuaStack, _ i: Int32, what: String) throws -> SandboxGrant {
+  /// relative to taskrun's folder are made whole, with their links resolved where they exist.
+  /// Checked against `--sandbox-allow` when the run confines its commands; checked and dropped
+  /// otherwise (nil: it would mean nothing, so nothing shows it).
+  func sandboxGrant(_ s: LuaStack, _ i: Int32, what: String) throws -> SandboxGrant? {
     guard s.type(i) == LUA_TTABLE else {
       throw ScriptError(
         "\(what): field 'sandbox' must be a table { read =, write =, network = } (got \(s.typeName(i)))")
@@ -57,11 +54,12 @@ extension ScriptHost {
         guard let path = s.string(item), !path.isEmpty else {
           throw ScriptError("\(place).\(field): a path must be a non-empty string (got \(s.typeName(item)))")
         }
-        paths.append(Self.wholePath(try CommandText.word(path, "\(place).\(field)")))
+        paths.append(Confinement.resolved(Self.wholePath(try CommandText.word(path, "\(place).\(field)"))))
       }
       if field == "read" { grant.read = paths } else { grant.write = paths }
     }
-    try commandSandbox?.check(grant, what: what)
+    guard let commandSandbox else { return nil }
+    try commandSandbox.check(grant, what: what)
     return grant
   }
 
@@ -71,14 +69,14 @@ extension ScriptHost {
   }
 
   /// `op.sandbox`: nil when the run's commands are not confined; else what its commands may
-  /// do beyond reading the system: { network =, read = {…}, write = {…} }.
+  /// do beyond the defaults: { network =, read = {…}, write = {…} }.
   func pushSandbox(of op: OperationNode, on s: LuaStack) {
-    guard let sandbox = commandSandbox else { return s.pushNil() }
+    guard commandSandbox != nil else { return s.pushNil() }
     let grant = op.body?.sandbox ?? SandboxGrant()
     s.newTable(hash: 3)
     s.push(grant.network)
     s.rawSet(-2, "network")
-    for (key, paths) in [("read", grant.read), ("write", sandbox.writable + grant.write)] {
+    for (key, paths) in [("read", grant.read), ("write", grant.write)] {
       s.newTable(array: Int32(paths.count))
       for (k, path) in paths.enumerated() {
         s.push(path)

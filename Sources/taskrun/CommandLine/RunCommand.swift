@@ -115,7 +115,7 @@ extension RunOptions {
     let workflow = realpath(folder, &resolved).map { String(cString: $0) } ?? folder
     let confinement = try Confinement(workflowFolder: workflow, environment: ProcessInfo.processInfo.environment)
     session.scheduler.processes.confinement = confinement
-    session.host.commandSandbox = CommandSandbox(allowed: allowed, writable: confinement.writable(SandboxGrant()))
+    session.host.commandSandbox = CommandSandbox(allowed: allowed)
   }
 
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.

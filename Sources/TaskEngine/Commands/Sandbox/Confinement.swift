@@ -69,7 +69,7 @@ public final class Confinement: @unchecked Sendable {
       throw SandboxError(
         "cannot make its temporary folder in \(Self.temporaryRoot(environment)): \(String(cString: strerror(errno)))")
     }
-    let temporary = String(cString: folder)
+    let temporary = Self.resolved(String(cString: folder))
     temporaryFolder = temporary
     Self.made.withLock { $0.append(temporary) }
     self.workflowFolder = workflowFolder
@@ -114,6 +114,13 @@ public final class Confinement: @unchecked Sendable {
       guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, seen.insert(folder).inserted else { return nil }
       return folder
     }
+  }
+
+  /// `path` (whole) with its links resolved, if it exists; else as it is. The sandbox's rules
+  /// take a path only where it resolves to itself (a link planted later is refused).
+  public static func resolved(_ path: String) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    return realpath(path, &buffer).map { String(cString: $0) } ?? path
   }
 
   /// `path` (whole) without "." and ".." parts, and without links resolved.
