@@ -235,6 +235,18 @@ func accepted(_ listener: LoopbackListener) -> Bool {
     #expect(open.stdout.contains("secret=\(Jail.secret)"), "\(open.stdout)")
     #expect(
       confined.status == 0 && confined.stdout.contains("secret=absent home=\(jail.home.path)"), "\(confined.stdout)")
+    // nor to the Lua code, which could pass it on in a command's words; getenv's errors are its own
+    let lua = """
+      print("lua secret=" .. tostring(os.getenv("TASKRUN_TEST_SECRET")) .. " tmp=" .. tostring(os.getenv("TMPDIR")))
+      print(select(2, pcall(os.getenv)))
+      """
+    let (plainLua, confinedLua) = (try jail.run(lua), try jail.run(lua, ["--sandbox"]))
+    #expect(plainLua.stdout.contains("lua secret=\(Jail.secret)"), "\(plainLua.stdout)")
+    #expect(
+      confinedLua.stdout.contains("lua secret=nil tmp=/") && confinedLua.stdout.contains("taskrun-sandbox-"),
+      "\(confinedLua.stdout)")
+    let error = "bad argument #1 to 'os.getenv' (string expected, got no value)"
+    #expect(plainLua.stdout.contains(error) && confinedLua.stdout.contains(error), "\(confinedLua.stdout)")
     // what the script sets for the command is passed
     let set = try jail.run("operation { name = \"a\", sh = \"echo v=$V\", env = { V = \"given\" } }", ["--sandbox"])
     #expect(set.stdout.contains("v=given"), "\(set.stdout)")

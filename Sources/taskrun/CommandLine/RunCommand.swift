@@ -104,10 +104,24 @@ extension RunOptions {
     return nil
   }
 
-  /// `--sandbox`: every command of the session's run is confined (`Confinement`), with the
-  /// script's folder writable; operations may widen it as `allowed` says.
-  static func confineCommands(of session: Session, script: String, allowing allowed: Set<SandboxGrant.Kind>)
+  /// `--sandbox` (a run's or the REPL's): the Lua code loses what `sandbox.lua` takes, and with
+  /// `.commands` every command is confined (`Confinement`, the script's folder writable;
+  /// operations may widen it as `allowed` says) and `os.getenv` sees only what commands see.
+  static func sandbox(_ session: Session, _ mode: SandboxMode, script: String, allowing allowed: Set<SandboxGrant.Kind>)
     throws(SandboxError)
+  {
+    guard mode == .commands else { return session.host.applySandbox(environment: nil) }
+    let confinement = try confineCommands(of: session, script: script, allowing: allowed)
+    session.host.applySandbox(environment: confinement.environment)
+  }
+
+  /// The usage error when the kernel cannot confine commands.
+  static func cannotConfine(_ error: SandboxError) -> String {
+    "--sandbox cannot confine commands here, so nothing runs: \(error.description) (--sandbox=lua confines the Lua code only)"
+  }
+
+  private static func confineCommands(of session: Session, script: String, allowing allowed: Set<SandboxGrant.Kind>)
+    throws(SandboxError) -> Confinement
   {
     let folder = ScriptHost.wholePath(
       script == "-" ? "." : String(script[..<(script.lastIndex(of: "/") ?? script.startIndex)]))
@@ -116,6 +130,7 @@ extension RunOptions {
     let confinement = try Confinement(workflowFolder: workflow, environment: ProcessInfo.processInfo.environment)
     session.scheduler.processes.confinement = confinement
     session.host.commandSandbox = CommandSandbox(allowed: allowed)
+    return confinement
   }
 
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
@@ -179,15 +194,8 @@ extension RunOptions {
     let host = session.host
     host.dryRun = dryRun
     if let sandbox {
-      host.applySandbox()
-      if sandbox == .commands {
-        do {
-          try Self.confineCommands(of: session, script: script, allowing: sandboxAllow?.kinds ?? [])
-        } catch {
-          throw usage(
-            "--sandbox cannot confine commands here, so nothing runs: \(error.description) "
-              + "(--sandbox=lua confines the Lua code only)")
-        }
+      do { try Self.sandbox(session, sandbox, script: script, allowing: sandboxAllow?.kinds ?? []) } catch {
+        throw usage(Self.cannotConfine(error))
       }
     }
     if let executor {

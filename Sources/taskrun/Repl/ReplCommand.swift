@@ -74,14 +74,12 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
     session.attachSignals(thirdExits: false) { EditLineReader.interrupt() }
     let host = session.host
     host.freshRunPerRequest = true
-    if sandbox || sandboxLua { host.applySandbox() }
-    if sandbox {
+    if sandbox || sandboxLua {
       do {
-        try RunOptions.confineCommands(of: session, script: script ?? "-", allowing: sandboxAllow?.kinds ?? [])
+        try RunOptions.sandbox(
+          session, sandbox ? .commands : .lua, script: script ?? "-", allowing: sandboxAllow?.kinds ?? [])
       } catch {
-        TerminalText.writeMessage(
-          "taskrun: --sandbox cannot confine commands here, so nothing runs: \(error.description) "
-            + "(--sandbox=lua confines the Lua code only)")
+        TerminalText.writeMessage("taskrun: " + RunOptions.cannotConfine(error))
         throw Taskrun.Exit(.usage)
       }
     }

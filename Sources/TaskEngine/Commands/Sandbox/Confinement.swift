@@ -31,8 +31,9 @@ public final class Confinement: @unchecked Sendable {
   public let temporaryFolder: String
   /// PATH's folders (a toolchain's own), read and run.
   public let toolFolders: [String]
-  /// The environment every command starts from (`environment(adding:)`), and as NAME=value.
-  private let baseEnvironment: [String: String]
+  /// The environment every command starts from (`environment(adding:)`; what `os.getenv`
+  /// sees), and as NAME=value.
+  public let environment: [String: String]
   private let baseEntries: [String]
 
   private struct Namespaces { var user: Int32, mount: Int32, network: Int32 }
@@ -77,7 +78,7 @@ public final class Confinement: @unchecked Sendable {
     toolFolders = Self.toolFolders(path: environment["PATH"] ?? "", home: home)
     var base = environment.filter { Self.passedOn($0.key) }
     base["TMPDIR"] = temporary
-    baseEnvironment = base
+    self.environment = base
     baseEntries = base.map { "\($0.key)=\($0.value)" }
     do {
       _ = try rules(for: nil)
@@ -135,7 +136,7 @@ public final class Confinement: @unchecked Sendable {
   /// The environment of a command: the passed-on names, TMPDIR, and `extra` over them.
   public func environment(adding extra: [String: String]) -> [String] {
     if extra.isEmpty { return baseEntries }
-    var merged = baseEnvironment
+    var merged = environment
     for (name, value) in extra { merged[name] = value }
     return merged.map { "\($0.key)=\($0.value)" }
   }
