@@ -205,6 +205,25 @@ enum Crippled {
       "\(run.stderr)")
   }
 
+  /// `taskrun graph --sandbox` loads an untrusted script confined, and draws its widenings.
+  @Test func theGraphOfAnUntrustedScript() throws {
+    let jail = try Jail()
+    try """
+    print(io == nil and "no io" or "io")
+    operation { name = "a", sh = "true", sandbox = { network = true } }
+    """.write(to: jail.workflow.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let graph = try Binary.run(
+      ["graph", "--format", "json", "--sandbox", "--sandbox-allow", "network", "w.lua"], in: jail.workflow)
+    #expect(graph.status == 0 && graph.stderr.contains("no io"), "\(graph.stderr)")
+    #expect(graph.stdout.contains(#""sandbox":{"network":true,"read":[],"write":[]}"#), "\(graph.stdout)")
+    let dot = try Binary.run(["graph", "--sandbox", "--sandbox-allow", "network", "w.lua"], in: jail.workflow)
+    #expect(dot.stdout.contains("sandbox: network"), "\(dot.stdout)")
+    let refused = try Binary.run(["graph", "--sandbox", "w.lua"], in: jail.workflow)
+    #expect(refused.status == 2 && refused.stderr.contains("--sandbox-allow network"), "\(refused.stderr)")
+    let plain = try Binary.run(["graph", "--format", "json", "w.lua"], in: jail.workflow)
+    #expect(plain.stderr.contains("io\n") && plain.stdout.contains(#""sandbox":null"#), "\(plain.stdout)")
+  }
+
   @Test func slurmIsRefusedUnderTheSandbox() throws {
     let jail = try Jail()
     let run = try jail.run("queue { name = \"q\", executor = \"slurm\" }", ["--sandbox"])

@@ -58,8 +58,11 @@ enum Completer {
     ])
 
   static let graph = Options(
-    flags: ["--version", "-h", "--help"], files: ["-f"], dirs: ["-C"],
-    words: [(["--format"], GraphFormat.allCases.map(\.rawValue))])
+    flags: ["--sandbox", "--version", "-h", "--help"], files: ["-f"], dirs: ["-C"],
+    words: [
+      (["--format"], GraphFormat.allCases.map(\.rawValue)),
+      (["--sandbox-allow"], SandboxAllowance.allCases.map(\.rawValue))
+    ])
 
   static let repl = Options(
     flags: ["--yes", "--sandbox", "--version", "-h", "--help"], files: ["-f"], dirs: ["-C"],

@@ -13,7 +13,8 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   static let configuration = CommandConfiguration(
     commandName: "graph",
     abstract: "Print the graph of the targets and their dependencies (no target: all) without running it.",
-    usage: "taskrun graph [-C DIR] [-f FILE | SCRIPT] [TARGET...] [--format dot|mermaid|json]",
+    usage:
+      "taskrun graph [-C DIR] [-f FILE | SCRIPT] [TARGET...] [--format dot|mermaid|json] [--sandbox[=lua]] [--sandbox-allow KINDS]",
     discussion: "Without SCRIPT (or -f), taskrun.lua or workflow.lua here or in a parent folder, as for a run.")
 
   @Option(help: "dot (Graphviz), mermaid or json.")
@@ -26,6 +27,22 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
 
   @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
   var directory: String?
+
+  @Flag(
+    help:
+      "Load an untrusted script as a run's --sandbox does (its Lua code confined; the widenings --sandbox-allow honours are drawn); --sandbox=lua confines the Lua code only."
+  )
+  var sandbox = false
+
+  @Flag(name: .customLong("sandbox-lua"), help: .hidden)
+  var sandboxLua = false
+
+  @Option(help: ArgumentHelp("With --sandbox: what operations may widen (read, write, network).", valueName: "kinds"))
+  var sandboxAllow: SandboxAllowance?
+
+  func validate() throws {
+    if sandboxAllow != nil && !sandbox { throw ValidationError("--sandbox-allow needs --sandbox") }
+  }
 
   @Argument(
     help: ArgumentHelp(
@@ -56,7 +73,8 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   /// `graph` is one of its targets: that load is drawn, and what it printed is shown now;
   /// loading it again would run its top level twice.
   func load(_ script: String, invocation: Invocation, choice: CommandChoice) throws -> Session {
-    if let kept = choice.takeLoad(of: script) {
+    // A load the subcommand check kept was not sandboxed: a sandboxed graph loads again.
+    if !sandbox && !sandboxLua, let kept = choice.takeLoad(of: script) {
       kept.messages.replay()
       kept.session.scheduler.sinks = [MessagesToStandardError()]
       return kept.session
@@ -65,6 +83,15 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
       jobs: 1, keepGoing: false, display: .sinks([MessagesToStandardError()]),
       host: .init(arguments: invocation.scriptArguments))
     session.attachSignals()  // a script's top level may loop: Ctrl-C stops it
+    if sandbox || sandboxLua {
+      do {
+        try RunOptions.sandbox(
+          session, sandbox ? .commands : .lua, script: script, allowing: sandboxAllow?.kinds ?? [])
+      } catch {
+        TerminalText.writeMessage("taskrun: " + RunOptions.cannotConfine(error))
+        throw Taskrun.Exit(.usage)
+      }
+    }
     do {
       try session.host.loadToRead(path: script)
     } catch let error as HostError {

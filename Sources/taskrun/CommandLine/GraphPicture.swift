@@ -129,6 +129,14 @@ struct GraphPicture {
 
   // MARK: JSON
 
+  /// An operation's widening, as the `op_start` event has it.
+  static func json(_ grant: SandboxGrant) -> JSON {
+    .object([
+      ("network", .bool(grant.network)), ("read", .array(grant.read.map(JSON.string))),
+      ("write", .array(grant.write.map(JSON.string)))
+    ])
+  }
+
   func json() -> String {
     var items = ops.map { op -> JSON in
       .object([
@@ -139,6 +147,7 @@ struct GraphPicture {
         ("group", op.group.map { .string($0.name) } ?? .null),
         ("is_group", .bool(op.isGroup)),
         ("resources", .array(op.resources.map(JSON.string))),
+        ("sandbox", op.body?.sandbox.map(Self.json) ?? .null),
         (
           "conditions",
           .array(
@@ -160,7 +169,8 @@ struct GraphPicture {
             ("priority", .string(needed.priority.name)),
             ("when", .string(needed.policy.rawValue)), ("weight", .number(needed.weight)),
             ("body", needed.body.map { .string($0.summary) } ?? .null), ("after", .array([])), ("group", .null),
-            ("is_group", .bool(false)), ("resources", .array([])), ("conditions", .array([])),
+            ("is_group", .bool(false)), ("resources", .array([])),
+            ("sandbox", needed.body?.sandbox.map(Self.json) ?? .null), ("conditions", .array([])),
             ("needed_by_condition", .object([("condition", .string(condition.name)), ("of", .string(op.name))]))
           ]))
       }

@@ -25,16 +25,7 @@ final class EventsReporter: EventSink {
       ]
       if let group { fields.append(("group", .string(group))) }
       if let reason { fields += [("after", .string(reason.after)), ("because", Self.because(reason))] }
-      if let sandbox, !sandbox.isEmpty {
-        fields.append(
-          (
-            "sandbox",
-            .object([
-              ("network", .bool(sandbox.network)), ("read", .array(sandbox.read.map(JSON.string))),
-              ("write", .array(sandbox.write.map(JSON.string)))
-            ])
-          ))
-      }
+      if let sandbox, !sandbox.isEmpty { fields.append(("sandbox", GraphPicture.json(sandbox))) }
     case .operationFinish(let time, let name, let outcome, let duration, let details):
       let (error, kind) = (details?.error, details?.errorKind)
       fields = [
