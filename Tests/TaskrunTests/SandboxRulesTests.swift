@@ -235,6 +235,19 @@ enum Crippled {
     )
     let allow = try jail.run("operation { name = \"a\", sh = \"true\" }", ["--sandbox-allow", "write"])
     #expect(allow.status == 2 && allow.stderr.contains("--sandbox-allow needs --sandbox"), "\(allow.stderr)")
+    let lua = try jail.run("operation { name = \"a\", sh = \"true\" }", ["--sandbox=lua", "--sandbox-allow", "write"])
+    #expect(
+      lua.status == 2 && lua.stderr.contains("--sandbox=lua confines no command, so there is nothing to widen"),
+      "\(lua.stderr)")
+    let value = try jail.run("operation { name = \"a\", sh = \"true\" }", ["--sandbox=all"])
+    #expect(
+      value.status == 2
+        && value.stderr.contains("--sandbox takes no value but lua (--sandbox=lua), and 'all' was specified"),
+      "\(value.stderr)")
+    // before a subcommand that takes it, as after it
+    let repl = try Binary.start(["--sandbox", "repl"], in: jail.workflow, input: "print(io)\n")
+    let replRun = Binary.finish(repl, timeout: 30)
+    #expect(replRun.status == 0 && replRun.stdout.contains("nil"), "\(replRun.stderr)")
   }
 
   @Test func anotherUserIsConfinedThroughAUserNamespace() throws {

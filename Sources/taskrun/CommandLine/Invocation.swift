@@ -90,8 +90,8 @@ struct Invocation: Equatable {
 
   /// The run's options a subcommand also takes (with the same meaning), given before its name.
   static let optionsTaken: [String: [RunOption]] = [
-    "graph": [.file, .directory],
-    "repl": [.file, .directory, .jobs, .yes],
+    "graph": [.file, .directory, .sandbox, .sandboxLua, .sandboxAllow],
+    "repl": [.file, .directory, .jobs, .yes, .sandbox, .sandboxLua, .sandboxAllow],
     "test": [.directory, .jobs, .verbose, .list, .noColor, .events],
     "help": []
   ]

@@ -34,7 +34,11 @@ struct RunOptions: Equatable {
   var problem: String? {
     if let jobs, jobs < 1 { return "-j must be at least 1 (got \(jobs))" }
     if quiet && verbose { return "-q and -v cannot be used together" }
-    if sandboxAllow != nil && sandbox != .commands { return "--sandbox-allow needs --sandbox" }
+    if sandboxAllow != nil && sandbox != .commands {
+      return sandbox == .lua
+        ? "--sandbox-allow needs --sandbox: --sandbox=lua confines no command, so there is nothing to widen"
+        : "--sandbox-allow needs --sandbox"
+    }
     if sandbox == .commands && executor == .slurm {
       return "--sandbox cannot confine commands run on Slurm: run without --executor slurm, or with --sandbox=lua"
     }

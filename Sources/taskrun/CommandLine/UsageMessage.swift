@@ -20,6 +20,11 @@ enum UsageMessage {
       }
       line = lowerFirst(line)
       if line.hasSuffix(".") { line.removeLast() }
+      // `--sandbox=X`: the one value it takes is `lua` (Invocation spells that as a flag).
+      let sandbox = "the option '--sandbox' does not take any value, but "
+      if line.hasPrefix(sandbox) {
+        line = "--sandbox takes no value but lua (--sandbox=lua), and " + line.dropFirst(sandbox.count)
+      }
       return line.isEmpty ? nil : line
     }
   }
