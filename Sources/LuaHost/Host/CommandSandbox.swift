@@ -41,8 +41,8 @@ extension ScriptHost {
     }
     let place = "\(what): sandbox"
     try checkFields(s, i, valid: Self.sandboxFields, in: place)
-    var grant = SandboxGrant()
-    grant.network = try optionalBoolean(s, i, "network", in: place) ?? false
+    let network = try optionalBoolean(s, i, "network", in: place) ?? false
+    var read: [String] = [], write: [String] = []
     for field in ["read", "write"] {
       s.rawGet(i, field)
       defer { s.pop() }
@@ -56,8 +56,9 @@ extension ScriptHost {
         }
         paths.append(Confinement.resolved(Self.wholePath(try CommandText.word(path, "\(place).\(field)"))))
       }
-      if field == "read" { grant.read = paths } else { grant.write = paths }
+      if field == "read" { read = paths } else { write = paths }
     }
+    let grant = SandboxGrant(read: read, write: write, network: network)
     guard let commandSandbox else { return nil }
     try commandSandbox.check(grant, what: what)
     return grant
@@ -72,7 +73,7 @@ extension ScriptHost {
   /// do beyond the defaults: { network =, read = {…}, write = {…} }.
   func pushSandbox(of op: OperationNode, on s: LuaStack) {
     guard commandSandbox != nil else { return s.pushNil() }
-    let grant = op.body?.sandbox ?? SandboxGrant()
+    let grant = op.body?.sandbox ?? .none
     s.newTable(hash: 3)
     s.push(grant.network)
     s.rawSet(-2, "network")

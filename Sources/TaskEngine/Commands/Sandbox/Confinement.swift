@@ -149,7 +149,7 @@ public final class Confinement: @unchecked Sendable {
   /// The namespaces and ruleset a command of an operation with `grant` enters (its
   /// `directory` is set by the caller).
   public func rules(for grant: SandboxGrant?) throws(SandboxError) -> cs_confinement {
-    let grant = grant ?? SandboxGrant()
+    let grant = grant ?? .none
     lock.lock()
     defer { lock.unlock() }
     let write = writable(grant)

@@ -4,14 +4,28 @@ import FoundationEssentials
 /// An operation's widening of the sandbox (`sandbox = { read =, write =, network = }`):
 /// folders or files it may also read, also write, and whether it may use the network.
 /// Paths are absolute (the Lua side makes them so); the command line decides which kinds
-/// are honoured (`--sandbox-allow`).
-public struct SandboxGrant: Sendable, Hashable {
-  public var read: [String]
-  public var write: [String]
-  public var network: Bool
+/// are honoured (`--sandbox-allow`). A reference: it rides on every command spec and every
+/// start event, where an absent one must cost one word, not two arrays and a flag.
+public final class SandboxGrant: Sendable, Hashable {
+  public let read: [String]
+  public let write: [String]
+  public let network: Bool
 
   public init(read: [String] = [], write: [String] = [], network: Bool = false) {
     (self.read, self.write, self.network) = (read, write, network)
+  }
+
+  /// Nothing beyond the defaults.
+  public static let none = SandboxGrant()
+
+  public static func == (a: SandboxGrant, b: SandboxGrant) -> Bool {
+    a === b || (a.read == b.read && a.write == b.write && a.network == b.network)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(read)
+    hasher.combine(write)
+    hasher.combine(network)
   }
 
   public var isEmpty: Bool { read.isEmpty && write.isEmpty && !network }
