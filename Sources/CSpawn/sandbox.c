@@ -348,49 +348,127 @@ static const long denied_calls[] = {
 };
 #define DENIED (sizeof denied_calls / sizeof denied_calls[0])
 
-/* Two programs: [0] without network (socket() only for AF_INET, AF_INET6 and AF_NETLINK, in
-   the sandbox's empty network namespace: no Unix socket outside can be reached), [1] with it. */
-static struct sock_filter g_filter[2][DENIED + 16];
-static struct sock_fprog g_program[2];
+/* Four programs, by [network][root]. Without network, socket() is only for AF_INET, AF_INET6
+   and AF_NETLINK (in the sandbox's empty network namespace), and no message goes to an
+   address (sendto with one, sendmsg, sendmmsg, connect): a socketpair's datagram would
+   otherwise reach a Unix socket anywhere by its path. For root, no file is made set-uid or
+   set-gid (chmod, or a mode given when a file is created): root owns what its commands make,
+   and such a file would outlive the run as a way to root for anyone who can reach it. */
+enum { MAX_FILTER = 96 };
+static struct sock_filter g_filter[2][2][MAX_FILTER];
+static struct sock_fprog g_program[2][2];
+static int g_root;
 static pthread_once_t g_filter_once = PTHREAD_ONCE_INIT;
 
-/* A jump to one of the program's three returns, resolved once they are placed. */
-enum { TO_ALLOW = 1, TO_DENY };
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define CREATING (O_CREAT | 020000000)  /* O_CREAT, or O_TMPFILE's own bit */
+
+/* A small assembler for the programs: instructions whose jumps name labels, resolved when
+   the program is done (BPF jumps only forward: every label is placed after its jumps). */
+enum label { L_NEXT, L_ALLOW, L_DENY, L_REFUSE, L_NOSYS, L_OPEN, L_OPENAT, L_MODE1, L_MODE2, L_MODE3, L_SOCKET, L_SENDTO, L_COUNT };
+struct assembly {
+  struct sock_filter *f;
+  unsigned char jt[MAX_FILTER], jf[MAX_FILTER];
+  int at[L_COUNT], n;
+};
+static void op(struct assembly *a, struct sock_filter ins, enum label jt, enum label jf) {
+  a->jt[a->n] = (unsigned char)jt;
+  a->jf[a->n] = (unsigned char)jf;
+  a->f[a->n++] = ins;
+}
+static void load(struct assembly *a, size_t offset) { op(a, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset), L_NEXT, L_NEXT); }
+static void ret(struct assembly *a, uint32_t value) { op(a, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, value), L_NEXT, L_NEXT); }
+/* if the accumulator == k (or, `set`, has a bit of k) go to jt, else to jf */
+static void jump(struct assembly *a, int set, uint32_t k, enum label jt, enum label jf) {
+  op(a, (struct sock_filter)BPF_JUMP(BPF_JMP | (set ? BPF_JSET : BPF_JEQ) | BPF_K, k, 0, 0), jt, jf);
+}
+static void place(struct assembly *a, enum label l) { a->at[l] = a->n; }
+static void resolve(struct assembly *a) {
+  for (int i = 0; i < a->n; i++) {
+    if (a->jt[i] != L_NEXT) a->f[i].jt = (unsigned char)(a->at[a->jt[i]] - i - 1);
+    if (a->jf[i] != L_NEXT) a->f[i].jf = (unsigned char)(a->at[a->jf[i]] - i - 1);
+  }
+}
+#define ARG(i) (offsetof(struct seccomp_data, args[i]))
 
 static void build_filters(void) {
+  g_root = geteuid() == 0;
   for (int network = 0; network < 2; network++) {
-    struct sock_filter *f = g_filter[network];
-    unsigned char to[DENIED + 16] = { 0 };  /* each jump's return (its jt) */
-    int n = 0;
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    for (int root = 0; root < 2; root++) {
+      struct assembly a = { .f = g_filter[network][root] };
+      load(&a, offsetof(struct seccomp_data, arch));
+      op(&a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0), L_NEXT, L_NEXT);
+      ret(&a, SECCOMP_RET_KILL_PROCESS);
+      load(&a, offsetof(struct seccomp_data, nr));
 #if defined(__x86_64__)
-    to[n] = TO_DENY;  /* x32 system calls: none of the checks below would see them */
-    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 0);
+      op(&a, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 0), L_DENY, L_NEXT);  /* x32 calls */
 #endif
-    for (size_t i = 0; i < DENIED; i++) {
-      to[n] = TO_DENY;
-      f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)denied_calls[i], 0, 0);
-    }
-    if (!network) {
-      int not_socket = n;  /* its jf is set below: anything but socket() is allowed */
-      f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 0);
-      f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
-      for (int family = 0; family < 3; family++) {
-        to[n] = TO_ALLOW;
-        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, family == 0 ? AF_INET : family == 1 ? AF_INET6 : AF_NETLINK, 0, 0);
+      for (size_t i = 0; i < DENIED; i++) jump(&a, 0, (uint32_t)denied_calls[i], L_DENY, L_NEXT);
+      if (root) {
+#if defined(__x86_64__)
+        jump(&a, 0, SYS_chmod, L_MODE1, L_NEXT);
+        jump(&a, 0, SYS_creat, L_MODE1, L_NEXT);
+        jump(&a, 0, SYS_mknod, L_MODE1, L_NEXT);
+        jump(&a, 0, SYS_open, L_OPEN, L_NEXT);
+#endif
+        jump(&a, 0, SYS_fchmod, L_MODE1, L_NEXT);
+        jump(&a, 0, SYS_fchmodat, L_MODE2, L_NEXT);
+        jump(&a, 0, SYS_fchmodat2, L_MODE2, L_NEXT);
+        jump(&a, 0, SYS_mknodat, L_MODE2, L_NEXT);
+        jump(&a, 0, SYS_openat, L_OPENAT, L_NEXT);
+        jump(&a, 0, SYS_openat2, L_NOSYS, L_NEXT);  /* its mode is behind a pointer: callers fall back to openat */
       }
-      f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES);
-      f[not_socket].jf = (unsigned char)(n - not_socket - 1);  /* to the allow just below */
+      if (!network) {
+        jump(&a, 0, SYS_socket, L_SOCKET, L_NEXT);
+        jump(&a, 0, SYS_sendto, L_SENDTO, L_NEXT);
+        jump(&a, 0, SYS_sendmsg, L_REFUSE, L_NEXT);
+        jump(&a, 0, SYS_sendmmsg, L_REFUSE, L_NEXT);
+        jump(&a, 0, SYS_connect, L_REFUSE, L_NEXT);
+      }
+      op(&a, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0), L_NEXT, L_NEXT);
+      int always = a.n - 1;  /* patched to jump to the allow */
+      if (root) {
+        place(&a, L_OPEN);
+        load(&a, ARG(1));
+        jump(&a, 1, CREATING, L_MODE2, L_ALLOW);
+        place(&a, L_OPENAT);
+        load(&a, ARG(2));
+        jump(&a, 1, CREATING, L_MODE3, L_ALLOW);
+        for (int k = 1; k <= 3; k++) {
+          place(&a, k == 1 ? L_MODE1 : k == 2 ? L_MODE2 : L_MODE3);
+          load(&a, ARG(k));
+          jump(&a, 1, S_ISUID | S_ISGID, L_DENY, L_ALLOW);
+        }
+      }
+      if (!network) {
+        place(&a, L_SOCKET);
+        load(&a, ARG(0));
+        jump(&a, 0, AF_INET, L_ALLOW, L_NEXT);
+        jump(&a, 0, AF_INET6, L_ALLOW, L_NEXT);
+        jump(&a, 0, AF_NETLINK, L_ALLOW, L_REFUSE);
+        place(&a, L_SENDTO);  /* send() is sendto without an address */
+        load(&a, ARG(4));
+        jump(&a, 0, 0, L_NEXT, L_REFUSE);
+        load(&a, ARG(4) + 4);
+        jump(&a, 0, 0, L_ALLOW, L_REFUSE);
+      }
+      place(&a, L_ALLOW);
+      ret(&a, SECCOMP_RET_ALLOW);
+      place(&a, L_DENY);
+      ret(&a, SECCOMP_RET_ERRNO | EPERM);
+      place(&a, L_REFUSE);
+      ret(&a, SECCOMP_RET_ERRNO | EACCES);
+      place(&a, L_NOSYS);
+      ret(&a, SECCOMP_RET_ERRNO | ENOSYS);
+      resolve(&a);
+      a.f[always].k = (uint32_t)(a.at[L_ALLOW] - always - 1);
+      g_program[network][root] = (struct sock_fprog){ (unsigned short)a.n, a.f };
     }
-    int allow = n, deny = n + 1;
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-    for (int i = 0; i < n; i++)
-      if (to[i]) f[i].jt = (unsigned char)((to[i] == TO_ALLOW ? allow : deny) - i - 1);
-    g_program[network] = (struct sock_fprog){ (unsigned short)n, f };
   }
 }
 /* }====== */
@@ -429,7 +507,7 @@ int cs_sandbox_enter(const struct cs_confinement *c, pid_t parent) {
   }
   if (syscall(SYS_capset, &header, data) != 0) return errno;
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &g_program[c->network ? 1 : 0], 0, 0) != 0) return errno;
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &g_program[c->network ? 1 : 0][g_root], 0, 0) != 0) return errno;
   if (syscall(SYS_landlock_restrict_self, c->ruleset_fd, 0) != 0) return errno;
   /* A change of credentials clears the parent-death signal: set it again. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return errno;

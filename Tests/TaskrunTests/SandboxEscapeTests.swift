@@ -184,6 +184,79 @@ func accepted(_ listener: LoopbackListener) -> Bool {
     #expect(confined.status == 1 && !confined.stdout.contains("[attempt] connected"), "\(confined.stdout)")
   }
 
+  /// A socketpair's datagram sent to a path would reach any Unix socket by its name.
+  @Test func aDatagramToAUnixSocketOutsideIsNotDelivered() throws {
+    let jail = try Jail()
+    let path = jail.outside.appendingPathComponent("d.sock").path
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    #expect(bound == 0)
+    _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+    func received() -> Bool {
+      var buffer = [UInt8](repeating: 0, count: 64)
+      return recv(fd, &buffer, buffer.count, 0) > 0
+    }
+    let send =
+      "perl -MSocket -e 'socketpair(my $a, my $b, AF_UNIX, SOCK_DGRAM, 0) or die \"socketpair: $!\\n\"; "
+      + "send($a, \"escape\", 0, pack_sockaddr_un(\"\(path)\")) or die \"send: $!\\n\"; "
+      + "connect($a, pack_sockaddr_un(\"\(path)\")) or die \"connect: $!\\n\"'"
+    let (open, confined) = try jail.both(send)
+    #expect(open.status == 0 && received(), "\(open.stdout)\(open.stderr)")
+    while received() {}
+    #expect(confined.status == 1 && !received(), "\(confined.stdout)")
+    #expect(confined.stdout.contains("send: Permission denied"), "\(confined.stdout)")
+  }
+
+  /// What a root command makes is root's: it must not be made set-uid or set-gid, which would
+  /// outlive the run as a way to root for whoever can reach the folder.
+  @Test func noSetUIDFileIsMade() throws {
+    guard geteuid() == 0 else { return }
+    let jail = try Jail()
+    let attempts = [
+      "cp /bin/true t1 && chmod 4755 t1",
+      "cp /bin/true t2 && chmod g+s t2",
+      "perl -e 'sysopen(F, \"t3\", 0101, 04755) or die \"sysopen: $!\\n\"'",
+      "install -m 4755 /bin/true t4"
+    ]
+    for attempt in attempts {
+      let run = try jail.run("operation { name = \"attempt\", sh = [==[\(attempt)]==] }", ["--sandbox"])
+      #expect(run.status == 1, "\(attempt): \(run.stdout)")
+    }
+    let files = try FileManager.default.contentsOfDirectory(atPath: jail.workflow.path)
+    for name in files {
+      var info = stat()
+      stat(jail.workflow.appendingPathComponent(name).path, &info)
+      #expect(info.st_mode & (S_ISUID | S_ISGID) == 0, "\(name) is set-uid or set-gid")
+    }
+    // ordinary modes still work
+    let plain = try jail.run(
+      "operation { name = \"a\", sh = \"cp /bin/true t5 && chmod 755 t5 && mkdir -m 700 d && ./t5\" }", ["--sandbox"])
+    #expect(plain.status == 0, "\(plain.stdout)")
+  }
+
+  /// The folder a script given by a link really is in is the writable one, not the link's.
+  @Test func aScriptGivenByALinkWritesWhereItIs() throws {
+    let jail = try Jail()
+    try "operation { name = \"a\", sh = \"touch here\" }\n".write(
+      to: jail.workflow.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      atPath: jail.outside.appendingPathComponent("link.lua").path,
+      withDestinationPath: jail.workflow.appendingPathComponent("w.lua").path)
+    let inOutside = try Binary.run(["--sandbox", "-q", "link.lua"], in: jail.outside)
+    #expect(inOutside.status == 1 && !jail.exists(jail.outside.appendingPathComponent("here")), "\(inOutside.stderr)")
+    let started = try Binary.start(["--sandbox", "-q", "-C", jail.workflow.path, "w.lua"], in: jail.outside)
+    let inWorkflow = Binary.finish(started)
+    #expect(inWorkflow.status == 0 && jail.exists(jail.workflow.appendingPathComponent("here")), "\(inWorkflow.stderr)")
+  }
+
   @Test func aProcessTheTestStartedCannotBeKilled() throws {
     let jail = try Jail()
     let victim = try Child(["sleep", "60"])

@@ -123,10 +123,10 @@ extension RunOptions {
   private static func confineCommands(of session: Session, script: String, allowing allowed: Set<SandboxGrant.Kind>)
     throws(SandboxError) -> Confinement
   {
-    let folder = ScriptHost.wholePath(
-      script == "-" ? "." : String(script[..<(script.lastIndex(of: "/") ?? script.startIndex)]))
-    var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let workflow = realpath(folder, &resolved).map { String(cString: $0) } ?? folder
+    // The folder the script really is in: a link to it elsewhere (in the home folder, say)
+    // does not make its own folder writable.
+    let real = Confinement.resolved(ScriptHost.wholePath(script == "-" ? "." : script))
+    let workflow = script == "-" ? real : Confinement.parent(real)
     let confinement = try Confinement(workflowFolder: workflow, environment: ProcessInfo.processInfo.environment)
     session.scheduler.processes.confinement = confinement
     session.host.commandSandbox = CommandSandbox(allowed: allowed)

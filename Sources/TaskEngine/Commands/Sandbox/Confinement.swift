@@ -44,8 +44,9 @@ public final class Confinement: @unchecked Sendable {
   /// Temporary folders to remove on every way out (`removeTemporaryFolders`).
   private static let made = Mutex<[String]>([])
 
-  /// The most different sets of writable folders, and different grants, a run may use: each
-  /// set keeps three namespaces open (made by a helper process), each grant a ruleset.
+  /// The most different sets of writable folders, and different grants, a run's widenings
+  /// may add to the defaults': each set keeps three namespaces open (made by a helper
+  /// process), each grant a ruleset.
   public static let maxWritableSets = 64
   public static let maxGrants = 256
 
@@ -124,6 +125,12 @@ public final class Confinement: @unchecked Sendable {
     return realpath(path, &buffer).map { String(cString: $0) } ?? path
   }
 
+  /// The folder `path` (whole) is in.
+  public static func parent(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+    return String(path[..<slash])
+  }
+
   /// `path` (whole) without "." and ".." parts, and without links resolved.
   public static func standardized(_ path: String) -> String {
     var parts: [Substring] = []
@@ -157,7 +164,7 @@ public final class Confinement: @unchecked Sendable {
     if let known = namespaces[write] {
       spaces = known
     } else {
-      guard namespaces.count < Self.maxWritableSets else {
+      guard namespaces.count <= Self.maxWritableSets else {
         throw SandboxError(
           "the operations ask for more than \(Self.maxWritableSets) different sets of folders to write: "
             + "give them fewer, wider folders")
@@ -173,7 +180,7 @@ public final class Confinement: @unchecked Sendable {
     if let known = rulesets[grant] {
       ruleset = known
     } else {
-      guard rulesets.count < Self.maxGrants else {
+      guard rulesets.count <= Self.maxGrants else {
         throw SandboxError(
           "the operations ask for more than \(Self.maxGrants) different sandbox = { … }: give them fewer, wider ones")
       }

@@ -46,15 +46,16 @@ extension Confinement {
         + "; '\(path)' may be outside: to allow it, give its operation sandbox = { read = { \"\(absolute ?? path)\" } } "
         + "and run with --sandbox-allow read"
     }
+    if (lower.contains("chmod") || lower.contains("changing permissions") || lower.contains("sysopen"))
+      && lower.contains("operation not permitted")
+    {
+      return
+        "sandbox: a root command may not make a file set-uid or set-gid (it would outlive the run as a way to root)"
+    }
     if lower.contains("kill") && lower.contains("operation not permitted") {
       return "sandbox: a command may signal only the processes it started"
     }
     return nil
-  }
-
-  static func parent(_ path: String) -> String {
-    guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-    return String(path[..<slash])
   }
 
   /// The last word of `line` that looks like a path ("/x", "./x"), quotes and a trailing
