@@ -82,6 +82,20 @@ final class LoopbackListener {
   deinit { close(fd) }
 }
 
+/// A Unix socket of `type` bound at `path` (for the test to hold outside the workflow folder).
+func unixSocket(_ type: Int32, at path: String) -> Int32 {
+  let fd = socket(AF_UNIX, type, 0)
+  var address = sockaddr_un()
+  address.sun_family = sa_family_t(AF_UNIX)
+  withUnsafeMutableBytes(of: &address.sun_path) { raw in
+    for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+  }
+  let bound = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+  }
+  return bound == 0 ? fd : -1
+}
+
 /// Whether a connection waits on the listener (taken if so).
 func accepted(_ listener: LoopbackListener) -> Bool {
   var poll = pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)
@@ -164,17 +178,9 @@ func accepted(_ listener: LoopbackListener) -> Bool {
   @Test func aUnixSocketOutsideCannotBeReached() throws {
     let jail = try Jail()
     let path = jail.outside.appendingPathComponent("s.sock").path
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = unixSocket(Int32(SOCK_STREAM.rawValue), at: path)
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    #expect(bound == 0)
+    #expect(fd >= 0)
     listen(fd, 4)
     let connect =
       "perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\\n\"; "
@@ -188,17 +194,9 @@ func accepted(_ listener: LoopbackListener) -> Bool {
   @Test func aDatagramToAUnixSocketOutsideIsNotDelivered() throws {
     let jail = try Jail()
     let path = jail.outside.appendingPathComponent("d.sock").path
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    let fd = unixSocket(Int32(SOCK_DGRAM.rawValue), at: path)
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    #expect(bound == 0)
+    #expect(fd >= 0)
     _ = fcntl(fd, F_SETFL, O_NONBLOCK)
     func received() -> Bool {
       var buffer = [UInt8](repeating: 0, count: 64)

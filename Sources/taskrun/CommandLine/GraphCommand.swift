@@ -28,21 +28,7 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
   var directory: String?
 
-  @Flag(
-    help:
-      "Load an untrusted script as a run's --sandbox does (its Lua code confined; the widenings --sandbox-allow honours are drawn); --sandbox=lua confines the Lua code only."
-  )
-  var sandbox = false
-
-  @Flag(name: .customLong("sandbox-lua"), help: .hidden)
-  var sandboxLua = false
-
-  @Option(help: ArgumentHelp("With --sandbox: what operations may widen (read, write, network).", valueName: "kinds"))
-  var sandboxAllow: SandboxAllowance?
-
-  func validate() throws {
-    if sandboxAllow != nil && !sandbox { throw ValidationError("--sandbox-allow needs --sandbox") }
-  }
+  @OptionGroup var sandboxOptions: SandboxOptions
 
   @Argument(
     help: ArgumentHelp(
@@ -74,7 +60,7 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   /// loading it again would run its top level twice.
   func load(_ script: String, invocation: Invocation, choice: CommandChoice) throws -> Session {
     // A load the subcommand check kept was not sandboxed: a sandboxed graph loads again.
-    if !sandbox && !sandboxLua, let kept = choice.takeLoad(of: script) {
+    if !sandboxOptions.asked, let kept = choice.takeLoad(of: script) {
       kept.messages.replay()
       kept.session.scheduler.sinks = [MessagesToStandardError()]
       return kept.session
@@ -83,15 +69,7 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
       jobs: 1, keepGoing: false, display: .sinks([MessagesToStandardError()]),
       host: .init(arguments: invocation.scriptArguments))
     session.attachSignals()  // a script's top level may loop: Ctrl-C stops it
-    if sandbox || sandboxLua {
-      do {
-        try RunOptions.sandbox(
-          session, sandbox ? .commands : .lua, script: script, allowing: sandboxAllow?.kinds ?? [])
-      } catch {
-        TerminalText.writeMessage("taskrun: " + RunOptions.cannotConfine(error))
-        throw Taskrun.Exit(.usage)
-      }
-    }
+    try sandboxOptions.apply(to: session, script: script)
     do {
       try session.host.loadToRead(path: script)
     } catch let error as HostError {

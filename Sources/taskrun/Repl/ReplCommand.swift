@@ -20,17 +20,7 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
   @Flag(help: "Answer yes to every confirm(prompt).")
   var yes = false
 
-  @Flag(
-    help:
-      "Confine the Lua code and every command as a run's --sandbox does (the workflow folder: the script's, else the current one); --sandbox=lua confines the Lua code only."
-  )
-  var sandbox = false
-
-  @Flag(name: .customLong("sandbox-lua"), help: .hidden)
-  var sandboxLua = false
-
-  @Option(help: ArgumentHelp("With --sandbox: what operations may widen (read, write, network).", valueName: "kinds"))
-  var sandboxAllow: SandboxAllowance?
+  @OptionGroup var sandboxOptions: SandboxOptions
 
   @Argument(help: "A workflow script whose declarations to load.")
   var script: String?
@@ -43,7 +33,6 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
 
   func validate() throws {
     if file != nil && script != nil { throw ValidationError("-f \(file!) and \(script!): one script only") }
-    if sandboxAllow != nil && !sandbox { throw ValidationError("--sandbox-allow needs --sandbox") }
   }
 
   static let help = """
@@ -74,15 +63,7 @@ struct ReplCommand: ParsableCommand, InvokedCommand {
     session.attachSignals(thirdExits: false) { EditLineReader.interrupt() }
     let host = session.host
     host.freshRunPerRequest = true
-    if sandbox || sandboxLua {
-      do {
-        try RunOptions.sandbox(
-          session, sandbox ? .commands : .lua, script: script ?? "-", allowing: sandboxAllow?.kinds ?? [])
-      } catch {
-        TerminalText.writeMessage("taskrun: " + RunOptions.cannotConfine(error))
-        throw Taskrun.Exit(.usage)
-      }
-    }
+    try sandboxOptions.apply(to: session, script: script ?? "-")
     // A script that does not load is a usage error, as for a run: not a prompt without it.
     if let script, !load(script, into: host, prefix: "taskrun: ") {
       session.finish(code: session.scheduler.halted ? ExitCode.interrupted.rawValue : ExitCode.usage.rawValue)
