@@ -8,7 +8,8 @@ extension ScriptHost {
   /// What an observer value does to the operation it is attached to.
   enum Observer {
     case activity(String)
-    case timeout(Double)
+    /// `cancels`: `timeout(seconds, { cancel = true })`, the talk's timeout observer.
+    case timeout(Double, cancels: Bool)
     case background(Double)
     case lua(LuaObserver)
   }
@@ -18,7 +19,8 @@ extension ScriptHost {
     pushMarkerMetatable("observer") { host, s in
       switch host.observer(at: 1, on: s) {
       case .activity(let label)?: "<observer activity \(label)>"
-      case .timeout(let seconds)?: "<observer timeout \(formatSeconds(seconds))>"
+      case .timeout(let seconds, let cancels)?:
+        "<observer timeout \(formatSeconds(seconds))\(cancels ? ", cancels" : "")>"
       case .background(let grace)?: "<observer background \(formatSeconds(grace))>"
       case .lua?: "<observer>"
       case nil: "observer"
@@ -56,7 +58,13 @@ extension ScriptHost {
           guard let seconds = s.number(1), seconds > 0, seconds.isFinite else {
             throw host.badNumberArgument(s, 1, "timeout", "positive number of seconds")
           }
-          host.pushObserver(.timeout(seconds), on: s)
+          var cancels = false
+          if !s.isNil(2) {
+            guard s.type(2) == LUA_TTABLE else { throw s.badArgument(2, "timeout", "table { cancel = boolean }") }
+            try host.checkFields(s, 2, valid: ["cancel"], in: "timeout")
+            cancels = try host.optionalBoolean(s, 2, "cancel", in: "timeout") ?? false
+          }
+          host.pushObserver(.timeout(seconds, cancels: cancels), on: s)
           return 1
         }
       )
@@ -85,7 +93,9 @@ extension ScriptHost {
     }
     switch observer {
     case .activity(let label): if !op.activities.contains(label) { op.activities.append(label) }
-    case .timeout(let seconds) where seconds <= Limits.maxSeconds: op.timeout = min(op.timeout ?? seconds, seconds)
+    case .timeout(let seconds, let cancels) where seconds <= Limits.maxSeconds:
+      op.timeout = min(op.timeout ?? seconds, seconds)
+      if cancels { op.timeoutCancels = true }
     case .timeout: break  // longer than Limits.maxSeconds: never
     case .lua(let observer): op.observers.append(observer)
     case .background(let grace): op.backgroundGrace = grace

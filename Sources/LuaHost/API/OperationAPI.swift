@@ -19,6 +19,35 @@ final class LuaFunctionBody: OperationBody {
   }
   var summary: String { "lua function" }
   func start(_ operation: OperationNode, scheduler: Scheduler) { host.startBody(operation, self) }
+  /// While its operation is paused: the steps its coroutine would have taken (a request it
+  /// made, an answer to one), taken when it is resumed; and what was left of its deadline.
+  @exclusivity(unchecked) var held: [() -> Void] = []
+  @exclusivity(unchecked) var deadlineLeft: Double?
+
+  func pause(_ operation: OperationNode, scheduler: Scheduler) {
+    guard let control = coroutine?.control, control.pointee.deadline > 0 else { return }
+    deadlineLeft = max(0, control.pointee.deadline - tl_monotonic())
+    control.pointee.deadline = 0  // a body that computes on while paused is not timed meanwhile
+  }
+
+  func resume(_ operation: OperationNode, scheduler: Scheduler) {
+    if let left = deadlineLeft, let control = coroutine?.control {
+      control.pointee.deadline = tl_monotonic() + max(left, 1e-6)
+    }
+    deadlineLeft = nil
+    let steps = held
+    held = []
+    for step in steps { host.resumeSoon(step) }
+  }
+
+  /// Whether `co`, this body's coroutine, must wait for a resume before `step`; if so it is
+  /// kept for then.
+  func holds(_ co: LuaCoroutine, _ step: @escaping () -> Void) -> Bool {
+    guard co === coroutine, let op = co.op, op.isPaused else { return false }
+    held.append(step)
+    return true
+  }
+
   func interrupt(_ operation: OperationNode, scheduler: Scheduler, reason: String) {
     guard let coroutine else { return }
     coroutine.control.pointee.cancelled = 1  // for the hook; and wake what it waits on
@@ -90,11 +119,13 @@ extension ScriptHost {
     if let progressPattern { watchProgress(of: op, pattern: progressPattern) }
     do {
       try configure(op, from: s, spec, what: what())
+      try attachCleanup(op, s, spec, what: what())
     } catch {
       scheduler.discard(op)
       uncharge(bytes, on: s)
       throw error
     }
+    adoptProgress(of: op)
     if let producer = current?.op {
       // Created by a running body: it joins the running graph at once, in the producer's group.
       defer { scheduler.produced(op, by: producer) }

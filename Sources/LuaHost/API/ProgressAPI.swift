@@ -23,9 +23,17 @@ extension ScriptHost {
     guard let co = current else { return progressHandles.scriptless }
     if !co.progressPrimed, let op = co.op {
       co.progressPrimed = true
-      co.progress.becomeCurrent(op.progress, pending: max(1, op.progress.total))
+      co.progress.becomeCurrent(op.progress, pending: max(1, op.progress.total), explicit: false)
     }
     return co.progress
+  }
+
+  /// Under a `become_current` whose units no progress took yet, a new operation's progress
+  /// takes them (looked up without making a progress for every operation declared).
+  func adoptProgress(of op: OperationNode) {
+    let context = current.map { $0.progressPrimed || $0.op == nil ? $0.progress : nil } ?? progressHandles.scriptless
+    guard let context, context.awaitsAdoption else { return }
+    context.adopt(op.progress)
   }
 
   /// The `progress` global: a table that builds nodes when called, with `current`.

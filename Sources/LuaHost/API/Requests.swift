@@ -8,9 +8,14 @@ extension ScriptHost {
   /// Reads a request from `co`'s stack (arguments at base...top), pops it and starts serving it.
   func handleRequest(_ co: LuaCoroutine, kind: String, base: Int32, top: Int32) {
     let s = LuaStack(L: co.thread)
-    if let op = co.op, op.isCancelled {
+    if let op = co.op, op.isCancelled, !co.isCleanup {
       s.setTop(base - 3)
       return fail(co, op.error ?? "cancelled")
+    }
+    if case .body(let body) = co.onEnd,
+      body.holds(co, { [unowned self] in handleRequest(co, kind: kind, base: base, top: top) })
+    {
+      return  // paused: the request is made when the operation is resumed
     }
     if co.op == nil, scheduler.halted {
       s.setTop(base - 3)  // nothing starts after an interrupt, not even from the top level
@@ -40,7 +45,7 @@ extension ScriptHost {
         let token = scheduler.runCommand(spec, for: co.op, on: executor) { [unowned self] result in
           co.pending = nil
           if let reason = co.interruptReason { return fail(co, reason) }
-          if let op = co.op, op.isCancelled {
+          if let op = co.op, op.isCancelled, !co.isCleanup {
             scheduler.timedOut(op, outputIn: result.whereOutputIs)  // the operation fails: its error names the files
             return fail(co, op.error ?? "cancelled")
           }

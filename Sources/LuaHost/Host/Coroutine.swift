@@ -37,6 +37,8 @@ final class LuaCoroutine {
   @exclusivity(unchecked) var liveIndex = 0
   /// Lua code was handed this thread (`coroutine.running()`), so it is never reused.
   @exclusivity(unchecked) var escaped = false
+  /// It runs its operation's cleanup: its calls work although the operation was cancelled.
+  @exclusivity(unchecked) var isCleanup = false
   /// Implicit progress composition in this coroutine (progress.current(), become_current).
   lazy var progress = ProgressContext()  // most bodies never touch progress
   @exclusivity(unchecked) var progressPrimed = false
@@ -228,10 +230,20 @@ extension ScriptHost {
   /// Resumes `co` from the loop, never from inside another coroutine's host call. `push`
   /// pushes the resume values onto the coroutine's stack and returns how many.
   func resumeSoon(_ co: LuaCoroutine, _ push: @escaping () -> Int32) {
-    coroutines.runnable.append { [unowned self] in
-      guard !co.isDead else { return }
+    var step: (() -> Void)!
+    step = { [unowned self] in
+      guard !co.isDead else { return step = nil }  // the closure held itself: let go
+      // A paused operation's body goes on when it is resumed (LuaFunctionBody.holds).
+      if case .body(let body) = co.onEnd, body.holds(co, step) { return }
+      step = nil
       resume(co, arguments: push())
     }
+    resumeSoon(step)
+  }
+
+  /// Runs `step` from the loop, with the other coroutines due.
+  func resumeSoon(_ step: @escaping () -> Void) {
+    coroutines.runnable.append(step)
     guard !coroutines.drainScheduled else { return }
     coroutines.drainScheduled = true
     scheduler.after(0) { [unowned self] in

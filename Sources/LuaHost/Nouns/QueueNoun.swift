@@ -31,7 +31,7 @@ extension ScriptHost {
           guard let value = try host.numberField(s, at: i, "max_concurrent", in: what) else {
             throw ScriptError("\(what): max_concurrent must be a number (got nil)")
           }
-          queue.maxConcurrent = try host.concurrency(value, what)
+          host.scheduler.setLimit(queue, try host.concurrency(value, what))
         }),
       LuaField(
         "suspended", get: { _, queue, s in s.push(queue.isSuspended) },

@@ -5,7 +5,7 @@ import CLuaShim
 /// The fields of operation{}; group{} takes a subset.
 enum SpecField: Int, CaseIterable {
   case name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout,
-    observers, retries, retry, weight, desc, sandbox
+    observers, retries, retry, weight, desc, sandbox, cleanup, cleanupGrace, qos
 
   /// The field's name in Lua. Spelled out: `String(describing:)` of a case goes through
   /// runtime reflection, about 70,000 instructions a name.
@@ -29,6 +29,9 @@ enum SpecField: Int, CaseIterable {
     case .weight: "weight"
     case .desc: "desc"
     case .sandbox: "sandbox"
+    case .cleanup: "cleanup"
+    case .cleanupGrace: "cleanup_grace"
+    case .qos: "qos"
     }
   }
 }

@@ -79,6 +79,14 @@ public final class CommandTable {
     }
   }
 
+  /// Sends `signal` to every command `owner` runs (SIGSTOP and SIGCONT: a pause and its
+  /// resume), through each one's executor.
+  func signal(ownedBy owner: OperationNode, _ signal: Int32) {
+    for (raw, entry) in entries where entry.owner === owner {
+      entry.executor.signal(token: CommandToken(raw), signal)
+    }
+  }
+
   /// What the inbox's `item` means for its command, if it is a report of a command this table
   /// runs; an exit removes the command (and its SIGKILL timer). Inlined into the loop: an
   /// item is large (a command's whole result), and each copy of it was a `memcpy`.

@@ -14,6 +14,14 @@ extension OperationNode {
     @exclusivity(unchecked) var activities: [String] = []
     @exclusivity(unchecked) var timeout: Double? = nil
     @exclusivity(unchecked) var timeoutTimer: TimerID? = nil
+    /// When the running attempt's timeout ends (on the scheduler's clock), and what was left
+    /// of it when it was paused.
+    @exclusivity(unchecked) var timeoutDeadline = Double.nan
+    @exclusivity(unchecked) var timeoutLeft: Double? = nil
+    /// `timeout(seconds, { cancel = true })`: its timeout cancels it rather than failing it.
+    @exclusivity(unchecked) var timeoutCancels = false
+    /// What it runs after its body stopped for a failure, a cancel or a timeout.
+    @exclusivity(unchecked) var cleanup: (any OperationCleanup)? = nil
     @exclusivity(unchecked) var hostData: AnyObject? = nil
     @exclusivity(unchecked) var outputObserver: ((String) -> Void)? = nil
     @exclusivity(unchecked) var lastShownProgress: ProgressNode? = nil
@@ -100,6 +108,17 @@ extension OperationNode {
   public var timeout: Double? {
     get { extrasStorage?.timeout }
     set { if extrasStorage != nil || newValue != nil { extras.timeout = newValue } }
+  }
+  /// `timeout(seconds, { cancel = true })`: when its timeout passes it is cancelled (and not
+  /// tried again) rather than failed.
+  public var timeoutCancels: Bool {
+    get { extrasStorage?.timeoutCancels ?? false }
+    set { if extrasStorage != nil || newValue { extras.timeoutCancels = newValue } }
+  }
+  /// Runs after its body stopped for a failure, a cancel or a timeout (Scheduler+Cleanup).
+  public var cleanup: (any OperationCleanup)? {
+    get { extrasStorage?.cleanup }
+    set { if extrasStorage != nil || newValue != nil { extras.cleanup = newValue } }
   }
   /// The timer of the running attempt's timeout (cancelled when it ends: an idle run with a
   /// pending hour-long timeout would not notice it can make no progress).

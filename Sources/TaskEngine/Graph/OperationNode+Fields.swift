@@ -18,6 +18,8 @@ extension OperationNode {
     static let isScheduled = Flags(rawValue: 1 << 11)
     static let parked = Flags(rawValue: 1 << 12)
     static let startUnannounced = Flags(rawValue: 1 << 13)
+    static let isPaused = Flags(rawValue: 1 << 14)
+    static let cleanedUp = Flags(rawValue: 1 << 15)
 
     mutating func set(_ flag: Flags, _ on: Bool) {
       if on { insert(flag) } else { remove(flag) }
@@ -75,6 +77,17 @@ extension OperationNode {
     get { flags.contains(.isCancelled) }
     set { flags.set(.isCancelled, newValue) }
   }
+  /// Paused through its progress (Scheduler+Pause): it does not start, its commands are
+  /// stopped, its body waits at its next yielding call and its timeout does not run.
+  public internal(set) var isPaused: Bool {
+    get { flags.contains(.isPaused) }
+    set { flags.set(.isPaused, newValue) }
+  }
+  /// The cleanup of its running attempt has run (Scheduler+Cleanup).
+  var cleanedUp: Bool {
+    get { flags.contains(.cleanedUp) }
+    set { flags.set(.cleanedUp, newValue) }
+  }
   /// Part of the current run: its dependencies and it will be started when possible.
   public internal(set) var isScheduled: Bool {
     get { flags.contains(.isScheduled) }
@@ -126,6 +139,12 @@ extension OperationNode {
       progressDirty = true
       queue.progressChanged?(self)
     }
+    // One handle: what happened to the operation already happened to its progress, and
+    // from now on cancelling, pausing or resuming the progress does it to the operation.
+    node.isPausable = true
+    if isCancelled || outcome == .cancelled { node.cancel() }
+    if isPaused { node.pause() }
+    node.control = { [unowned self] action in queue.progressControl?(self, action) }
     hasProgress = true
     extras.progress = node
     return node

@@ -96,10 +96,30 @@ public protocol OperationBody: AnyObject {
   var summary: String { get }
   /// What its commands ask `--sandbox` for beyond the defaults (nil: nothing more).
   var sandbox: SandboxGrant? { get }
+  /// The operation was paused while it runs: its commands are stopped already; the body
+  /// stops what else it does (a Lua body waits at its next yielding call).
+  func pause(_ operation: OperationNode, scheduler: Scheduler)
+  /// The operation was resumed (or is being cancelled while paused): the body goes on.
+  func resume(_ operation: OperationNode, scheduler: Scheduler)
 }
 
 extension OperationBody {
   public var sandbox: SandboxGrant? { nil }
+  public func pause(_ operation: OperationNode, scheduler: Scheduler) {}
+  public func resume(_ operation: OperationNode, scheduler: Scheduler) {}
+}
+
+/// What an operation runs after its body stopped for a failure, a cancel or a timeout (the
+/// Lua host's `cleanup = function(op, why)`). The scheduler calls `run` once per attempt
+/// that ends so, and finishes the operation (or tries it again) when `done` is called;
+/// `stop` ends a cleanup that ran out of its grace or was interrupted again.
+public protocol OperationCleanup: AnyObject {
+  func run(
+    _ operation: OperationNode, why: FailureKind, message: String, scheduler: Scheduler,
+    done: @escaping () -> Void)
+  func stop(_ operation: OperationNode, scheduler: Scheduler, reason: String)
+  /// Seconds it may take before `stop`.
+  var grace: Double { get }
 }
 
 /// A node of the task graph: created by a script or by Swift code, run at most once.

@@ -23,6 +23,8 @@ public final class WorkQueue {
   @exclusivity(unchecked) var blockedSequence = 0
   /// Tells the scheduler one of its operations' progress changed.
   var progressChanged: ((OperationNode) -> Void)?
+  /// Tells the scheduler one of its operations' progress was cancelled, paused or resumed.
+  var progressControl: ((OperationNode, ProgressNode.Control) -> Void)?
   public let id: Int
 
   init(id: Int, name: String, maxConcurrent: Int, suspended: Bool) {

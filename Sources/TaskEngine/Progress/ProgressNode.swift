@@ -203,6 +203,13 @@ public final class ProgressNode {
   /// Called each time this node goes from paused to running.
   public var onResume: (() -> Void)?
 
+  /// What a node does when it is cancelled, paused or resumed, besides its handlers.
+  public enum Control { case cancel, pause, resume }
+  /// The work this node stands for (an operation's progress: the scheduler), told after the
+  /// script's handler: a cancel while `isCancellable`, a pause while `isPausable`, and every
+  /// resume. Not the script's to set: its handlers are `onCancel`, `onPause`, `onResume`.
+  public var control: ((Control) -> Void)?
+
   /// Cancels this node and every unfinished descendant. Each node that was not cancelled yet
   /// fires `onCancel` (synchronously, parent before children) and `onChange`; cancelling twice
   /// fires nothing the second time.
@@ -210,6 +217,7 @@ public final class ProgressNode {
     if !isCancelled {
       isCancelled = true
       onCancel?()
+      if isCancellable { control?(.cancel) }
       bubble(countsChanged: false)
     }
     for child in slots { child?.cancel() }
@@ -221,6 +229,7 @@ public final class ProgressNode {
     if !isPaused {
       isPaused = true
       onPause?()
+      if isPausable { control?(.pause) }
       bubble(countsChanged: false)
     }
     for child in slots { child?.pause() }
@@ -233,6 +242,7 @@ public final class ProgressNode {
       isPaused = false
       resetEstimate()  // the rate restarts from now: the pause is not averaged in
       onResume?()
+      control?(.resume)
       bubble(countsChanged: false)
     }
     for child in slots { child?.resume() }
@@ -497,6 +507,9 @@ public final class ProgressContext {
   private struct Frame {
     let node: ProgressNode
     let pending: Int64
+    /// Made by the script's `become_current` (not the host's: an operation's progress in
+    /// its body), so an operation declared meanwhile is adopted too.
+    let explicit: Bool
     var childAttached = false
   }
 
@@ -511,9 +524,9 @@ public final class ProgressContext {
   /// `makeNode` until the matching `resignCurrent`. Returns false and changes nothing if
   /// `node` is already the current node (a precondition failure in Foundation).
   @discardableResult
-  public func becomeCurrent(_ node: ProgressNode, pending: Int64) -> Bool {
+  public func becomeCurrent(_ node: ProgressNode, pending: Int64, explicit: Bool = true) -> Bool {
     if let top = frames.last, top.node === node { return false }
-    frames.append(Frame(node: node, pending: pending))
+    frames.append(Frame(node: node, pending: pending, explicit: explicit))
     return true
   }
 
@@ -539,5 +552,20 @@ public final class ProgressContext {
       frames[last].node.addChild(node, pending: frames[last].pending)
     }
     return node
+  }
+
+  /// A `become_current` of the script waits for the node that takes its pending units.
+  public var awaitsAdoption: Bool { frames.last.map { $0.explicit && !$0.childAttached } ?? false }
+
+  /// An operation was declared: under a `become_current` of the script whose pending units
+  /// no node took yet, its progress (`node`) takes them, as `Progress(totalUnitCount:)` would
+  /// (the operation's work is the work the pending units stand for). Returns whether it did.
+  @discardableResult
+  public func adopt(_ node: ProgressNode) -> Bool {
+    guard let last = frames.indices.last, frames[last].explicit, !frames[last].childAttached,
+      node.parent == nil
+    else { return false }
+    frames[last].childAttached = true
+    return frames[last].node.addChild(node, pending: frames[last].pending)
   }
 }

@@ -147,6 +147,20 @@ final class Announcer {
     }
   }
 
+  /// `op` became ready, was asked to cancel, paused or resumed.
+  @inline(__always)
+  func changed(_ op: OperationNode, _ change: OperationChange, at time: @autoclosure () -> Double) {
+    if change == .ready && !interests.contains(.readiness) { return }
+    guard !sinks.isEmpty else { return }
+    let time = time()
+    emit(.operationChange(time: time, name: op.name, change: change), at: time)
+  }
+
+  /// `queue` was suspended, resumed or given a new limit.
+  func changed(_ queue: WorkQueue, _ change: QueueChange, at time: Double) {
+    emit(.queueChange(time: time, name: queue.name, change: change), at: time)
+  }
+
   /// `count` operations with activity `label` execute now.
   func activity(_ label: String, count: Int, at time: Double) {
     emit(.activity(time: time, label: label, count: count), at: time)

@@ -37,6 +37,11 @@ public enum RunEvent: Sendable {
   case runProgress(time: Double, progress: RunProgress)
   /// An operation's command, running elsewhere (a cluster), was queued there or started.
   case remoteState(time: Double, name: String, state: RemoteState)
+  /// Something happened to an operation between its start and its finish, or before it
+  /// started: it became ready, it was asked to cancel while executing, paused or resumed.
+  case operationChange(time: Double, name: String, change: OperationChange)
+  /// A queue was suspended or resumed, or its limit changed.
+  case queueChange(time: Double, name: String, change: QueueChange)
   /// A heartbeat every `Scheduler.tickInterval` while the run is active (for redrawing).
   case tick(time: Double)
   case runFinish(time: Double, summary: RunSummary)
@@ -50,6 +55,23 @@ extension RunEvent {
       .operationFinish(time: time, name: $0.name, outcome: .succeeded, duration: $0.duration, details: nil)
     }
   }
+}
+
+/// What `operationChange` says happened.
+public enum OperationChange: Sendable, Equatable {
+  /// Its dependencies and conditions let it start: it waits for its queue, resources or a
+  /// resume (made only for sinks that read `readiness`).
+  case ready
+  /// Asked to cancel while executing (with the reason); its finish comes when it stopped.
+  case cancelRequested(String)
+  case paused, resumed
+}
+
+/// What `queueChange` says happened.
+public enum QueueChange: Sendable, Equatable {
+  case suspended, resumed
+  /// `max_concurrent` is now this (-1: unlimited).
+  case limit(Int)
 }
 
 /// A consumer of run events (a reporter).
@@ -89,5 +111,7 @@ public struct EventInterests: OptionSet, Sendable {
   /// filters it) a command's output is not decoded into text as it comes, only its kept
   /// tail when a report needs it.
   public static let output = EventInterests(rawValue: 1 << 5)
-  public static let all: EventInterests = [.starts, .successes, .startReasons, .output]
+  /// `operationChange(.ready)`: one more event for every operation.
+  public static let readiness = EventInterests(rawValue: 1 << 6)
+  public static let all: EventInterests = [.starts, .successes, .startReasons, .output, .readiness]
 }

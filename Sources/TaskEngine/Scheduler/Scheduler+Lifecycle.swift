@@ -1,4 +1,5 @@
 // Scheduler+Lifecycle: an operation's way through the run (evaluate, ready, start, finish, retry, cancel).
+import Glibc
 
 extension Scheduler {
   /// Called when every dependency of a scheduled operation finished: skip, cancel or ready it.
@@ -42,6 +43,7 @@ extension Scheduler {
     noteReady(op)
     op.state = .ready
     op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+    announcer.changed(op, .ready, at: elapsed(at: clock.now))
   }
 
   /// Starts ready operations while their queues have room. Returns whether any started.
@@ -53,6 +55,10 @@ extension Scheduler {
       // Waiting for resources: first come, first served.
       var still: [OperationNode] = []
       for op in admission.parked where op.state == .ready {
+        if op.isPaused {
+          still.append(op)
+          continue
+        }
         if op.queue.hasCapacity && acquire(op) { start(op); started = true } else { still.append(op) }
       }
       admission.parked = still
@@ -69,7 +75,9 @@ extension Scheduler {
       }
       while queue.hasCapacity, let entry = queue.ready.popMax() {
         let op = entry.operation
-        guard op.state == .ready else { continue }
+        // A paused one goes back in when resumed; one whose priority changed is in again
+        // under its new priority.
+        guard op.state == .ready, !op.isPaused, entry.priority == op.priority.rawValue else { continue }
         guard acquire(op) else {
           admission.park(op)
           continue
@@ -97,13 +105,7 @@ extension Scheduler {
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
-    if let timeout = op.timeout {
-      let attempt = op.attempt
-      op.timeoutTimer = after(timeout) { [weak self, weak op] in
-        guard let self, let op, op.attempt == attempt else { return }
-        expire(op)
-      }
-    }
+    if let timeout = op.timeout { armTimeout(op, seconds: timeout, at: now) }
     if let body = op.body {
       body.start(op, scheduler: self)
     } else {
@@ -118,13 +120,17 @@ extension Scheduler {
     kind: FailureKind? = nil
   ) {
     guard !op.isFinished else { return }
-    if outcome == .failed, op.state == .executing, !op.isCancelled, !stopping.halted,
+    var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
+    if op.timedOut && outcome == .cancelled { outcome = .failed }
+    if outcome == .failed || outcome == .cancelled, op.state == .executing, !op.cleanedUp, op.cleanup != nil {
+      return cleanUp(op, outcome, error: error, traceback: traceback, kind: kind)  // Scheduler+Cleanup
+    }
+    // A timed-out attempt is tried again like a failed one; a cancelled one is not.
+    if outcome == .failed, op.state == .executing, !op.isCancelled || op.timedOut, !stopping.halted,
       let retry = op.retry, op.attempt <= retry.max
     {
       return tryAgain(op, retry, error: error ?? op.error ?? "failed")
     }
-    var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
-    if op.timedOut && outcome == .cancelled { outcome = .failed }
     if let timer = op.timeoutTimer {
       cancelTimer(timer)
       op.timeoutTimer = nil
@@ -173,8 +179,9 @@ extension Scheduler {
     }
     op.traceback = traceback
     op.finishTime = now
-    if op.hasProgress && (outcome == .succeeded || outcome == .skipped) {
-      // Succeeding means complete, whatever the body left it at; its final state is reported.
+    if op.hasProgress && (outcome == .succeeded || outcome == .skipped) && op.progress.childCount == 0 {
+      // Succeeding means complete; but a node with children is never completed by hand (its
+      // units would count twice): it ends at the fraction its children report.
       let progress = op.progress
       if progress.total <= 0 { progress.total = 1 }
       progress.completed = progress.total
@@ -206,7 +213,8 @@ extension Scheduler {
     for label in op.activities { countActivity(label, by: -1) }
     release(op)
     op.state = .pending
-    op.timedOut = false
+    if op.timedOut { (op.timedOut, op.isCancelled) = (false, false) }  // the next attempt has its own time
+    op.cleanedUp = false
     announcer.retried(op, error: error, delay: delay, at: elapsed)
     after(delay) { [unowned self, unowned op] in
       guard op.state == .pending, !op.isFinished, !op.isCancelled else { return }
@@ -219,11 +227,21 @@ extension Scheduler {
 
   /// Cancels an operation: a pending one finishes `cancelled` at once; a running one is asked
   /// to stop and finishes when its body has stopped. Finished operations are left alone.
+  /// Its progress is cancelled too (its handlers fire); a paused one is let go to stop.
   public func cancel(_ op: OperationNode, reason: String = "cancelled") {
     guard !op.isFinished, !op.isCancelled else { return }
     markCancelled(op, reason: reason)
+    if op.hasProgress { op.progress.cancel() }  // told back here: already cancelled
+    guard !op.isFinished else { return }  // a handler of the progress may have finished it
     if op.state == .executing, let body = op.body {
+      announcer.changed(op, .cancelRequested(reason), at: elapsed)
       body.interrupt(op, scheduler: self, reason: reason)
+      if op.isPaused {
+        // Stopped processes get the SIGTERM when they continue; the body wakes to stop.
+        op.isPaused = false
+        commands.signal(ownedBy: op, SIGCONT)
+        body.resume(op, scheduler: self)
+      }
     } else {
       finish(op, .cancelled, error: reason)
     }
@@ -245,6 +263,7 @@ extension Scheduler {
   /// Its timeout passed: cancel it, and it finishes `failed` with a timeout error.
   public func expire(_ op: OperationNode) {
     guard op.state == .executing, !op.timedOut else { return }
+    if op.timeoutCancels { return cancel(op, reason: "timed out after \(formatSeconds(op.timeout ?? 0))") }
     op.timedOut = true
     op.isCancelled = false  // a timeout overrides an earlier cancel's reason
     cancel(op, reason: "timed out after \(formatSeconds(op.timeout ?? 0))")

@@ -112,8 +112,22 @@ extension Scheduler {
 
   // MARK: Queue control
 
-  public func suspend(_ queue: WorkQueue) { queue.isSuspended = true }
-  public func resume(_ queue: WorkQueue) { queue.isSuspended = false }
+  public func suspend(_ queue: WorkQueue) {
+    guard !queue.isSuspended else { return }
+    queue.isSuspended = true
+    announcer.changed(queue, .suspended, at: elapsed)
+  }
+  public func resume(_ queue: WorkQueue) {
+    guard queue.isSuspended else { return }
+    queue.isSuspended = false
+    announcer.changed(queue, .resumed, at: elapsed)
+  }
+  /// At most `limit` of its operations execute at once (-1: no limit), from the next step on.
+  public func setLimit(_ queue: WorkQueue, _ limit: Int) {
+    guard queue.maxConcurrent != limit else { return }
+    queue.maxConcurrent = limit
+    announcer.changed(queue, .limit(limit), at: elapsed)
+  }
   public func cancelAll(_ queue: WorkQueue, reason: String = "cancelled") {
     for op in queue.operations where !op.isFinished { completely { cancel(op, reason: reason) } }
   }

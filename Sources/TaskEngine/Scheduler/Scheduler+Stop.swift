@@ -92,6 +92,7 @@ extension Scheduler {
     } else {
       if interrupts == 2, !executing.isEmpty { note("taskrun: killing…; Ctrl-C again to exit at once") }
       for op in operations where op.state == .executing { completely { cancel(op, reason: "interrupted") } }
+      stopCleanups(reason: "interrupted")
       processes.signalAll(SIGKILL)
       if killsStrays { processes.killStrays() }
     }

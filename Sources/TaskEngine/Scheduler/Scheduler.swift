@@ -75,6 +75,7 @@ public final class Scheduler {
   /// Has a new queue's operations' progress changes reported here.
   private func adopt(_ queue: WorkQueue) {
     queue.progressChanged = { [announcer] op in announcer.progressChanged(op) }
+    queue.progressControl = { [unowned self] op, action in control(op, action) }
   }
 
   // MARK: Building the graph

@@ -82,6 +82,24 @@ final class EventsReporter: EventSink {
         ("state", .string(state.queued ? "queued" : "running")),
         ("reason", state.reason.map(JSON.string) ?? .null), ("node", state.node.map(JSON.string) ?? .null)
       ]
+    case .operationChange(let time, let name, let change):
+      let head: [(String, JSON)] = [("time", seconds(time))]
+      let tail: [(String, JSON)] = [("operation", .string(name))]
+      switch change {
+      case .ready: fields = head + [("event", .string("op_ready"))] + tail
+      case .paused: fields = head + [("event", .string("op_pause"))] + tail
+      case .resumed: fields = head + [("event", .string("op_resume"))] + tail
+      case .cancelRequested(let reason):
+        fields = head + [("event", .string("op_cancel"))] + tail + [("reason", .string(reason))]
+      }
+    case .queueChange(let time, let name, let change):
+      fields = [("time", seconds(time))]
+      switch change {
+      case .suspended: fields += [("event", .string("queue_suspend")), ("queue", .string(name))]
+      case .resumed: fields += [("event", .string("queue_resume")), ("queue", .string(name))]
+      case .limit(let limit):
+        fields += [("event", .string("queue_limit")), ("queue", .string(name)), ("max_concurrent", .int(limit))]
+      }
     case .tick:
       return
     case .successes:

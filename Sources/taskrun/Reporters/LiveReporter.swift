@@ -146,6 +146,11 @@ final class LiveReporter: EventSink {
     case .tick(let time):
       now = time
       draw(force: false)
+    case .operationChange(let time, _, let change):
+      now = time
+      if change == .paused || change == .resumed { above { lines.receive(event) } }
+    case .queueChange(let time, _, _):
+      now = time
     case .prompt(let time, let text):
       now = time
       if text != nil {

@@ -77,7 +77,8 @@ final class PlainReporter: EventSink {
       prompting = false
       release()
       return
-    case .message, .output, .operationStart, .operationFinish, .successes, .operationRetry, .runFinish:
+    case .message, .output, .operationStart, .operationFinish, .successes, .operationRetry, .runFinish,
+      .operationChange:
       if prompting { held.append(event); return }
     default:
       break
@@ -93,8 +94,12 @@ final class PlainReporter: EventSink {
 
   private func show(_ event: RunEvent) {
     switch event {
-    case .runStart, .runProgress, .operationProgress, .activity, .prompt, .tick, .remoteState:
+    case .runStart, .runProgress, .operationProgress, .activity, .prompt, .tick, .remoteState, .queueChange:
       break
+    case .operationChange(_, let name, let change):
+      guard verbosity != .quiet else { return }
+      if change == .paused { line(label("pause", "33"), name) }
+      if change == .resumed { line(label("resume", "33"), name) }
     case .message(_, _, let text, let note):
       if note { failure(text) } else { print(text) }
     case .operationRetry(_, let name, let attempt, let error, let delay):

@@ -82,7 +82,8 @@ final class TraceReporter: EventSink {
         ]))
     case .runFinish(_, let summary):
       write(critical: summary.criticalPath.map(\.name))
-    case .runStart, .output, .message, .runProgress, .operationProgress, .prompt, .tick, .remoteState:
+    case .runStart, .output, .message, .runProgress, .operationProgress, .prompt, .tick, .remoteState,
+      .operationChange, .queueChange:
       break
     }
   }

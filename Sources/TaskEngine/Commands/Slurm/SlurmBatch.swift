@@ -121,6 +121,12 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   public func signal(token: CommandToken, _ signal: Int32) {
     queue.async { [self] in
       guard let job = jobs[token] else { return }
+      if signal == SIGSTOP || signal == SIGCONT {  // a pause: the job's steps are stopped, not ended
+        guard let id = job.id else { return }
+        _ = Slurm.run(
+          ["scancel", "--quiet", "--signal=\(signal == SIGSTOP ? "STOP" : "CONT")", "--full", id], within: 10)
+        return
+      }
       job.stopping = true
       guard let id = job.id else { return }  // scancelled once sbatch answers
       if signal == SIGKILL { _ = Slurm.run(["scancel", "--quiet", "--signal=KILL", "--full", id], within: 10) }

@@ -1,0 +1,72 @@
+// Scheduler+Pause: an operation and its progress as one handle: cancel, pause and resume.
+import Glibc
+
+extension Scheduler {
+  /// Its progress was cancelled, paused or resumed (by the script, a parent progress, or
+  /// `taskrun cancel|pause|resume` from another terminal): so is the operation.
+  func control(_ op: OperationNode, _ action: ProgressNode.Control) {
+    switch action {
+    case .cancel: cancel(op)
+    case .pause: pause(op)
+    case .resume: resume(op)
+    }
+  }
+
+  /// Pauses an operation that has not finished: one that has not started does not start
+  /// until resumed; a running one's commands get SIGSTOP (their process groups, here; the
+  /// job's steps in a cluster), its body stops at its next yielding call, and its timeout
+  /// stops counting. Its progress is paused too.
+  public func pause(_ op: OperationNode) {
+    guard !op.isFinished, !op.isPaused else { return }
+    op.isPaused = true
+    let now = clock.now
+    if op.state == .executing { holdExecution(op, at: now) }
+    op.progress.pause()  // told back here: already paused, nothing more; views show it paused
+    announcer.changed(op, .paused, at: elapsed(at: now))
+  }
+
+  /// Resumes a paused operation: its commands get SIGCONT, its body goes on, its timeout
+  /// counts what was left of it, and one that was ready may start.
+  public func resume(_ op: OperationNode) {
+    guard op.isPaused else { return }
+    op.isPaused = false
+    let now = clock.now
+    if op.state == .executing { releaseExecution(op, at: now) }
+    if op.state == .ready {
+      // Its place among the ready: a pump that met it paused let it go.
+      op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+    }
+    if op.hasProgress { op.progress.resume() }
+    if !op.isFinished { announcer.changed(op, .resumed, at: elapsed(at: now)) }
+  }
+
+  /// A running operation stops where it is: commands stopped, timeout held, body told.
+  private func holdExecution(_ op: OperationNode, at now: Double) {
+    if let timer = op.timeoutTimer {
+      cancelTimer(timer)
+      op.timeoutTimer = nil
+      op.extras.timeoutLeft = max(0, op.extras.timeoutDeadline - now)
+    }
+    commands.signal(ownedBy: op, SIGSTOP)
+    op.body?.pause(op, scheduler: self)
+  }
+
+  private func releaseExecution(_ op: OperationNode, at now: Double) {
+    commands.signal(ownedBy: op, SIGCONT)
+    if let left = op.extrasStorage?.timeoutLeft {
+      op.extras.timeoutLeft = nil
+      armTimeout(op, seconds: left, at: now)
+    }
+    op.body?.resume(op, scheduler: self)
+  }
+
+  /// Starts the running attempt's timeout: `seconds` from `now`.
+  func armTimeout(_ op: OperationNode, seconds: Double, at now: Double) {
+    let attempt = op.attempt
+    op.extras.timeoutDeadline = now + seconds
+    op.timeoutTimer = after(seconds) { [weak self, weak op] in
+      guard let self, let op, op.attempt == attempt else { return }
+      expire(op)
+    }
+  }
+}
