@@ -3,6 +3,7 @@
 #include "CSpawn.h"
 #include "inherited.h"
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -27,6 +28,7 @@ struct spawn_args {
   int in_fd, out_fd, err_fd;  /* in_fd -1: /dev/null */
   pid_t parent;
   const struct cs_confinement *confinement;  /* NULL: none */
+  int nice_delta, ioprio;  /* cs_set_spawn_qos's, for this spawn */
   volatile int error;   /* written by the child before it exits: why exec failed */
 };
 
@@ -86,6 +88,14 @@ static int child_main(void *arg) {
      the run, and Slurm's tools from a thread that waits for them. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) goto fail;
   if (getppid() != a->parent) _exit(127);  /* taskrun died before the line above */
+  /* Its quality of service, before it runs a thing: what it starts inherits it. Lowering
+     priority needs no privilege; a failure leaves the command as it would have been. */
+  if (a->nice_delta > 0) {
+    errno = 0;
+    int now = getpriority(PRIO_PROCESS, 0);
+    if (errno == 0) (void)setpriority(PRIO_PROCESS, 0, now + a->nice_delta > 19 ? 19 : now + a->nice_delta);
+  }
+  if (a->ioprio >= 0) (void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, a->ioprio);
   if (a->in_fd >= 0) {
     if (dup2(a->in_fd, 0) < 0) goto fail;
   } else {
@@ -176,13 +186,22 @@ int cs_spawn_input(const char *path, char *const argv[], char *const envp[], con
   return cs_spawn_confined(path, argv, envp, cwd, in_fd, out_fd, err_fd, NULL, pid, pidfd);
 }
 
+/* The next spawns' quality of service on this thread (cs_set_spawn_qos). */
+static _Thread_local int g_qos_nice = 0, g_qos_ioprio = -1;
+
+void cs_set_spawn_qos(int nice_delta, int ioprio) {
+  g_qos_nice = nice_delta;
+  g_qos_ioprio = ioprio;
+}
+
 int cs_spawn_confined(const char *path, char *const argv[], char *const envp[], const char *cwd,
                       int in_fd, int out_fd, int err_fd, const struct cs_confinement *confinement,
                       pid_t *pid, int *pidfd) {
   static _Atomic pid_t self = 0;  /* a process's id does not change: one getpid a process */
   if (self == 0) self = getpid();
   if (confinement) cs_sandbox_prepare();
-  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, confinement, 0 };
+  struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, confinement,
+                          g_qos_nice, g_qos_ioprio, 0 };
   int rc = spawn_once(&a, pid, pidfd);
   if (rc != 0) return rc;
   if (a.error != ENOEXEC) return a.error;

@@ -120,6 +120,7 @@ extension ScriptHost {
     do {
       try configure(op, from: s, spec, what: what())
       try attachCleanup(op, s, spec, what: what())
+      try qualityOfService(op, s, spec, what: what())
     } catch {
       scheduler.discard(op)
       uncharge(bytes, on: s)
@@ -147,14 +148,7 @@ extension ScriptHost {
     what: @autoclosure () -> String
   ) throws {
     // Most specs set none of these: an absent field costs one type check, not a call.
-    if !s.isNil(spec[.priority]), let priority = try stringField(s, at: spec[.priority], "priority", in: what()) {
-      guard let value = Priority(name: priority) else {
-        throw ScriptError(
-          "\(what()): field 'priority' must be one of "
-            + Priority.allCases.map(\.name).joined(separator: ", ") + " (got '\(priority)')")
-      }
-      op.priority = value
-    }
+    if !s.isNil(spec[.priority]) { op.priority = try priority(s, spec[.priority], what: what()) }
     if !s.isNil(spec[.when]), let when = try stringField(s, at: spec[.when], "when", in: what()) {
       guard let value = RunPolicy(rawValue: when) else {
         throw ScriptError("\(what()): field 'when' must be one of succeeded, finished, failed (got '\(when)')")
@@ -186,6 +180,30 @@ extension ScriptHost {
     if !s.isNil(spec[.after]) {
       try addDependencies(op, s, spec[.after], what: what(), field: "field 'after'")
     }
+  }
+
+  /// `priority = "high"` or Foundation's number (-8…8, snapped to the nearest level).
+  func priority(_ s: LuaStack, _ i: Int32, what: String) throws -> Priority {
+    if s.type(i) == LUA_TNUMBER, let number = s.number(i) {
+      return Priority(number: try LuaNumber.finite(number, "\(what): field 'priority'"))
+    }
+    guard let name = s.string(i), let value = Priority(name: name) else {
+      throw ScriptError(
+        "\(what): field 'priority' must be one of " + Priority.allCases.map(\.name).joined(separator: ", ")
+          + " or a number from -8 to 8 (got \(s.describe(i)))")
+    }
+    return value
+  }
+
+  /// `qos = "user_interactive" | "user_initiated" | "utility" | "background"`.
+  func qualityOfService(_ op: OperationNode, _ s: LuaStack, _ spec: SpecSlots, what: String) throws {
+    guard let name = try stringField(s, at: spec[.qos], "qos", in: what) else { return }
+    guard let qos = QualityOfService(rawValue: name) else {
+      throw ScriptError(
+        "\(what): field 'qos' must be one of " + QualityOfService.allCases.map(\.rawValue).joined(separator: ", ")
+          + " (got '\(name)')")
+    }
+    op.qos = qos
   }
 
   /// `retry = { max = n, delay = seconds, backoff = "constant" | "exponential" }`

@@ -145,20 +145,87 @@ extension ScriptHost {
     if s.L != L { lua_xmove(L, s.L, 1) }
   }
 
-  /// Calls `ref` with the node after it changes, at most 15 times a second, from the loop.
-  func observe(_ node: ProgressNode, ref: Int32) {
-    let id = ObjectIdentifier(node)
-    let first = progressHandles.observers[id] == nil
-    progressHandles.observers[id, default: []].append(ref)
-    guard first else { return }
-    let previous = node.onChange
-    node.onChange = { [unowned self] changed in
-      previous?(changed)
-      guard progressHandles.observedDirty.insert(id).inserted else { return }
-      guard !progressHandles.flushScheduled else { return }
-      progressHandles.flushScheduled = true
-      scheduler.after(1.0 / 15) { [unowned self] in flushObservers() }
+  /// `p:observe(f, { initial = bool, keys = { "fraction", … }, every = bool })`: calls `f`
+  /// with the node after it (or a node below it) changes: at most 15 times a second from the
+  /// loop, or at every change with `every`; with `keys`, only when one of those fields
+  /// changed; with `initial`, once at once. Returns the observation (`:cancel()` ends it).
+  func observe(_ node: ProgressNode, _ s: LuaStack) throws -> Int32 {
+    guard s.type(2) == LUA_TFUNCTION else { throw s.badArgument(2, "observe", "function") }
+    var initial = false, every = false, keys: [String]?
+    if !s.isNil(3) {
+      guard s.type(3) == LUA_TTABLE else { throw s.badArgument(3, "observe", "table { initial =, keys =, every = }") }
+      try checkFields(s, 3, valid: ["initial", "keys", "every"], in: "observe")
+      initial = try optionalBoolean(s, 3, "initial", in: "observe") ?? false
+      every = try optionalBoolean(s, 3, "every", in: "observe") ?? false
+      if s.rawGet(3, "keys") != LUA_TNIL {
+        keys = try observedKeys(s, s.top)
+      }
+      s.pop()
     }
+    s.pushValue(2)
+    if s.L != L { lua_xmove(s.L, L, 1) }
+    let observation = ProgressObservation(
+      id: progressHandles.observations.count, node: node, function: stack.ref(), keys: keys, every: every)
+    progressHandles.observations.append(observation)
+    let id = ObjectIdentifier(node)
+    if every { progressHandles.everyCount += 1 }
+    if progressHandles.observers[id] == nil {
+      let previous = node.onChange
+      node.onChange = { [unowned self] changed in
+        previous?(changed)
+        observedChange(of: id)
+      }
+    }
+    progressHandles.observers[id, default: []].append(observation)
+    if initial { callLua(observation.function, with: node, what: "progress observer") }
+    pushHandle(.observation, id: observation.id, on: s)
+    return 1
+  }
+
+  /// The list of field names at `i` (`keys = { … }`), each one an observable field.
+  private func observedKeys(_ s: LuaStack, _ i: Int32) throws -> [String] {
+    guard s.type(i) == LUA_TTABLE else { throw ScriptError("observe: 'keys' must be a list of field names") }
+    var keys: [String] = []
+    for k in 0..<s.rawLength(i) {
+      s.rawGet(i, k + 1)
+      defer { s.pop() }
+      guard let key = s.string(-1), ProgressObservation.observable.contains(key) else {
+        throw ScriptError(
+          "observe: 'keys' must name fields of a progress ("
+            + ProgressObservation.observable.joined(separator: ", ") + "), got \(s.describe(-1))")
+      }
+      keys.append(key)
+    }
+    guard !keys.isEmpty else { throw ScriptError("observe: 'keys' must name at least one field") }
+    return keys
+  }
+
+  /// Ends an observation: its function is not called again.
+  func unobserve(_ observation: ProgressObservation) {
+    guard observation.active else { return }
+    observation.active = false
+    if observation.every { progressHandles.everyCount -= 1 }
+    let id = ObjectIdentifier(observation.node)
+    progressHandles.observers[id]?.removeAll { $0 === observation }
+    stack.unref(observation.function)
+  }
+
+  /// A node with observers (or one below it) changed: those told every change are called
+  /// now, the others from the loop, together, at most 15 times a second.
+  private func observedChange(of id: ObjectIdentifier) {
+    guard let list = progressHandles.observers[id], !list.isEmpty else { return }
+    var coalesced = false
+    for observation in list {
+      if !observation.every {
+        coalesced = true
+      } else if observation.active, observation.changed() {
+        callLua(observation.function, with: observation.node, what: "progress observer")
+      }
+    }
+    guard coalesced, progressHandles.observedDirty.insert(id).inserted else { return }
+    guard !progressHandles.flushScheduled else { return }
+    progressHandles.flushScheduled = true
+    scheduler.after(1.0 / 15) { [unowned self] in flushObservers() }
   }
 
   func flushObservers() {
@@ -166,9 +233,80 @@ extension ScriptHost {
     let dirty = progressHandles.observedDirty
     progressHandles.observedDirty = []
     for id in dirty {
-      guard let index = progressHandles.ids[id] else { continue }
-      let node = progressHandles.nodes[index]
-      for ref in progressHandles.observers[id] ?? [] { callLua(ref, with: node, what: "progress observer") }
+      for observation in progressHandles.observers[id] ?? [] where !observation.every {
+        guard observation.active, observation.changed() else { continue }
+        callLua(observation.function, with: observation.node, what: "progress observer")
+      }
+    }
+  }
+
+  // MARK: User info
+
+  /// `p.user_info`: a new table with the node's user info (changing it changes nothing).
+  func pushUserInfo(_ node: ProgressNode, on s: LuaStack) {
+    s.newTable(hash: Int32(node.userInfo.count))
+    for (key, value) in node.userInfo {
+      switch value {
+      case .text(let text): s.push(text)
+      case .number(let number) where number.rounded() == number && number.magnitude <= 0x1p53: s.push(Int(number))
+      case .number(let number): s.push(number)
+      case .flag(let flag): s.push(flag)
+      }
+      s.rawSet(-2, key)
+    }
+  }
+
+  /// `p.user_info = { key = value, … }`: replaces all of it (nil: empties it).
+  func replaceUserInfo(_ node: ProgressNode, value i: Int32, _ s: LuaStack) throws {
+    if s.isNil(i) { return node.userInfo = [:] }
+    guard s.type(i) == LUA_TTABLE else {
+      throw ScriptError("progress: 'user_info' must be a table (got \(s.typeName(i)))")
+    }
+    var info: [String: ProgressNode.InfoValue] = [:]
+    for key in s.keys(i) {
+      guard case .name(let name) = key else { throw ScriptError("progress: the keys of 'user_info' must be strings") }
+      s.rawGet(i, name)
+      defer { s.pop() }
+      info[try userInfoKey(name)] = try userInfoValue(s, s.top, name)
+    }
+    guard info.count <= Self.maxUserInfo else {
+      throw ScriptError("progress: 'user_info' may hold at most \(Self.maxUserInfo) keys (got \(info.count))")
+    }
+    node.userInfo = info
+  }
+
+  /// `p:set_user_info(key, value)`, Foundation's `setUserInfoObject(_:forKey:)`; nil removes.
+  func setUserInfo(_ node: ProgressNode, key: String, value i: Int32, _ s: LuaStack) throws {
+    let key = try userInfoKey(key)
+    if s.isNil(i) { return node.userInfo[key] = nil }
+    let value = try userInfoValue(s, i, key)
+    guard node.userInfo[key] != nil || node.userInfo.count < Self.maxUserInfo else {
+      throw ScriptError("set_user_info: a progress holds at most \(Self.maxUserInfo) keys")
+    }
+    node.userInfo[key] = value
+  }
+
+  static let maxUserInfo = 64
+
+  private func userInfoKey(_ key: String) throws -> String {
+    guard !key.isEmpty, key.utf8.count <= 100 else {
+      throw ScriptError("progress: a 'user_info' key must be 1 to 100 bytes")
+    }
+    return try displayText(key, "progress: 'user_info' key")
+  }
+
+  private func userInfoValue(_ s: LuaStack, _ i: Int32, _ key: String) throws -> ProgressNode.InfoValue {
+    switch s.type(i) {
+    case LUA_TBOOLEAN: return .flag(s.boolean(i))
+    case LUA_TNUMBER: return .number(try LuaNumber.finite(s.number(i)!, "progress: user_info '\(key)'"))
+    case LUA_TSTRING:
+      let text = s.string(i)!
+      guard text.utf8.count <= 1000 else {
+        throw ScriptError("progress: user_info '\(key)' must be at most 1000 bytes")
+      }
+      return .text(try displayText(text, "progress: user_info '\(key)'"))
+    default:
+      throw ScriptError("progress: user_info '\(key)' must be a string, number or boolean (got \(s.typeName(i)))")
     }
   }
 

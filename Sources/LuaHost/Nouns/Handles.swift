@@ -4,9 +4,9 @@ import CLuaShim
 import TaskEngine
 
 /// The kinds of engine object Lua holds handles to; each is declared by its noun
-/// (`operationNoun`, `queueNoun`, `progressNoun`).
+/// (`operationNoun`, `queueNoun`, `progressNoun`, `observationNoun`).
 enum HandleKind: Int, CaseIterable {
-  case operation, queue, progress
+  case operation, queue, progress, observation
 }
 
 /// A registry reference per handle kind, stored flat: a dictionary would hash on every push.
@@ -24,7 +24,8 @@ extension ScriptHost {
   static let nounRegistry: [(name: String, bind: @Sendable () -> NounBinding)] = [
     ("operation", { operationNoun.binding() }),
     ("queue", { queueNoun.binding() }),
-    ("progress", { progressNoun.binding() })
+    ("progress", { progressNoun.binding() }),
+    ("observation", { observationNoun.binding() })
   ]
 
   /// The noun of `kind`, bound the first time a handle of that kind is read, written or

@@ -19,7 +19,8 @@ extension ScriptHost {
         return "<operation \(op.name): \(parts.joined(separator: ", "))>"
       },
       refuse: { _, key in
-        ScriptError("cannot set '\(key)': the fields of an operation are read-only (set them in operation{})")
+        ScriptError(
+          "cannot set '\(key)': the fields of an operation are read-only but 'priority' (set them in operation{})")
       })
   }
 
@@ -43,7 +44,14 @@ extension ScriptHost {
       LuaField("result") { host, op, s in host.pushResult(of: op, on: s) },
       LuaField("duration") { _, op, s in op.duration.map { s.push($0) } ?? s.pushNil() },
       LuaField("attempt") { _, op, s in s.push(op.attempt) },
-      LuaField("priority") { _, op, s in s.push(op.priority.name) },
+      LuaField(
+        "priority", get: { _, op, s in s.push(op.priority.name) },
+        set: { host, op, s, i in
+          do { try host.scheduler.setPriority(op, try host.priority(s, i, what: "operation '\(op.name)'")) } catch let
+            error as EngineError
+          { throw ScriptError(error.description) }
+        }),
+      LuaField("qos") { _, op, s in op.qos.map { s.push($0.rawValue) } ?? s.pushNil() },
       LuaField("when") { _, op, s in s.push(op.policy.rawValue) },
       LuaField("weight") { _, op, s in s.push(op.weight) },
       LuaField("desc") { _, op, s in op.desc.map { s.push($0) } ?? s.pushNil() },

@@ -30,6 +30,8 @@ extension ScriptHost {
         return true
       },
       rawNewIndex: { host, s in
+        // While an observer is told every change, every store is applied at once.
+        guard host.progressHandles.everyCount == 0 else { return false }
         guard let key = lua_tolstring(s.L, 2, nil), key == host.progressHandles.completedAddress,
           let value = s.integer(3), value.magnitude <= 1 << 53
         else { return false }  // else LuaNumber.whole refuses it
@@ -136,6 +138,9 @@ extension ScriptHost {
         set: { _, node, s, i in
           node.fileCompletedCount = s.isNil(i) ? nil : Int(try integer(s, i, "file_completed_count"))
         }),
+      LuaField(
+        "user_info", get: { host, node, s in host.pushUserInfo(node, on: s) },
+        set: { host, node, s, i in try host.replaceUserInfo(node, value: i, s) }),
       handler("on_cancel"),
       handler("on_pause"),
       handler("on_resume"),
@@ -191,11 +196,17 @@ extension ScriptHost {
       LuaMethod("resume") { _, node, _ in
         node.resume(); return 0
       },
-      LuaMethod("observe") { host, node, s in
-        guard s.type(2) == LUA_TFUNCTION else { throw s.badArgument(2, "observe", "function") }
-        s.pushValue(2)
-        if s.L != host.L { lua_xmove(s.L, host.L, 1) }
-        host.observe(node, ref: host.stack.ref())
+      LuaMethod("observe") { host, node, s in try host.observe(node, s) },
+      LuaMethod("unobserve") { host, _, s in
+        guard let id = host.handleID(.observation, at: 2, on: s) else {
+          throw s.badArgument(2, "unobserve", "observation (what observe returned)")
+        }
+        host.unobserve(host.progressHandles.observations[id])
+        return 0
+      },
+      LuaMethod("set_user_info") { host, node, s in
+        guard let key = s.string(2) else { throw s.badArgument(2, "set_user_info", "string") }
+        try host.setUserInfo(node, key: key, value: 3, s)
         return 0
       }
     ]

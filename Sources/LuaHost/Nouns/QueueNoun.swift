@@ -43,7 +43,10 @@ extension ScriptHost {
         }),
       LuaField("count") { _, queue, s in s.push(queue.count) },
       LuaField("running") { _, queue, s in s.push(queue.running) },
-      LuaField("operations") { host, queue, s in host.pushOperations(queue.operations, on: s) }
+      // As Foundation's `operations`: what has not finished; every one ever put on it, too.
+      LuaField("operations") { host, queue, s in host.pushOperations(queue.operations.filter { !$0.isFinished }, on: s)
+      },
+      LuaField("all_operations") { host, queue, s in host.pushOperations(queue.operations, on: s) }
     ]
   }
 

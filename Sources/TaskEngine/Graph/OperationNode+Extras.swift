@@ -22,6 +22,7 @@ extension OperationNode {
     @exclusivity(unchecked) var timeoutCancels = false
     /// What it runs after its body stopped for a failure, a cancel or a timeout.
     @exclusivity(unchecked) var cleanup: (any OperationCleanup)? = nil
+    @exclusivity(unchecked) var qos: QualityOfService? = nil
     @exclusivity(unchecked) var hostData: AnyObject? = nil
     @exclusivity(unchecked) var outputObserver: ((String) -> Void)? = nil
     @exclusivity(unchecked) var lastShownProgress: ProgressNode? = nil
@@ -114,6 +115,11 @@ extension OperationNode {
   public var timeoutCancels: Bool {
     get { extrasStorage?.timeoutCancels ?? false }
     set { if extrasStorage != nil || newValue { extras.timeoutCancels = newValue } }
+  }
+  /// `qos = "utility"`: its commands' CPU and I/O niceness (nil: as taskrun's).
+  public var qos: QualityOfService? {
+    get { extrasStorage?.qos }
+    set { if extrasStorage != nil || newValue != nil { extras.qos = newValue } }
   }
   /// Runs after its body stopped for a failure, a cancel or a timeout (Scheduler+Cleanup).
   public var cleanup: (any OperationCleanup)? {

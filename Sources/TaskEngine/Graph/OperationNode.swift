@@ -57,6 +57,16 @@ public enum Priority: Int, Sendable, CaseIterable, Comparable {
   }
 
   public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+
+  /// Foundation's `queuePriority` as a number: the nearest level (-8, -4, 0, 4 or 8; a tie
+  /// goes to the level nearer normal, so 2 is normal and 6 high); beyond ±8, the extreme.
+  public init(number: Double) {
+    let levels = Priority.allCases
+    self = levels.min { a, b in
+      let (da, db) = (abs(Double(a.rawValue) - number), abs(Double(b.rawValue) - number))
+      return da != db ? da < db : abs(a.rawValue) < abs(b.rawValue)
+    }!
+  }
 }
 
 /// How a failed operation is tried again: up to `max` more times, waiting `delay` seconds

@@ -33,7 +33,8 @@ extension ProgressSnapshot {
         ProgressSnapshot(
           completed: image.completed, total: image.total, fraction: 1, indeterminate: false,
           description: image.localizedDescription,
-          additionalDescription: image.localizedAdditionalDescription, paused: paused), source
+          additionalDescription: image.localizedAdditionalDescription, paused: paused,
+          userInfo: source.userInfo.isEmpty ? node.userInfo : source.userInfo), source
       )
     }
     var snapshot = ProgressSnapshot(
@@ -41,6 +42,7 @@ extension ProgressSnapshot {
       indeterminate: shown.isIndeterminate, description: shown.localizedDescription,
       additionalDescription: shown.localizedAdditionalDescription, paused: paused)
     snapshot.wordsSayPaused = shown.wordsSayPaused
+    snapshot.userInfo = shown.userInfo.isEmpty ? node.userInfo : shown.userInfo
     return (snapshot, shown)
   }
 }

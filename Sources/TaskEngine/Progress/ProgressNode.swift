@@ -268,6 +268,25 @@ public final class ProgressNode {
     didSet { if oldValue != additionalDescription { bubble(countsChanged: false) } }
   }
 
+  // MARK: User info
+
+  /// A value of `userInfo`.
+  public enum InfoValue: Sendable, Equatable, CustomStringConvertible {
+    case text(String), number(Double), flag(Bool)
+    public var description: String {
+      switch self {
+      case .text(let text): text
+      case .number(let number): "\(number)"
+      case .flag(let flag): "\(flag)"
+      }
+    }
+  }
+  /// Foundation's free-form `userInfo` (its well-known keys are the fields below); copied
+  /// into the operation's progress events.
+  public var userInfo: [String: InfoValue] = [:] {
+    didSet { if oldValue != userInfo { bubble(countsChanged: false) } }
+  }
+
   // MARK: File kind
 
   /// Bytes per second: the value set, or else an estimate from the clock (nil without a

@@ -76,15 +76,18 @@ public struct ProgressSnapshot: Sendable, Equatable {
   public var additionalDescription: String
   /// The progress (or the one it shows) is paused.
   public var paused = false
+  /// The user info of the progress it shows (or of the operation's own).
+  public var userInfo: [String: ProgressNode.InfoValue] = [:]
   /// Its words already say so (a `file` progress's default additional description does).
   public var wordsSayPaused = false
 
   public init(
     completed: Int64, total: Int64, fraction: Double, indeterminate: Bool, description: String,
-    additionalDescription: String, paused: Bool = false
+    additionalDescription: String, paused: Bool = false, userInfo: [String: ProgressNode.InfoValue] = [:]
   ) {
     (self.completed, self.total, self.fraction, self.indeterminate) = (completed, total, fraction, indeterminate)
     (self.description, self.additionalDescription, self.paused) = (description, additionalDescription, paused)
+    self.userInfo = userInfo
   }
 }
 

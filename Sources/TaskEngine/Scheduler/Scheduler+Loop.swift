@@ -22,7 +22,9 @@ extension Scheduler {
     on executor: (any CommandExecutor)? = nil,
     completion: @escaping (CommandResult) -> Void
   ) -> CommandToken {
-    commands.run(spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), completion: completion)
+    var spec = spec
+    if spec.qos == nil { spec.qos = op?.qos }
+    return commands.run(spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), completion: completion)
   }
 
   /// An executor of this run, ended at every exit (`endExecutors`).

@@ -60,6 +60,20 @@ extension Scheduler {
     op.body?.resume(op, scheduler: self)
   }
 
+  /// Changes the priority of an operation that has not started (as `queuePriority` may be
+  /// changed until an operation executes); a ready one takes its new place at once.
+  public func setPriority(_ op: OperationNode, _ priority: Priority) throws {
+    guard op.state == .pending || op.state == .ready, !op.isFinished else {
+      throw EngineError(
+        .alreadyStarted,
+        "cannot change the priority of '\(op.name)': it already \(op.isFinished ? "finished" : "started")")
+    }
+    guard priority != op.priority else { return }
+    op.priority = priority
+    // The old entry is passed over when it pops (its priority no longer matches).
+    if op.state == .ready { op.queue.ready.insert(ReadyEntry(priority: priority.rawValue, id: op.id, operation: op)) }
+  }
+
   /// Starts the running attempt's timeout: `seconds` from `now`.
   func armTimeout(_ op: OperationNode, seconds: Double, at now: Double) {
     let attempt = op.attempt

@@ -58,6 +58,10 @@ final class EventsReporter: EventSink {
         ("description", .string(p.description)),
         ("additional_description", .string(p.additionalDescription)), ("paused", .bool(p.paused))
       ]
+      if !p.userInfo.isEmpty {
+        fields.append(
+          ("user_info", .object(p.userInfo.sorted { $0.key < $1.key }.map { ($0.key, Self.json($0.value)) })))
+      }
     case .message(let time, let operation, let text, _):
       fields = [
         ("time", seconds(time)), ("event", .string("print")),
@@ -118,6 +122,14 @@ final class EventsReporter: EventSink {
     line += "\n"
     file.append(line)
     if case .runFinish = event { file.close() }
+  }
+
+  static func json(_ value: ProgressNode.InfoValue) -> JSON {
+    switch value {
+    case .text(let text): .string(text)
+    case .number(let number): .number(number)
+    case .flag(let flag): .bool(flag)
+    }
   }
 
   /// "dependency", "queue main", "resource mutex 'm'", "condition logged in", …

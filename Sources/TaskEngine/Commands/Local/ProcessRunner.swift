@@ -88,6 +88,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
     var pid: pid_t = 0, pidfd: Int32 = -1
+    if let qos = spec.qos { cs_set_spawn_qos(qos.niceDelta, qos.ioPriority) }
+    defer { if spec.qos != nil { cs_set_spawn_qos(0, -1) } }
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
         guard var rules else {

@@ -16,6 +16,13 @@ public enum Slurm {
   }
 
   /// A name for this run's jobs: `scancel --name` and `squeue --name` find them all.
+  /// `--nice=N` for a command with a lower quality of service: Slurm's own niceness (a
+  /// lower scheduling priority in the cluster's queue), which needs no privilege when positive.
+  static func niceOptions(_ qos: QualityOfService?) -> [String] {
+    guard let delta = qos?.niceDelta, delta > 0 else { return [] }
+    return ["--nice=\(delta * 100)"]
+  }
+
   public static func runTag() -> String {
     "taskrun.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
   }

@@ -91,7 +91,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
           [
             "sbatch", "--parsable", "--job-name=\(tag)", "--no-requeue",
             "--output=\(job.folder.path)/slurm.out", "--chdir=\(folder.path)"
-          ] + placement.options
+          ] + placement.options + Slurm.niceOptions(spec.qos)
           + [script.path, job.folder.path] + spec.argv
         let (status, output) = Slurm.capture(argv, environment: environment)
         guard status == 0,

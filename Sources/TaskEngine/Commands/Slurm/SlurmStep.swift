@@ -44,11 +44,12 @@ public final class SlurmStepExecutor: CommandExecutor {
   /// srun's argv for `spec`: the step, then the wrapper, then the command's own argv.
   public func stepArguments(_ spec: CommandSpec) -> [String] {
     ["srun", "-v", "--exact", "--ntasks=1", "--nodes=1", "--job-name=\(tag)"] + placement.options
-      + ["/bin/sh", "-c", Self.wrapper, "taskrun-job"] + spec.argv
+      + Slurm.niceOptions(spec.qos) + ["/bin/sh", "-c", Self.wrapper, "taskrun-job"] + spec.argv
   }
 
   public func start(_ spec: CommandSpec, token: CommandToken) {
     var step = CommandSpec(.argv(stepArguments(spec)), environment: spec.environment)
+    step.qos = nil  // srun itself runs as taskrun does; the step gets --nice
     // srun starts here, the command in TASKRUN_CWD there (the filesystem is shared).
     if let directory = spec.directory { step.environment["TASKRUN_CWD"] = directory }
     processes.start(step, token: token)
