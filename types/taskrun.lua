@@ -19,7 +19,8 @@
 ---@field result any What the body returned, or `{ status, stdout, stderr }` for a command.
 ---@field duration number|nil Seconds it ran (its last attempt).
 ---@field attempt integer Attempts so far.
----@field priority "very_low"|"low"|"normal"|"high"|"very_high"
+---@field priority "very_low"|"low"|"normal"|"high"|"very_high" Settable until it starts (a name, or Foundation's number -8…8, snapped to the nearest level).
+---@field qos "user_interactive"|"user_initiated"|"utility"|"background"|nil Its commands' CPU and I/O niceness.
 ---@field when "succeeded"|"finished"|"failed"
 ---@field weight number Its share of the run's progress.
 ---@field desc string|nil What it is for (`taskrun --list`).
@@ -73,7 +74,8 @@ function Operation:wait() end
 ---@field suspended boolean Settable: a suspended queue starts nothing.
 ---@field count integer Its unfinished operations.
 ---@field running integer Its executing operations.
----@field operations taskrun.Operation[]
+---@field operations taskrun.Operation[] Those that have not finished (as Foundation's).
+---@field all_operations taskrun.Operation[] Every operation ever put on it, in declaration order.
 local Queue = {}
 
 ---Starts nothing new until `resume`.
@@ -107,6 +109,7 @@ function Queue:wait() end
 ---@field on_cancel fun(p: taskrun.Progress)|nil
 ---@field on_pause fun(p: taskrun.Progress)|nil
 ---@field on_resume fun(p: taskrun.Progress)|nil
+---@field user_info table<string, string|number|boolean> Foundation's userInfo: a copy when read; assigning replaces it; in the progress events.
 ---@field fraction number Read-only: (completed + children's shares) / total.
 ---@field indeterminate boolean Read-only.
 ---@field finished boolean Read-only.
@@ -136,9 +139,32 @@ function Progress:pause() end
 ---Resumes this node and its descendants.
 function Progress:resume() end
 
----Calls `fn(p)` after changes, at most 15 times a second.
+---Calls `fn(p)` after changes, at most 15 times a second (`every`: at each change; `keys`: only
+---when one of those fields changed; `initial`: once at once). Returns the observation.
 ---@param fn fun(p: taskrun.Progress)
-function Progress:observe(fn) end
+---@param options? { initial?: boolean, keys?: string[], every?: boolean }
+---@return taskrun.Observation
+function Progress:observe(fn, options) end
+
+---Ends an observation `observe` returned.
+---@param observation taskrun.Observation
+function Progress:unobserve(observation) end
+
+---Sets one key of `user_info` (nil removes it), as `setUserInfoObject(_:forKey:)`.
+---@param key string
+---@param value string|number|boolean|nil
+function Progress:set_user_info(key, value) end
+
+---What `p:observe` returns.
+---@class taskrun.Observation
+---@field active boolean False once cancelled.
+---@field every boolean Told every change.
+---@field keys string[]|nil The fields it watches (nil: any change).
+---@field progress taskrun.Progress The progress it observes.
+local Observation = {}
+
+---Ends it: its function is not called again.
+function Observation:cancel() end
 
 ---A condition: what must hold just before an operation starts.
 ---@class taskrun.Condition
@@ -156,7 +182,7 @@ function Progress:observe(fn) end
 ---@field progress? string A Lua pattern whose captures in the command's output are its progress.
 ---@field after? (taskrun.Operation|string)[] Dependencies.
 ---@field queue? taskrun.Queue
----@field priority? "very_low"|"low"|"normal"|"high"|"very_high"
+---@field priority? "very_low"|"low"|"normal"|"high"|"very_high"|integer A name, or Foundation's number -8…8 (snapped to the nearest level).
 ---@field when? "succeeded"|"finished"|"failed" Which dependency outcomes let it run.
 ---@field conditions? taskrun.Condition[]
 ---@field timeout? number Seconds each attempt may take.
@@ -166,6 +192,9 @@ function Progress:observe(fn) end
 ---@field weight? number Its share of the run's progress (default 1).
 ---@field desc? string What it is for (`taskrun --list`).
 ---@field sandbox? {read?: string|string[], write?: string|string[], network?: boolean} What its commands may do beyond `--sandbox`'s defaults (honoured as `--sandbox-allow` says).
+---@field cleanup? fun(op: taskrun.Operation, why: "failed"|"cancelled"|"timeout"|"interrupted", message: string) Runs after the body stopped for a failure, a cancel or a timeout; may call sh.
+---@field cleanup_grace? number Seconds the cleanup may take (default 10); then, or at a second Ctrl-C, it is stopped.
+---@field qos? "user_interactive"|"user_initiated"|"utility"|"background" Its commands' CPU and I/O niceness (GCD's quality of service).
 
 ---Declares an operation.
 ---@param spec taskrun.OperationSpec
@@ -278,10 +307,12 @@ function activity(label) end
 ---@return taskrun.Observer
 function background(grace) end
 
----Fails the operation after `seconds` (each attempt).
+---Fails the operation after `seconds` (each attempt; tried again if retries remain), or with
+---`{ cancel = true }` cancels it instead.
 ---@param seconds number
+---@param options? { cancel?: boolean }
 ---@return taskrun.Observer
-function timeout(seconds) end
+function timeout(seconds, options) end
 
 ---Makes a progress node (the first one a body makes stands for its operation).
 ---@class taskrun.ProgressModule

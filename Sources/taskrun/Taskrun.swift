@@ -32,6 +32,8 @@ enum Taskrun {
       var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
       if let cwd = getcwd(&folder, folder.count) { setenv("TMPDIR", String(cString: cwd) + "/" + tmpdir, 1) }
     }
+    // The locale's language for the progress words (--lang overrides it for a run).
+    ProgressLanguage.current = .fromLocale(ProcessInfo.processInfo.environment)
     // The command whose usage a usage error shows (`taskrun graph --help` for graph's).
     var usageCommand: any ParsableCommand.Type = RunCommand.self
     do {

@@ -20,7 +20,8 @@ import Testing
     var declared = Declared()
     var currentClass: String?
     let locals = [
-      "Operation": "Operation", "Queue": "Queue", "Progress": "Progress", "ProgressModule": "ProgressModule"
+      "Operation": "Operation", "Queue": "Queue", "Progress": "Progress", "ProgressModule": "ProgressModule",
+      "Observation": "Observation"
     ]
     for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init) {
       if let match = line.firstMatch(of: /^---@class taskrun\.(\w+)/) { currentClass = String(match.1); continue }
@@ -71,7 +72,9 @@ import Testing
     #expect(declared.methods["Queue"]?.contains("wait") == true)
     #expect(declared.fields["Progress"] == Set(host.noun(.progress).readable))
     #expect(declared.methods["Progress"] == Set(host.noun(.progress).methodNames))
-    #expect(declared.fields["OperationSpec"] == Set(SpecField.allCases.map { String(describing: $0) }))
+    #expect(declared.fields["Observation"] == Set(host.noun(.observation).readable))
+    #expect(declared.methods["Observation"] == Set(host.noun(.observation).methodNames))
+    #expect(declared.fields["OperationSpec"] == Set(SpecField.allCases.map(\.key)))
     #expect(declared.methods["ProgressModule"] == ["current"])
   }
 }

@@ -31,6 +31,24 @@ import Testing
     operation { name = "p", after = { g, flaky }, run = function() print("hello") end }
     operation { name = "bad", after = { g }, sh = "exit 3" }
     operation { name = "last", after = { "bad" }, when = "finished", sh = "true" }
+    local q = queue { name = "lane", max_concurrent = 1 }
+    local held = operation { name = "held", queue = q, run = function(op)
+      op.progress:set_user_info("photo", "a.jpg")
+      op.progress.total = 2
+      op.progress.completed = 1
+      sleep(0.2)
+    end }
+    local doomed = operation { name = "doomed", queue = q, run = function() sleep(5) end }
+    operation { name = "driver", run = function()
+      q.suspended = true
+      q.max_concurrent = 2
+      q.suspended = false
+      sleep(0.05)
+      held.progress:pause()
+      sleep(0.05)
+      held.progress:resume()
+      doomed:cancel("not needed")
+    end }
     """
 
   @Test(.enabled(if: python != nil, "no Python with jsonschema (apt-get install python3-jsonschema)"))
@@ -82,7 +100,8 @@ import Testing
     #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     for kind in [
       "run_start", "op_start", "op_start with after", "op_start with group", "op_retry", "op_finish", "output",
-      "print", "activity", "progress (operation)", "progress (run)", "run_finish"
+      "print", "activity", "progress (operation)", "progress (run)", "run_finish", "op_ready", "op_cancel",
+      "op_pause", "op_resume", "queue_suspend", "queue_resume", "queue_limit", "progress with user_info"
     ] {
       #expect(
         check.stdout.range(of: #"\d+ \#(NSRegularExpression.escapedPattern(for: kind))\n"#, options: .regularExpression)

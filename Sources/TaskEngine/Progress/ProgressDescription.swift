@@ -1,4 +1,4 @@
-// The default English descriptions of a ProgressNode, and the number formats they use.
+// The default descriptions of a ProgressNode (words in ProgressLanguage), and the number formats they use.
 //
 // swift-corelibs-foundation returns "" for both descriptions (unimplemented), so these follow
 // Darwin's English output as documented in Progress.swift's doc comments ("30% completed",
@@ -16,20 +16,19 @@ extension ProgressNode {
   /// "Downloading “name”…" (one file with a `fileURL`). Indeterminate, non-file: "".
   public var localizedDescription: String {
     if let description { return description }
+    let language = ProgressLanguage.current
     if kind == .file, let fileOperation {
-      let verb = ProgressFormat.verb(fileOperation)
+      let verb = language.verb(fileOperation)
       if let fileURL, fileTotalCount == nil || fileTotalCount == 1,
         let name = ProgressFormat.displayName(fileURL)
       {
-        return "\(verb) “\(name)”…"
+        return language.verbOneFile(verb, name)
       }
-      if let files = fileTotalCount, files >= 0 {
-        return "\(verb) \(ProgressFormat.count(Int64(files))) \(files == 1 ? "file" : "files")…"
-      }
+      if let files = fileTotalCount, files >= 0 { return language.verbFiles(verb, Int64(files)) }
       return "\(verb)…"
     }
     if isIndeterminate { return "" }
-    return "\(ProgressFormat.percent(fraction))% completed"
+    return language.percentCompleted(ProgressFormat.percent(fraction))
   }
 
   /// Whether `localizedAdditionalDescription` says the node is paused (the default words of a
@@ -44,9 +43,10 @@ extension ProgressNode {
   /// "About 1 minute remaining (1 KB/sec)". Paused: "419 KB of 5.3 MB — paused", no rate.
   public var localizedAdditionalDescription: String {
     if let additionalDescription { return additionalDescription }
+    let language = ProgressLanguage.current
     guard kind == .file else {
       if isIndeterminate { return "" }
-      return "\(ProgressFormat.count(completed)) of \(ProgressFormat.count(total))"
+      return language.countOf(ProgressFormat.count(completed), ProgressFormat.count(total))
     }
     // The bytes done include the unfinished children's share (what `fraction` shows); for a
     // node without children that is `completed`.
@@ -54,17 +54,17 @@ extension ProgressNode {
     let done = effective.magnitude < 9e18 ? Int64(effective) : completed
     var text = ""
     if total > 0 && completed >= 0 {
-      text = "\(ProgressFormat.bytes(done)) of \(ProgressFormat.bytes(total))"
+      text = language.bytesOf(ProgressFormat.bytes(done), ProgressFormat.bytes(total))
     } else if completed > 0 {
       text = ProgressFormat.bytes(done)
     } else if let files = fileTotalCount, files >= 0 {
       let doneFiles = Int64(max(0, fileCompletedCount ?? 0))
-      text = "\(ProgressFormat.count(doneFiles)) of \(ProgressFormat.count(Int64(files))) files"
+      text = language.filesOf(doneFiles, Int64(files))
     }
-    if isPaused { return text.isEmpty ? "paused" : text + " — paused" }
+    if isPaused { return text.isEmpty ? language.paused : text + " — " + language.paused }
     var rate: String?
     if let perSecond = throughput, perSecond.isFinite, perSecond >= 0.5 {
-      rate = "\(ProgressFormat.bytes(Int64(perSecond.rounded())))/sec"
+      rate = language.rate(ProgressFormat.bytes(Int64(perSecond.rounded())))
     }
     var remaining: String?
     if !isFinished, let seconds = estimatedTimeRemaining, seconds.isFinite, seconds > 0 {
@@ -84,8 +84,9 @@ extension ProgressNode {
   }
 }
 
-/// The English number, byte and duration formats of the progress descriptions; reporters use
-/// them too so that the status line reads like the descriptions.
+/// The number, byte and duration formats of the progress descriptions, in the language of
+/// `ProgressLanguage.current`; reporters use them too so that the status line reads like
+/// the descriptions.
 public enum ProgressFormat {
   /// Whole percent, rounded down like `Int(fraction * 100)` but immune to binary fractions
   /// landing just below the integer (0.29 × 100 = 28.999…). Negative fractions give 0.
@@ -94,21 +95,22 @@ public enum ProgressFormat {
     return Int((min(fraction, 1e12) * 100 + 1e-9).rounded(.down))
   }
 
-  /// A count with thousands separators, like NumberFormatter's decimal style in English:
-  /// "1,234,567".
+  /// A count with thousands separators, like NumberFormatter's decimal style: "1,234,567"
+  /// ("1 234 567" in Russian).
   public static func count(_ value: Int64) -> String {
     let digits = String(value.magnitude)
     var out = value < 0 ? "-" : ""
     let lead = digits.count % 3
+    let separator = ProgressLanguage.current.groupSeparator
     for (i, ch) in digits.enumerated() {
-      if i > 0 && (i - lead) % 3 == 0 { out.append(",") }
+      if i > 0 && (i - lead) % 3 == 0 { out.append(separator) }
       out.append(ch)
     }
     return out
   }
 
-  private static let byteUnits: [(name: String, size: Double, digits: Int)] = [
-    ("KB", 1e3, 0), ("MB", 1e6, 1), ("GB", 1e9, 2), ("TB", 1e12, 2), ("PB", 1e15, 2), ("EB", 1e18, 2)
+  private static let byteUnits: [(size: Double, digits: Int)] = [
+    (1e3, 0), (1e6, 1), (1e9, 2), (1e12, 2), (1e15, 2), (1e18, 2)
   ]
 
   /// ByteCountFormatter's adaptive file style: "Zero KB", "1 byte", "999 bytes", "419 KB",
@@ -116,11 +118,11 @@ public enum ProgressFormat {
   /// on Darwin; corelibs Foundation picks the unit first and prints "1,000 KB"). Halves round
   /// to even, as NumberFormatter does.
   public static func bytes(_ count: Int64) -> String {
-    if count == 0 { return "Zero KB" }
+    let language = ProgressLanguage.current
+    if count == 0 { return language.zeroBytes }
     let sign = count < 0 ? "-" : ""
     let magnitude = count.magnitude
-    if magnitude == 1 { return "\(sign)1 byte" }
-    if magnitude < 1000 { return "\(sign)\(magnitude) bytes" }
+    if magnitude < 1000 { return language.bytes(Int64(magnitude), "\(sign)\(magnitude)") }
     var index = 0
     while true {
       let unit = byteUnits[index]
@@ -130,7 +132,7 @@ public enum ProgressFormat {
         index += 1
         continue
       }
-      return "\(sign)\(decimal(Int64(scaled), digits: unit.digits)) \(unit.name)"
+      return "\(sign)\(decimal(Int64(scaled), digits: unit.digits)) \(language.byteUnits[index])"
     }
   }
 
@@ -138,39 +140,27 @@ public enum ProgressFormat {
   /// non-zero one (days, hours, minutes, seconds), the smaller one truncated and left out when
   /// zero; at least 1 second.
   public static func timeRemaining(_ seconds: Double) -> String {
-    "About \(duration(seconds)) remaining"
+    ProgressLanguage.current.timeRemaining(duration(seconds))
   }
 
   /// "1 minute, 37 seconds", "2 hours", "5 seconds" (see `timeRemaining`).
   public static func duration(_ seconds: Double) -> String {
     let whole: Int64 = seconds.isFinite ? Int64(max(1, min(seconds, 1e15)).rounded()) : 1
-    let units: [(Int64, String)] = [(86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")]
+    let language = ProgressLanguage.current
+    let sizes: [Int64] = [86_400, 3_600, 60, 1]
     var parts: [String] = []
     var rest = whole
-    for (size, name) in units {
+    for (unit, size) in sizes.enumerated() {
       let n = rest / size
       rest %= size
       if parts.isEmpty {
-        if n > 0 { parts.append(plural(n, name)) }
+        if n > 0 { parts.append(language.unit(n, unit)) }
       } else {
-        if n > 0 { parts.append(plural(n, name)) }
+        if n > 0 { parts.append(language.unit(n, unit)) }
         break
       }
     }
-    return parts.joined(separator: ", ")
-  }
-
-  static func plural(_ n: Int64, _ word: String) -> String {
-    "\(count(n)) \(word)\(n == 1 ? "" : "s")"
-  }
-
-  static func verb(_ operation: ProgressNode.FileOperation) -> String {
-    switch operation {
-    case .downloading: "Downloading"
-    case .decompressing: "Decompressing"
-    case .receiving: "Receiving"
-    case .copying: "Copying"
-    }
+    return parts.joined(separator: language.unitSeparator)
   }
 
   /// The last path component of a path or URL ("file:///a/b%20c.txt" → "b c.txt"); nil if
@@ -228,6 +218,7 @@ public enum ProgressFormat {
       width -= 1
     }
     let digitsText = String(fraction)
-    return "\(count(whole)).\(String(repeating: "0", count: width - digitsText.count))\(digitsText)"
+    return count(whole) + ProgressLanguage.current.decimalSeparator
+      + String(repeating: "0", count: width - digitsText.count) + digitsText
   }
 }

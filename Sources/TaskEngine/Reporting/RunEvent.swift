@@ -111,7 +111,7 @@ public struct EventInterests: OptionSet, Sendable {
   /// filters it) a command's output is not decoded into text as it comes, only its kept
   /// tail when a report needs it.
   public static let output = EventInterests(rawValue: 1 << 5)
-  /// `operationChange(.ready)`: one more event for every operation.
+  /// `operationChange(.ready)`: one more event for every operation (not in `all`).
   public static let readiness = EventInterests(rawValue: 1 << 6)
-  public static let all: EventInterests = [.starts, .successes, .startReasons, .output, .readiness]
+  public static let all: EventInterests = [.starts, .successes, .startReasons, .output]
 }

@@ -231,8 +231,9 @@ extension Scheduler {
   public func cancel(_ op: OperationNode, reason: String = "cancelled") {
     guard !op.isFinished, !op.isCancelled else { return }
     markCancelled(op, reason: reason)
-    if op.hasProgress { op.progress.cancel() }  // told back here: already cancelled
-    guard !op.isFinished else { return }  // a handler of the progress may have finished it
+    // Its progress last (its handlers fire; told back here, nothing more happens): a group's
+    // children are cancelled with the group's reason first.
+    defer { if op.hasProgress { op.progress.cancel() } }
     if op.state == .executing, let body = op.body {
       announcer.changed(op, .cancelRequested(reason), at: elapsed)
       body.interrupt(op, scheduler: self, reason: reason)

@@ -10,6 +10,13 @@ enum ExecutorChoice: String, ExpressibleByArgument, CaseIterable, ChoiceArgument
   case slurm, local
 }
 
+/// `--lang`: the language of the progress words, the live view and the ETA (default: the
+/// locale's, LC_ALL, LC_MESSAGES or LANG; English when it is none of these).
+enum LanguageChoice: String, ExpressibleByArgument, CaseIterable, ChoiceArgument {
+  case en, zh, ru
+  var language: ProgressLanguage { ProgressLanguage(code: rawValue) ?? .english }
+}
+
 /// What `--sandbox` confines: the Lua code and every command, or (`--sandbox=lua`) the Lua
 /// code only.
 enum SandboxMode: Sendable {
@@ -135,6 +142,7 @@ extension RunOptions {
 
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
   func run(_ invocation: Invocation) throws {
+    if let lang { ProgressLanguage.current = lang.language }
     let isTerminal = Session.outputIsTerminal
     let live = progress == .tty || (progress == .auto && isTerminal)
     let reporter = PlainReporter(

@@ -11,7 +11,7 @@ import ArgumentParser
 enum RunOption: Int, CaseIterable {
   // In the order a completion offers them: flags, files, folders, words, numbers.
   case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, sandboxLua, list
-  case file, events, trace, directory, progress, executor, sandboxAllow
+  case file, events, trace, directory, progress, executor, sandboxAllow, lang
   case jobs, memory, outputLimit, outputFileLimit, listNames
 
   /// What follows an option: what the quick parse reads, and what a completion offers.
@@ -184,6 +184,17 @@ enum RunOption: Int, CaseIterable {
         $0.executor = choice
         return true
       }
+    case .lang:
+      Declaration(
+        long: "--lang", value: .choice(LanguageChoice.self, current: { $0.lang?.rawValue }),
+        text:
+          "The language of progress descriptions, the live view and the ETA: en, zh (Simplified Chinese) or ru; default: the locale's (LC_ALL, LC_MESSAGES, LANG), else en.",
+        valueName: "lang"
+      ) {
+        guard let choice = LanguageChoice(rawValue: $1) else { return false }
+        $0.lang = choice
+        return true
+      }
     case .list:
       Declaration(
         short: "-l", long: "--list", value: .flag,
@@ -202,7 +213,8 @@ enum RunOption: Int, CaseIterable {
   /// arguments).
   static let helpOrder: [RunOption] = [
     .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
-    .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .list, .listNames
+    .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .lang, .list,
+    .listNames
   ]
 
   /// Every spelling with its option, in the options' order.

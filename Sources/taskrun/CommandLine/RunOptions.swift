@@ -26,6 +26,7 @@ struct RunOptions: Equatable {
   var file: String?
   var directory: String?
   var executor: ExecutorChoice?
+  var lang: LanguageChoice?
   var list = false
   var listNames = false
   var words: [String] = []

@@ -8,6 +8,9 @@ final class EventsReporter: EventSink {
   /// The file, or standard error.
   private let file: ReportFile
 
+  /// Every event, `op_ready` too.
+  var interests: EventInterests { EventInterests.all.union(.readiness) }
+
   /// `path` "-" means standard error.
   init(path: String, folder: Int32 = AT_FDCWD) throws {
     file = try ReportFile(path: path, what: "events", folder: folder)
@@ -44,7 +47,7 @@ final class EventsReporter: EventSink {
         ("time", seconds(time)), ("event", .string("progress")),
         ("completed", .int(finished)), ("total", .int(finished + progress.running + progress.pending)),
         ("fraction", .number((progress.fraction * 1e4).rounded() / 1e4)),
-        ("description", .string("\(Int(progress.fraction * 100))% completed")),
+        ("description", .string(ProgressLanguage.current.percentCompleted(Int(progress.fraction * 100)))),
         ("running", .int(progress.running)), ("pending", .int(progress.pending)),
         ("failed", .int(progress.failed)), ("cancelled", .int(progress.cancelled)),
         ("stopping", .bool(progress.stopping)), ("eta", progress.eta.map(seconds) ?? .null)

@@ -30,18 +30,19 @@ struct LiveRegion {
   /// "[████░░] 40%  stopping…  3 done  2 cancelled  1 running  0:05 elapsed"; the bar
   /// narrows (down to 6) before the words are cut.
   func overall(_ progress: RunProgress, width: Int) -> String {
+    let words = ProgressLanguage.current
     var parts = ["\(Int(progress.fraction * 100))%".leftPadded(4)]
-    if progress.stopping { parts.append(color.paint("stopping…", "1;33")) }
-    parts.append("\(progress.done) done")
+    if progress.stopping { parts.append(color.paint(words.status(.stopping), "1;33")) }
+    parts.append(words.status(.done, progress.done))
     let failed = progress.failed - progress.cancelled
-    if failed > 0 { parts.append(color.paint("\(failed) failed", "31")) }
-    if progress.cancelled > 0 { parts.append(color.paint("\(progress.cancelled) cancelled", "33")) }
-    parts.append("\(progress.running) running")
-    if !progress.stopping { parts.append("\(progress.pending) pending") }
-    parts.append(clock(now) + " elapsed")
-    if !progress.stopping, let eta = progress.eta { parts.append("ETA " + clock(eta)) }
-    let words = parts.joined(separator: "  ")
-    return bar(progress.fraction, width: max(6, min(24, width - 4 - words.columns))) + " " + words
+    if failed > 0 { parts.append(color.paint(words.status(.failed, failed), "31")) }
+    if progress.cancelled > 0 { parts.append(color.paint(words.status(.cancelled, progress.cancelled), "33")) }
+    parts.append(words.status(.running, progress.running))
+    if !progress.stopping { parts.append(words.status(.pending, progress.pending)) }
+    parts.append(clock(now) + " " + words.status(.elapsed))
+    if !progress.stopping, let eta = progress.eta { parts.append(words.status(.eta) + " " + clock(eta)) }
+    let line = parts.joined(separator: "  ")
+    return bar(progress.fraction, width: max(6, min(24, width - 4 - line.columns))) + " " + line
   }
 
   /// "  ⠋ name [████░░░░] 40%  Downloading — 2 of 5 files  1.2s": the name cut (by display
@@ -55,9 +56,10 @@ struct LiveRegion {
     }
     if let p = op.progress {
       if !p.indeterminate { tail += " " + bar(p.fraction, width: 12) + " \(Int(p.fraction * 100))%" }
-      let words = [p.description, p.additionalDescription].filter { !$0.isEmpty && !$0.hasSuffix("% completed") }
+      let language = ProgressLanguage.current
+      let words = [p.description, p.additionalDescription].filter { !$0.isEmpty && !language.isPercentCompleted($0) }
       if !words.isEmpty { tail += "  " + TerminalText.escaped(words.joined(separator: " — ")) }
-      if p.paused && !p.wordsSayPaused { tail += "  " + color.paint("paused", "33") }
+      if p.paused && !p.wordsSayPaused { tail += "  " + color.paint(language.status(.paused), "33") }
     }
     let elapsed = now - op.start
     tail += "  " + (elapsed < 60 ? formatFixed(elapsed, 1) + "s" : clock(elapsed))
