@@ -111,6 +111,13 @@ extension ScriptHost {
         }
       ),
       (
+        "choice",
+        { host, s in
+          try host.pushCondition(.condition(try host.choiceCondition(s)), on: s)
+          return 1
+        }
+      ),
+      (
         "negate",
         { host, s in
           try host.pushCondition(.condition(NegatedCondition(try host.engineCondition(at: 1, on: s, "negate"))), on: s)

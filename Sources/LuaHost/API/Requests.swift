@@ -21,7 +21,9 @@ extension ScriptHost {
       s.setTop(base - 3)  // nothing starts after an interrupt, not even from the top level
       return fail(co, scheduler.endedBy ?? "interrupted")
     }
-    if dryRun, co.op == nil, kind != "sh" { return dryRunRequest(co, kind: kind, base: base, top: top) }
+    if dryRun, co.op == nil, kind != "sh", kind != "choose" {
+      return dryRunRequest(co, kind: kind, base: base, top: top)
+    }
     do {
       switch kind {
       case "sleep":
@@ -57,6 +59,8 @@ extension ScriptHost {
           }
         }
         co.pending = .command(token: token)
+      case "choose":
+        try chooseRequest(co, base: base)
       case "execute":
         guard let command = s.stringOrNumber(base) else { throw s.badArgument(1, "os.execute", "string") }
         s.setTop(base - 3)

@@ -39,6 +39,12 @@ extension ScriptHost {
     set { confirm.ask = newValue }
   }
 
+  /// How `choose(question, choices)` is answered: `--answer`, the terminal, or its default.
+  public var choiceAnswers: ChoiceAnswers {
+    get { confirm.choices }
+    set { confirm.choices = newValue }
+  }
+
   /// Bytes the Lua heap may hold while Lua code runs (`--memory`, else the default of
   /// `MemoryBudget`; 0: no limit), and whether it is that default.
   public var memoryLimit: Int { heap.bytes }

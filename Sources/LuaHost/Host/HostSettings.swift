@@ -1,10 +1,13 @@
-// HostSettings: small values the host keeps: confirm()'s answers, the heap's cap, Lua functions it calls.
+// HostSettings: small values the host keeps: confirm()'s and choose()'s answers, the heap's cap, Lua functions it calls.
 import CLua
+import TaskEngine
 
 /// `confirm(prompt)`: answered yes at once (--yes), or asked with `ask` (nil: no terminal).
 struct ConfirmAnswers {
   var assumeYes = false
   var ask: (@Sendable (String) -> Bool?)?
+  /// `choose(question, choices)`: --answer, and how to ask (nil: no terminal).
+  var choices = ChoiceAnswers()
 }
 
 /// Bytes the Lua heap may hold while Lua code runs (`--memory`, else the default of

@@ -45,6 +45,7 @@ function api.sleep(seconds) return await("sleep", seconds) end
 function api.sh(command, options) return await("sh", command, options) end
 function api.wait(...) return await("wait", ...) end
 function api.run(...) return await("run", ...) end
+function api.choose(question, choices, options) return await("choose", question, choices, options) end
 function op_methods.wait(op) return await("wait", op) end
 function queue_methods.wait(queue) return await("wait_queue", queue) end
 

@@ -47,7 +47,7 @@ extension Scheduler {
   /// whose operation has finished meanwhile (cancelled by a stop or Ctrl-C) is dropped
   /// unrun: nothing waits for its answer any more.
   public func oneAtATime(for op: OperationNode, _ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
-    prompts.enter(for: op, body)
+    prompts.enter(wanted: { op.state == .pending && !op.isFinished }, body)
   }
 }
 

@@ -6,21 +6,22 @@
 /// nothing waits for its answer any more.
 final class PromptLine {
   private var busy = false
-  /// Queued bodies, with the operation each one is for.
-  private var waiting: [(op: OperationNode, run: () -> Void)] = []
+  /// Queued bodies, with whether each one's answer is still wanted.
+  private var waiting: [(wanted: () -> Bool, run: () -> Void)] = []
 
-  /// Runs `body` now if the line is free, else when the bodies before it have finished.
-  func enter(for op: OperationNode, _ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
+  /// Runs `body` now if the line is free, else when the bodies before it have finished (if
+  /// `wanted` still says so then).
+  func enter(wanted: @escaping () -> Bool, _ body: @escaping (_ finished: @escaping () -> Void) -> Void) {
     let run = { [unowned self] in
       busy = true
       body { [unowned self] in
         busy = false
         while !waiting.isEmpty {
           let next = waiting.removeFirst()
-          if next.op.state == .pending && !next.op.isFinished { return next.run() }
+          if next.wanted() { return next.run() }
         }
       }
     }
-    if busy { waiting.append((op, run)) } else { run() }
+    if busy { waiting.append((wanted, run)) } else { run() }
   }
 }

@@ -35,7 +35,7 @@ enum Completer {
       case .file: options.files += spellings
       case .folder: options.dirs += spellings
       case .choice(let type, _): options.words.append((spellings, type.words))
-      case .number: options.other += spellings
+      case .number, .word: options.other += spellings
       }
     }
     options.flags += ["--version", "-h", "--help"]

@@ -152,7 +152,7 @@ extension RunOptions {
       jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet),
       host: .init(
         arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
-        assumeYes: yes, asksOnTerminal: true))
+        assumeYes: yes, asksOnTerminal: true, answer: answer))
     let scheduler = session.scheduler
     if let outputLimit { scheduler.processes.outputLimits.memory = outputLimit << 20 }
     /// An error of the command line or the script: said, and the exit code 2.

@@ -64,7 +64,7 @@ extension RunOption {
     switch declaration.value {
     case .flag: Flag(wrappedValue: false, name: names, help: help)
     case .number: Option<Int?>(name: names, help: help)
-    case .file, .folder: Option<String?>(name: names, help: help)
+    case .file, .folder, .word: Option<String?>(name: names, help: help)
     case .choice(let type, let current): Self.argument(type, default: current(RunOptions()), names, help)
     }
   }
@@ -83,7 +83,7 @@ extension RunOption {
     switch declaration.value {
     case .flag: try container.decode(Flag<Bool>.self, forKey: key).wrappedValue ? "" : nil
     case .number: try container.decode(Option<Int?>.self, forKey: key).wrappedValue.map { String($0) }
-    case .file, .folder: try container.decode(Option<String?>.self, forKey: key).wrappedValue
+    case .file, .folder, .word: try container.decode(Option<String?>.self, forKey: key).wrappedValue
     case .choice(let type, let current):
       try Self.parsed(type, optional: current(RunOptions()) == nil, in: container, key)
     }

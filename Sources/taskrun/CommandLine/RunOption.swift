@@ -11,7 +11,7 @@ import ArgumentParser
 enum RunOption: Int, CaseIterable {
   // In the order a completion offers them: flags, files, folders, words, numbers.
   case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, sandboxLua, list
-  case file, events, trace, directory, progress, executor, sandboxAllow, lang
+  case file, events, trace, directory, progress, executor, sandboxAllow, lang, answer
   case jobs, memory, outputLimit, outputFileLimit, listNames
 
   /// What follows an option: what the quick parse reads, and what a completion offers.
@@ -19,6 +19,7 @@ enum RunOption: Int, CaseIterable {
     case flag  // nothing
     case number  // a whole number
     case file, folder  // a path: a completion offers files, or folders
+    case word  // any text: a completion offers nothing
     /// One of the words of a type; `current` reads the option from `RunOptions` (nil where
     /// it has no value), so `RunOptions()` gives its default.
     case choice(any ChoiceArgument.Type, current: @Sendable (RunOptions) -> String?)
@@ -184,6 +185,16 @@ enum RunOption: Int, CaseIterable {
         $0.executor = choice
         return true
       }
+    case .answer:
+      Declaration(
+        long: "--answer", value: .word,
+        text: "The choice every choose() and choice condition that offers it takes at once (a name or a number).",
+        valueName: "choice"
+      ) {
+        guard !$1.isEmpty else { return false }
+        $0.answer = $1
+        return true
+      }
     case .lang:
       Declaration(
         long: "--lang", value: .choice(LanguageChoice.self, current: { $0.lang?.rawValue }),
@@ -213,8 +224,8 @@ enum RunOption: Int, CaseIterable {
   /// arguments).
   static let helpOrder: [RunOption] = [
     .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
-    .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .lang, .list,
-    .listNames
+    .answer, .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .lang,
+    .list, .listNames
   ]
 
   /// Every spelling with its option, in the options' order.

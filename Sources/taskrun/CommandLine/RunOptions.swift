@@ -27,6 +27,7 @@ struct RunOptions: Equatable {
   var directory: String?
   var executor: ExecutorChoice?
   var lang: LanguageChoice?
+  var answer: String?
   var list = false
   var listNames = false
   var words: [String] = []

@@ -40,6 +40,8 @@ final class Session {
     var assumeYes = false
     /// Whether confirm(prompt) asks on the terminal when standard input is one.
     var asksOnTerminal = false
+    /// `--answer`: the choice every choose() that offers it takes at once.
+    var answer: String? = nil
   }
 
   init(jobs: Int?, keepGoing: Bool, display: Display, host setup: HostSetup) {
@@ -90,7 +92,9 @@ final class Session {
     let host = ScriptHost(scheduler: scheduler, arguments: setup.arguments, memoryLimit: setup.memoryLimit)
     host.assumeYes = setup.assumeYes
     host.captureWrites = liveView != nil
-    if setup.asksOnTerminal && isatty(STDIN_FILENO) != 0 { host.ask = Terminal.ask }
+    let onTerminal = setup.asksOnTerminal && isatty(STDIN_FILENO) != 0
+    if onTerminal { host.ask = Terminal.ask }
+    host.choiceAnswers = ChoiceAnswers(answer: setup.answer, ask: onTerminal ? Terminal.choose : nil)
     return host
   }
 
