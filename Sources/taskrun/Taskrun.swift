@@ -76,7 +76,8 @@ enum Taskrun {
             ?? (name == nil ? RunCommand.self : nil)
         else {
           TerminalText.writeMessage(
-            "taskrun: help: no subcommand '\(TerminalText.escaped(name!))' (repl, test, graph, help)")
+            "taskrun: help: no subcommand '\(TerminalText.escaped(name!))' ("
+              + CommandChoice.subcommands.joined(separator: ", ") + ")")
           leave(ExitCode.usage.rawValue)
         }
         print(RunCommand.helpMessage(for: command))
@@ -139,6 +140,11 @@ enum Taskrun {
     if let command = command as? ReplCommand { return command }
     if let command = command as? TestCommand { return command }
     if let command = command as? GraphCommand { return command }
+    if let command = command as? StatusCommand { return command }
+    if let command = command as? WatchCommand { return command }
+    if let command = command as? CancelCommand { return command }
+    if let command = command as? PauseCommand { return command }
+    if let command = command as? ResumeCommand { return command }
     return nil
   }
 
@@ -159,6 +165,7 @@ enum Taskrun {
   /// Flushes output and ends the process at once: no atexit teardown while dispatch threads
   /// may still be reporting on children that were just killed.
   static func leave(_ code: Int32) -> Never {
+    ControlSocket.removeAll()
     SpillFolder.shared.removeUnkept()
     Confinement.removeTemporaryFolders()
     shownLiveView?.restore()
@@ -169,6 +176,7 @@ enum Taskrun {
   /// Leaves from the signal watcher's thread (the third Ctrl-C): the cursor comes back, and
   /// running commands die with taskrun (PR_SET_PDEATHSIG).
   static func exitNow(_ code: Int32) -> Never {
+    ControlSocket.removeAll()
     SpillFolder.shared.removeUnkept()
     Confinement.removeTemporaryFolders()
     showCursor()

@@ -35,6 +35,8 @@ int cs_spawn_confined(const char *path, char *const argv[], char *const envp[], 
 /* The quality of service of the commands this thread spawns from now on: niceness raised by
    nice_delta (0: as taskrun's), ioprio for ioprio_set (-1: as taskrun's). */
 void cs_set_spawn_qos(int nice_delta, int ioprio);
+/* The user id of the process at the other end of Unix socket `fd`; -1 if unknown. */
+long cs_peer_uid(int fd);
 int cs_resolve(const char *name, const char *path, char *out, size_t size);
 /* Close-on-exec pipe with a non-blocking read end fds[0]; fds[1] write end. 0 or -1. */
 int cs_pipe(int fds[2]);

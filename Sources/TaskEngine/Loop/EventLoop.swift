@@ -31,6 +31,8 @@ public final class EventLoop {
   /// What to call with the answer of work done off the thread (`perform`), by its number.
   @exclusivity(unchecked) private var completions: [Int: (String?) -> Void] = [:]
   @exclusivity(unchecked) private var lastCompletion = 0
+  /// The same for `serve`'s work, which does not count as pending.
+  @exclusivity(unchecked) private var services: [Int: (String?) -> Void] = [:]
 
   public init(clock: any SchedulerClock, inbox: Inbox = Inbox()) {
     self.clock = clock
@@ -64,9 +66,22 @@ public final class EventLoop {
     queue.async { inbox.post(.completion(token: number, answer: work())) }
   }
 
-  /// Hands the answer of `perform`'s work `number` (an inbox `.completion`) to its `then`.
+  /// Like `perform`, for work that waits for others (a connection to the run's control
+  /// socket): it does not keep the loop busy, so a run with nothing else to do still ends.
+  public func serve(
+    on queue: DispatchQueue, _ work: @escaping @Sendable () -> String?, then: @escaping (String?) -> Void
+  ) {
+    lastCompletion += 1
+    let number = lastCompletion
+    services[number] = then
+    let inbox = self.inbox
+    queue.async { inbox.post(.completion(token: number, answer: work())) }
+  }
+
+  /// Hands the answer of `perform`'s or `serve`'s work `number` (an inbox `.completion`) to
+  /// its `then`.
   func complete(_ number: Int, answer: String?) {
-    completions.removeValue(forKey: number)?(answer)
+    (completions.removeValue(forKey: number) ?? services.removeValue(forKey: number))?(answer)
   }
 
   /// Runs the actions of the timers whose deadline has come, earliest first. Whether any ran.

@@ -50,6 +50,7 @@ extension Scheduler {
   @discardableResult
   public func pump() -> Bool {
     absorbSignals()
+    if stopping.held { return false }
     var started = false
     if !admission.parked.isEmpty {
       // Waiting for resources: first come, first served.

@@ -13,6 +13,9 @@ struct StopState {
   /// Interrupts of the inbox's count already handled (see `Scheduler.absorbSignals`).
   private(set) var signalsHandled = 0
 
+  /// Paused as a whole (`taskrun pause RUN`): nothing new starts until it is resumed.
+  var held = false
+
   /// Interrupted or ended: nothing new starts, not even cleanup operations.
   @inline(__always)
   var halted: Bool { interrupts > 0 || endedBy != nil }

@@ -107,6 +107,7 @@ enum Completer {
     switch subcommand {
     case "test": return reply(.files, [], current)
     case "repl": return reply(positional.isEmpty ? .lua : .none, [], current)
+    case "status", "watch", "cancel", "pause", "resume": return reply(.none, [], current)
     case "help": return reply(.none, positional.isEmpty ? Array(CommandChoice.subcommands.dropLast()) : [], current)
     default:
       let targets = self.targets(before, positional, options, loads)

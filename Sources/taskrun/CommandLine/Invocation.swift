@@ -93,6 +93,7 @@ struct Invocation: Equatable {
     "graph": [.file, .directory, .sandbox, .sandboxLua, .sandboxAllow],
     "repl": [.file, .directory, .jobs, .yes, .sandbox, .sandboxLua, .sandboxAllow],
     "test": [.directory, .jobs, .verbose, .list, .noColor, .events],
+    "status": [], "watch": [], "cancel": [], "pause": [], "resume": [],
     "help": []
   ]
 

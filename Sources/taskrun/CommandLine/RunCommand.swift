@@ -81,7 +81,10 @@ struct RunCommand: ParsableCommand, InvokedCommand {
       --trace could not be written; 2 usage or script error; 130 interrupted.
       """,
     version: TaskrunVersion.text,
-    subcommands: [ReplCommand.self, TestCommand.self, GraphCommand.self])
+    subcommands: [
+      ReplCommand.self, TestCommand.self, GraphCommand.self, StatusCommand.self, WatchCommand.self, CancelCommand.self,
+      PauseCommand.self, ResumeCommand.self
+    ])
 
   /// What the command line asked for: the value `RunOptions.parse` makes. swift-argument-parser
   /// sees the options' declarations instead of properties (RunCommandArguments.swift).
@@ -199,6 +202,7 @@ extension RunOptions {
       throw usage(problem)
     }
     session.attachSignals()
+    if !writesNothing { session.publish(script: script) }
     let host = session.host
     host.dryRun = dryRun
     if let sandbox {

@@ -44,6 +44,17 @@ final class Session {
     var answer: String? = nil
   }
 
+  /// The run's control socket (`publish`), for taskrun status, watch, cancel, pause, resume.
+  private var control: ControlSocket?
+
+  /// Publishes the run for `taskrun status` and the rest; a folder that is not private is
+  /// refused with a note, and the run goes on unpublished.
+  func publish(script: String) {
+    do { control = try ControlSocket(scheduler: scheduler, script: script) } catch {
+      lines?.note("not published for taskrun status: \(error)")
+    }
+  }
+
   init(jobs: Int?, keepGoing: Bool, display: Display, host setup: HostSetup) {
     scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
     scheduler.keepGoing = keepGoing
@@ -118,6 +129,7 @@ final class Session {
   /// status `os.exit` asked for). A signal while finalizers run exits at once: a finalizer
   /// that loops cannot hold taskrun, and hooks do not run inside finalizers.
   func finish(code: Int32) -> Never {
+    control?.end(summary: host.exitCode.map { "os.exit(\($0))" } ?? "exit status \(code)")
     scheduler.processes.endDescendants()
     scheduler.endExecutors()  // Slurm jobs of the run are cancelled by name
     SignalWatcher.shared.attach(inbox: scheduler.inbox, processes: scheduler.processes) { _, _ in
