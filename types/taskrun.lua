@@ -221,6 +221,15 @@ main_queue = nil
 ---@return { status: integer, stdout: string, stderr: string, stdout_file?: string, stderr_file?: string }
 function sh(command, options) end
 
+---Asks `question` on the terminal with numbered `choices` (one question at a time, like
+---confirm) and returns the choice; away from a terminal `--answer` or the default answers
+---it, with a note saying so (yields; in a body or at the top level).
+---@param question string
+---@param choices string[] 1 to 20 names.
+---@param options? { default?: string }
+---@return string
+function choose(question, choices, options) end
+
 ---Waits `seconds` (yields).
 ---@param seconds number
 function sleep(seconds) end
@@ -271,6 +280,15 @@ function reachable(host, port, timeout) end
 ---@param prompt string
 ---@return taskrun.Condition
 function confirm(prompt) end
+
+---Asks on the terminal before the operation starts, one question at a time; away from a
+---terminal `--answer` or the default answers it. A choice listed in `skip` skips the
+---operation, one in `fail` fails it, any other lets it run.
+---@param question string
+---@param choices string[] 1 to 20 names.
+---@param options? { default?: string, skip?: string|string[], fail?: string|string[] }
+---@return taskrun.Condition
+function choice(question, choices, options) end
 
 ---Satisfied when `c` is not.
 ---@param c taskrun.Condition

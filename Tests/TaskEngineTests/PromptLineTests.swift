@@ -1,4 +1,4 @@
-// The confirm prompts' line: one body at a time, in order, skipping operations no longer pending.
+// The prompts' line (confirm, choose): one body at a time, in order, skipping those no longer wanted.
 import Testing
 
 @testable import TaskEngine
@@ -11,7 +11,7 @@ import Testing
     var log: [String] = []
     var finish: [String: () -> Void] = [:]
     for op in ops {
-      line.enter(for: op) { finished in
+      line.enter(wanted: { op.state != .finished }) { finished in
         log.append("ask \(op.name)")
         finish[op.name] = finished
       }
@@ -23,7 +23,7 @@ import Testing
     finish["op3"]!()
     #expect(log == ["ask op1", "ask op3", "ask op4"])
     finish["op4"]!()
-    line.enter(for: ops[0]) { _ in log.append("again op1") }
+    line.enter(wanted: { true }) { _ in log.append("again op1") }
     #expect(log.last == "again op1", "a free line runs a body at once")
   }
 }

@@ -131,7 +131,7 @@ import Testing
         let expected: [String]
         switch declaration.value {
         case .flag: continue  // a flag's next word is a script or a target
-        case .number: expected = ["none"]
+        case .number, .word: expected = ["none"]
         case .file: expected = ["files"]
         case .folder: expected = ["dirs"]
         case .choice(let type, _): expected = ["none"] + type.words

@@ -8,7 +8,7 @@ import Testing
   static let cases: [(String, Int32)] = [
     ("app-launch.lua", 0), ("app-launch.lua -- offline", 1), ("pipeline.lua", 0), ("failing.lua", 1),
     ("-k failing.lua", 1), ("photo-import.lua", 0), ("photo-import.lua -- 6 cancel", 1), ("wwdc-app.lua", 0),
-    ("wwdc-app.lua -- logged-out", 1), ("-k wwdc-app.lua -- flaky", 0)
+    ("wwdc-app.lua -- logged-out", 1), ("-k wwdc-app.lua -- flaky", 0), ("remote-control.lua -- 0.02", 0)
   ]
 
   @Test(arguments: cases)

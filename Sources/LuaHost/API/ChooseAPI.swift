@@ -4,15 +4,19 @@ import CLuaShim
 import TaskEngine
 
 extension ScriptHost {
-  /// The question at `i`, its choices at `i + 1` and its options at `i + 2`, checked.
+  /// The question at `i`, its choices at `i + 1` and its options at `i + 2` (the call's
+  /// arguments #1 to #3), checked.
   func question(_ s: LuaStack, at i: Int32, _ function: String) throws -> (Question, options: Int32?) {
+    func bad(_ index: Int32, _ expected: String) -> ScriptError {
+      .badArgument(Int(index - i + 1), to: function, expected: expected, got: describeArgument(s, index))
+    }
     guard let text = s.string(i), !text.isEmpty, text.utf8.count <= 1000 else {
-      throw s.badArgument(i, function, "question (a string of 1 to 1000 bytes)")
+      throw bad(i, "question (a string of 1 to 1000 bytes)")
     }
     try displayText(text, "\(function): the question")
     let list = i + 1
     guard s.type(list) == LUA_TTABLE, (1...20).contains(s.rawLength(list)) else {
-      throw s.badArgument(list, function, "list of 1 to 20 choices")
+      throw bad(list, "list of 1 to 20 choices")
     }
     var choices: [String] = []
     for k in 0..<s.rawLength(list) {
@@ -31,7 +35,7 @@ extension ScriptHost {
     var defaultChoice: String?
     let options = i + 2
     if !s.isNil(options) {
-      guard s.type(options) == LUA_TTABLE else { throw s.badArgument(options, function, "table of options") }
+      guard s.type(options) == LUA_TTABLE else { throw bad(options, "table of options") }
       if let name = try optionalString(s, options, "default", in: function) {
         guard let choice = choices.first(where: { $0.lowercased() == name.lowercased() }) else {
           throw ScriptError("\(function): the default '\(name)' is not one of the choices")

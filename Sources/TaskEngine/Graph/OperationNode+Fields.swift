@@ -134,6 +134,7 @@ extension OperationNode {
   public var progress: ProgressNode {
     if let node = extrasStorage?.progress { return node }
     let node = ProgressNode(total: 1)
+    if outcome == .succeeded || outcome == .skipped { node.completed = 1 }  // first asked for after its end
     node.onChange = { [unowned self] _ in
       guard !progressDirty else { return }
       progressDirty = true

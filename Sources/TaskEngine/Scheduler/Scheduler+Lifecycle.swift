@@ -170,6 +170,7 @@ extension Scheduler {
   ) {
     op.state = .finished
     op.outcome = outcome
+    if op.isPaused { setPaused(op, false) }  // cancelled before it was resumed
     op.error = error ?? op.error
     if outcome == .failed, let error = op.error { SpillFolder.shared.keepNamed(in: error) }  // shown to the user
     switch outcome {
@@ -240,7 +241,7 @@ extension Scheduler {
       body.interrupt(op, scheduler: self, reason: reason)
       if op.isPaused {
         // Stopped processes get the SIGTERM when they continue; the body wakes to stop.
-        op.isPaused = false
+        setPaused(op, false)
         commands.signal(ownedBy: op, SIGCONT)
         body.resume(op, scheduler: self)
       }

@@ -64,7 +64,7 @@ extension Scheduler {
       if handleInbox() || fired { continue }
       if done() { return true }
       if commands.isEmpty && loop.isIdle {
-        if cancelUnstartable() || onStall() { continue }
+        if waitForResume() || cancelUnstartable() || onStall() { continue }
         return done()
       }
       let deadlines = [loop.nextDeadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }

@@ -18,7 +18,7 @@ extension Scheduler {
   /// stops counting. Its progress is paused too.
   public func pause(_ op: OperationNode) {
     guard !op.isFinished, !op.isPaused else { return }
-    op.isPaused = true
+    setPaused(op, true)
     let now = clock.now
     if op.state == .executing { holdExecution(op, at: now) }
     op.progress.pause()  // told back here: already paused, nothing more; views show it paused
@@ -29,7 +29,7 @@ extension Scheduler {
   /// counts what was left of it, and one that was ready may start.
   public func resume(_ op: OperationNode) {
     guard op.isPaused else { return }
-    op.isPaused = false
+    setPaused(op, false)
     let now = clock.now
     if op.state == .executing { releaseExecution(op, at: now) }
     if op.state == .ready {
@@ -38,6 +38,26 @@ extension Scheduler {
     }
     if op.hasProgress { op.progress.resume() }
     if !op.isFinished { announcer.changed(op, .resumed, at: elapsed(at: now)) }
+  }
+
+  /// Marks `op` paused or not, keeping the count of paused operations.
+  func setPaused(_ op: OperationNode, _ paused: Bool) {
+    guard op.isPaused != paused else { return }
+    op.isPaused = paused
+    stopping.pausedOperations += paused ? 1 : -1
+    if !paused { stopping.toldWaiting = false }
+  }
+
+  /// Nothing else can happen but a resume (paused work, or a held run): says so once, then
+  /// waits for what comes in (`taskrun resume`, Ctrl-C). Returns whether it waited.
+  func waitForResume() -> Bool {
+    guard stopping.waitsForResume else { return false }
+    if !stopping.toldWaiting {
+      stopping.toldWaiting = true
+      note("taskrun: paused: waiting for taskrun resume \(getpid()) (Ctrl-C ends the run)")
+    }
+    loop.idle(until: nil)
+    return true
   }
 
   /// A running operation stops where it is: commands stopped, timeout held, body told.

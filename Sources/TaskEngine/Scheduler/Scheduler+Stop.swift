@@ -65,6 +65,7 @@ extension Scheduler {
   /// with `reason` (running commands get SIGTERM, then SIGKILL after the grace).
   public func end(because reason: String) {
     guard stopping.end(because: reason) else { return }
+    stopping.held = false  // a paused run ends too
     stop(because: reason)
     for op in operations where op.state == .executing { completely { cancel(op, reason: reason) } }
     onHalt()
@@ -73,6 +74,7 @@ extension Scheduler {
   /// Ctrl-C / SIGTERM: the first cancels everything; later ones also kill every command.
   public func interrupt() {
     let interrupts = stopping.interrupted()
+    stopping.held = false  // Ctrl-C ends a paused run too
     if interrupts == 1 {
       if !executing.isEmpty { note("taskrun: stopping…; Ctrl-C again to kill") }
       stop(because: "interrupted")

@@ -15,6 +15,13 @@ struct StopState {
 
   /// Paused as a whole (`taskrun pause RUN`): nothing new starts until it is resumed.
   var held = false
+  /// Operations paused and not finished: while there are any (or the run is held), a run
+  /// with nothing else to do waits to be resumed instead of ending.
+  var pausedOperations = 0
+  /// The wait for a resume was said (once per wait).
+  var toldWaiting = false
+
+  var waitsForResume: Bool { held || pausedOperations > 0 }
 
   /// Interrupted or ended: nothing new starts, not even cleanup operations.
   @inline(__always)
