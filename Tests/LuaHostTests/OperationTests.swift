@@ -72,7 +72,7 @@ import Testing
     ),
     (
       "operation { priority = 'urgent' }",
-      "spec.lua:1: operation: field 'priority' must be one of very_low, low, normal, high, very_high (got 'urgent')"
+      "spec.lua:1: operation: field 'priority' must be one of very_low, low, normal, high, very_high or a number from -8 to 8 (got 'urgent')"
     ),
     (
       "operation { when = 'always' }",
@@ -111,7 +111,7 @@ import Testing
     ),
     (
       "local a = operation {} ; a.name = 'b'",
-      "spec.lua:1: cannot set 'name': the fields of an operation are read-only (set them in operation{})"
+      "spec.lua:1: cannot set 'name': the fields of an operation are read-only but 'priority' (set them in operation{})"
     )
   ])
   func badSpecsAreScriptErrorsAtTheirLine(_ source: String, _ message: String) {

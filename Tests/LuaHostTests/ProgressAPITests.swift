@@ -180,7 +180,7 @@ import Testing
   @Test func badProgressFieldsAreScriptErrors() {
     #expect(
       loadError("progress { totl = 3 }")
-        == "spec.lua:1: progress: unknown field 'totl'; did you mean 'total'? (valid fields: total, completed, kind, description, additional_description, cancellable, pausable, throughput, eta, file_operation, file_url, file_total_count, file_completed_count, on_cancel, on_pause, on_resume)"
+        == "spec.lua:1: progress: unknown field 'totl'; did you mean 'total'? (valid fields: total, completed, kind, description, additional_description, cancellable, pausable, throughput, eta, file_operation, file_url, file_total_count, file_completed_count, user_info, on_cancel, on_pause, on_resume)"
     )
     #expect(
       loadError("local p = progress { total = 2 }; p.fraction = 1") == "spec.lua:1: progress: 'fraction' is read-only")

@@ -11,7 +11,8 @@ import Testing
       for i = 1, 4 do operation { name = "fetch" .. i, queue = net, run = function() sleep(1) end } end
       """, jobs: 8)
     #expect(host.scheduler.elapsed == 2)
-    try host.check("assert(net.count == 0 and net.max_concurrent == 2 and #net.operations == 4)")
+    try host.check(
+      "assert(net.count == 0 and net.max_concurrent == 2 and #net.operations == 0 and #net.all_operations == 4)")
   }
 
   @Test func aBodyMayMakeAQueueAndRunWorkOnIt() throws {

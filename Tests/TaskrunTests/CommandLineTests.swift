@@ -37,7 +37,10 @@ import Testing
     #expect(test.status == 0 && test.stdout.contains("--exclude-pattern"), "help SUBCOMMAND is that subcommand's help")
     let none = try Binary.run(["help", "nosuch"])
     #expect(
-      none.status == 2 && none.stderr.contains("no subcommand 'nosuch' (repl, test, graph, help)"), "\(none.stderr)")
+      none.status == 2
+        && none.stderr.contains(
+          "no subcommand 'nosuch' (repl, test, graph, status, watch, cancel, pause, resume, help)"),
+      "\(none.stderr)")
     let bad = try Binary.run(["--badopt"])
     #expect(bad.status == 2 && bad.stderr.contains("taskrun: unknown option '--badopt'"), "\(bad.stderr)")
   }

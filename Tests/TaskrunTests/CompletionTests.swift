@@ -98,7 +98,10 @@ import Testing
       "test takes spec roots: \(test)")
     #expect(try Self.complete(shell, "taskrun test --ex").isSuperset(of: ["--exclude-pattern", "--exclude-tags"]))
     #expect(try Self.complete(shell, "taskrun graph --format ") == ["dot", "mermaid", "json"])
-    #expect(try Self.complete(shell, "taskrun help ") == ["repl", "test", "graph"])
+    #expect(
+      try Self.complete(shell, "taskrun help ") == [
+        "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume"
+      ])
   }
 
   /// Every option the help shows is offered (the lists in Completer cannot drift).

@@ -190,7 +190,7 @@ extension ScriptHost {
     guard let name = s.string(i), let value = Priority(name: name) else {
       throw ScriptError(
         "\(what): field 'priority' must be one of " + Priority.allCases.map(\.name).joined(separator: ", ")
-          + " or a number from -8 to 8 (got \(s.describe(i)))")
+          + " or a number from -8 to 8 (got \(s.string(i).map { "'\($0)'" } ?? s.typeName(i)))")
     }
     return value
   }
