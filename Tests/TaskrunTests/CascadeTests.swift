@@ -113,6 +113,17 @@ import Testing
     #expect(run.stdout.contains("0 succeeded, 1 failed, \(Self.nesting + 1) skipped in"), "\(run.stdout.suffix(500))")
   }
 
+  /// Pausing, resuming and cancelling the outermost group's progress reaches all of them
+  /// (each node's walk told once: a walk begun again from each group was quadratic).
+  @Test func pauseResumeAndCancelThroughTheProgressOf100000NestedGroups() throws {
+    let run = try run(
+      nested("sh = \"sleep 30\"", Self.nesting)
+        + "operation { name = \"driver\", run = function() sleep(0.5); g.progress:pause(); sleep(0.2); "
+        + "paused = g.children[1].progress.paused; g.progress:resume(); g:cancel(); assert(paused) end }\n")
+    #expect(run.status == 1, "\(run.stderr.suffix(2000))")
+    #expect(run.stdout.contains("1 succeeded, \(Self.nesting + 1) cancelled in"), "\(run.stdout.suffix(500))")
+  }
+
   @Test func ctrlCCancelsAllOf100000NestedGroups() throws {
     let run = try interrupt(nested(Self.sleeper, Self.nesting))
     #expect(run.status == 130, "\(run.stderr.suffix(2000))")

@@ -242,4 +242,25 @@ import Testing
     #expect(Binary.finish(run, timeout: 30).status == 0)
     #expect(FileManager.default.fileExists(atPath: place.folder.appendingPathComponent("second").path))
   }
+
+  /// The example of the README: a second terminal pauses and resumes its command.
+  @Test func theRemoteControlExampleIsPausedAndResumedFromASecondTerminal() throws {
+    let place = try Place()
+    let example = Binary.packageRoot.appendingPathComponent("examples/remote-control.lua").path
+    try FileManager.default.copyItem(
+      atPath: example, toPath: place.folder.appendingPathComponent("remote-control.lua").path)
+    let run = try Binary.start(
+      ["--progress", "plain", "remote-control.lua", "--", "0.1"], in: place.folder, environment: place.environment)
+    try place.until("transcode to run") {
+      (try? place.taskrun(["status", "--json"]).stdout.contains(#""name":"transcode""#)) == true
+    }
+    #expect(try place.taskrun(["pause", "remote-control.lua", "transcode"]).status == 0)
+    let status = try place.taskrun(["status"]).stdout
+    #expect(status.contains("transcode") && status.contains("paused"), "\(status)")
+    usleep(500_000)
+    #expect(try place.taskrun(["resume", "remote-control.lua", "transcode"]).status == 0)
+    let finished = Binary.finish(run, timeout: 60)
+    #expect(finished.status == 0, "\(finished.stdout)\(finished.stderr)")
+    #expect(finished.stdout.contains("pause     transcode") && finished.stdout.contains("resume    transcode"))
+  }
 }

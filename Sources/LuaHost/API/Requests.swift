@@ -12,7 +12,7 @@ extension ScriptHost {
       s.setTop(base - 3)
       return fail(co, op.error ?? "cancelled")
     }
-    if case .body(let body) = co.onEnd,
+    if co.op?.isPaused == true, case .body(let body) = co.onEnd,
       body.holds(co, { [unowned self] in handleRequest(co, kind: kind, base: base, top: top) })
     {
       return  // paused: the request is made when the operation is resumed

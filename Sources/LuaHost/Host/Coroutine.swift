@@ -230,15 +230,17 @@ extension ScriptHost {
   /// Resumes `co` from the loop, never from inside another coroutine's host call. `push`
   /// pushes the resume values onto the coroutine's stack and returns how many.
   func resumeSoon(_ co: LuaCoroutine, _ push: @escaping () -> Int32) {
-    var step: (() -> Void)!
-    step = { [unowned self] in
-      guard !co.isDead else { return step = nil }  // the closure held itself: let go
-      // A paused operation's body goes on when it is resumed (LuaFunctionBody.holds).
-      if case .body(let body) = co.onEnd, body.holds(co, step) { return }
-      step = nil
+    resumeSoon { [unowned self] in
+      guard !co.isDead else { return }
+      // A paused operation's body goes on when it is resumed (LuaFunctionBody.holds); the
+      // flag is read first, so nothing is made for a body that is not paused.
+      if co.op?.isPaused == true, case .body(let body) = co.onEnd,
+        body.holds(co, { [unowned self] in resumeSoon(co, push) })
+      {
+        return
+      }
       resume(co, arguments: push())
     }
-    resumeSoon(step)
   }
 
   /// Runs `step` from the loop, with the other coroutines due.

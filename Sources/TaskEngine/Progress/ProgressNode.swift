@@ -228,21 +228,22 @@ public final class ProgressNode {
   }
 
   /// Pauses this node and every unfinished descendant; `onPause` fires on each node that was
-  /// not paused.
+  /// not paused. The change is bubbled from this node (so the operation it belongs to shows
+  /// it) and told to each descendant itself.
   public func pause() {
     walk { node in
       if !node.isPaused {
         node.isPaused = true
         node.onPause?()
         if node.isPausable { node.control?(.pause) }
-        node.changedItself()
+        if node === self { node.bubble(countsChanged: false) } else { node.changedItself() }
       }
       return true
     }
   }
 
   /// Resumes this node and every unfinished descendant; `onResume` fires only on nodes that
-  /// were paused.
+  /// were paused; told as `pause` tells it.
   public func resume() {
     walk { node in
       if node.isPaused {
@@ -250,16 +251,16 @@ public final class ProgressNode {
         node.resetEstimate()  // the rate restarts from now: the pause is not averaged in
         node.onResume?()
         node.control?(.resume)
-        node.changedItself()
+        if node === self { node.bubble(countsChanged: false) } else { node.changedItself() }
       }
       return true
     }
   }
 
-  /// Tells this node's own `onChange` (not its ancestors'): a cancel, pause or resume is a
-  /// change of each node it reaches, not of the nodes above (their numbers and flags stay as
-  /// they were). Bubbling each one up cost O(depth): Ctrl-C through 100,000 nested groups,
-  /// each group's progress cancelled in turn, was quadratic.
+  /// Tells this node's own `onChange` (not its ancestors'): a cancel is a change of each node
+  /// it reaches, not of the nodes above (their numbers and flags stay as they were). Bubbling
+  /// each one up cost O(depth): Ctrl-C through 100,000 nested groups, each group's progress
+  /// cancelled in turn, was quadratic.
   private func changedItself() {
     if hasOnChange { onChange?(self) }
   }
@@ -275,9 +276,9 @@ public final class ProgressNode {
     }
   }
 
-  /// Called after any change of this node or (bubbling) of a descendant's counts, words or
-  /// file fields, with the node that changed first (a cancel, pause or resume is told to each
-  /// node it reaches, not bubbled); the host coalesces these. It is called once on every node of the path,
+  /// Called after any change of this node or (bubbling) of a descendant, with the node that
+  /// changed first (a cancel is told to each node it reaches, not bubbled; a pause or resume
+  /// is bubbled from the node it was asked of); the host coalesces these. It is called once on every node of the path,
   /// bottom up, after all of their counts are up to date; for a change of counts, only as far
   /// up as the counts changed. Setting a property to the value it already has is no change.
   public var onChange: ((ProgressNode) -> Void)? {

@@ -7,27 +7,29 @@ extension Scheduler {
   func control(_ op: OperationNode, _ action: ProgressNode.Control) {
     switch action {
     case .cancel: cancel(op)
-    case .pause: pause(op)
-    case .resume: resume(op)
+    case .pause: pause(op, byProgress: true)
+    case .resume: resume(op, byProgress: true)
     }
   }
 
   /// Pauses an operation that has not finished: one that has not started does not start
   /// until resumed; a running one's commands get SIGSTOP (their process groups, here; the
   /// job's steps in a cluster), its body stops at its next yielding call, and its timeout
-  /// stops counting. Its progress is paused too.
-  public func pause(_ op: OperationNode) {
+  /// stops counting. Its progress is paused too, unless that is what asked (`byProgress`: its
+  /// walk goes on into the children itself; walking them again from here was quadratic in a
+  /// deep tree).
+  public func pause(_ op: OperationNode, byProgress: Bool = false) {
     guard !op.isFinished, !op.isPaused else { return }
     setPaused(op, true)
     let now = clock.now
     if op.state == .executing { holdExecution(op, at: now) }
-    op.progress.pause()  // told back here: already paused, nothing more; views show it paused
+    if !byProgress { op.progress.pause() }  // told back here: already paused; views show it paused
     announcer.changed(op, .paused, at: elapsed(at: now))
   }
 
   /// Resumes a paused operation: its commands get SIGCONT, its body goes on, its timeout
   /// counts what was left of it, and one that was ready may start.
-  public func resume(_ op: OperationNode) {
+  public func resume(_ op: OperationNode, byProgress: Bool = false) {
     guard op.isPaused else { return }
     setPaused(op, false)
     let now = clock.now
@@ -36,7 +38,7 @@ extension Scheduler {
       // Its place among the ready: a pump that met it paused let it go.
       op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
     }
-    if op.hasProgress { op.progress.resume() }
+    if op.hasProgress && !byProgress { op.progress.resume() }
     if !op.isFinished { announcer.changed(op, .resumed, at: elapsed(at: now)) }
   }
 
