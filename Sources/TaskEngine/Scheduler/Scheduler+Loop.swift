@@ -63,8 +63,9 @@ extension Scheduler {
       let fired = loop.fireDue()
       if handleInbox() || fired { continue }
       if done() { return true }
-      if commands.isEmpty && loop.isIdle {
-        if waitForResume() || cancelUnstartable() || onStall() { continue }
+      // Paused work waits for its resume (the live view still ticks meanwhile).
+      if commands.isEmpty && loop.isIdle && !waitsForResume() {
+        if cancelUnstartable() || onStall() { continue }
         return done()
       }
       let deadlines = [loop.nextDeadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }

@@ -50,15 +50,14 @@ extension Scheduler {
     if !paused { stopping.toldWaiting = false }
   }
 
-  /// Nothing else can happen but a resume (paused work, or a held run): says so once, then
-  /// waits for what comes in (`taskrun resume`, Ctrl-C). Returns whether it waited.
-  func waitForResume() -> Bool {
+  /// Whether the run, with nothing else to do, waits for a resume (paused work, or a held
+  /// run: `taskrun resume`, or Ctrl-C, comes through the inbox); says so once per wait.
+  func waitsForResume() -> Bool {
     guard stopping.waitsForResume else { return false }
     if !stopping.toldWaiting {
       stopping.toldWaiting = true
       note("taskrun: paused: waiting for taskrun resume \(getpid()) (Ctrl-C ends the run)")
     }
-    loop.idle(until: nil)
     return true
   }
 
