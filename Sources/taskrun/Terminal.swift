@@ -35,11 +35,12 @@ enum Terminal {
     text += question.defaultChoice.map { "Choose \(range) [\($0)]: " } ?? "Choose \(range): "
     writeAll(tty, text.utf8)
     for _ in 0..<3 {
-      guard let line = readLine(tty) else { return nil }
+      guard let line = readLine(tty) else { break }
       if line.trimmed(newlines: false).isEmpty, let choice = question.defaultChoice { return choice }
       if let choice = question.choice(named: line) { return choice }
       writeAll(tty, "Answer \(range) or a choice's name: ".utf8)
     }
+    writeAll(tty, "\n".utf8)  // no answer: what follows starts on a line of its own
     return nil
   }
 

@@ -251,6 +251,29 @@ import Testing
     #expect(t.outcome == .cancelled && t.attempt == 1 && t.error == "timed out after 1 s", "\(t.error ?? "")")
   }
 
+  @Test func theTimeoutFieldFailsAndRetriesBesideALongerCancellingObserver() throws {
+    let host = try runLua(
+      """
+      operation { name = "t", timeout = 1, retries = 2, observers = { timeout(100, { cancel = true }) },
+        run = function() sleep(5) end }
+      operation { name = "c", timeout = 100, retries = 2, observers = { timeout(1, { cancel = true }) },
+        run = function() sleep(5) end }
+      """)
+    #expect(host.op("t").failed && host.op("t").attempt == 3 && host.op("t").errorKind == .timeout)
+    #expect(host.op("c").outcome == .cancelled && host.op("c").attempt == 1)
+  }
+
+  @Test func whySaysAnOperationIsPaused() throws {
+    let host = try runLua(
+      """
+      local later = operation { name = "later", run = function() end }
+      later.progress:pause()
+      operation { name = "looker", run = function() sleep(1); said = later:why(); later.progress:resume() end }
+      """)
+    try host.check(
+      #"assert(said == "'later' is paused (before it started): it goes on when its progress is resumed", said)"#)
+  }
+
   @Test func theTimeoutObserversOptionsAreChecked() {
     #expect(loadError("timeout(1, { cancel = 1 })")?.contains("'cancel' must be a boolean") == true)
     #expect(loadError("timeout(1, { cancels = true })")?.contains("unknown field 'cancels'") == true)

@@ -80,6 +80,28 @@ import Testing
     #expect(error.contains("spec.lua:2:") && error.contains(message), "\(error)")
   }
 
+  @Test func anObserverThatSpinsOrRaisesIsStoppedAndNotCalledAgain() throws {
+    let host = try runLua(
+      """
+      calls, ticks = 0, 0
+      operation { name = "other", run = function() for i = 1, 3 do sleep(1); ticks = ticks + 1 end end }
+      operation { name = "spinner", run = function()
+        local p = progress { total = 10 }
+        p:observe(function() calls = calls + 1; while true do end end, { every = true })
+        p.completed = 1
+        p.completed = 2
+        local q = progress { total = 10 }
+        q:observe(function() calls = calls + 1; error("observer broke") end)
+        q.completed = 1
+        sleep(1)
+        q.completed = 2
+        sleep(1)
+      end }
+      """)
+    try host.check("assert(calls == 2 and ticks == 3, calls .. ' ' .. ticks)")
+    #expect(host.op("spinner").succeeded && host.op("other").succeeded)
+  }
+
   @Test func userInfoIsCopiedInAndOutAndChecked() throws {
     let host = try runLua(
       """
@@ -120,7 +142,8 @@ import Testing
 @Suite struct PriorityTests {
   @Test(arguments: [
     (-8.0, Priority.veryLow), (-7, .veryLow), (-6, .low), (-2, .normal), (2, .normal), (3, .high), (6, .high),
-    (7, .veryHigh), (100, .veryHigh), (-100, .veryLow), (0.4, .normal)
+    (7, .veryHigh), (100, .veryHigh), (-100, .veryLow), (0.4, .normal), (1e17, .veryHigh), (-1e300, .veryLow),
+    (0x1p62, .veryHigh)
   ])
   func numbersSnapToTheNearestLevel(_ number: Double, _ level: Priority) {
     #expect(Priority(number: number) == level)
@@ -250,7 +273,11 @@ import Testing
     ("choose('q', {'1'})", "choice #1 must be a name of 1 to 100 bytes, not a number"),
     ("choose('q', {'a'}, { default = 'b' })", "the default 'b' is not one of the choices"),
     ("choice('q', {'a'}, { skip = 'b' })", "choice: 'skip' must name choices"),
-    ("choice('q', {'a'}, { when = 'a' })", "unknown field 'when'")
+    ("choice('q', {'a'}, { when = 'a' })", "unknown field 'when'"),
+    ("choose('q', {'a'}, { default = 'a', bogus = 1 })", "unknown field 'bogus'"),
+    ("choice('q', {'a', 'b'}, { skip = 'a', fail = { 'a' } })", "choice: 'a' is in both 'skip' and 'fail'"),
+    ("choose('q', {'a', ''})", "choice #2 must be a name of 1 to 100 bytes, not a number (got \"\")"),
+    ("choose('q', {'a', nil, 'b'})", "choice #2 must be a name of 1 to 100 bytes, not a number (got nil)")
   ])
   func badQuestionsAreRefused(_ source: String, _ message: String) {
     let error = loadError(source) ?? ""

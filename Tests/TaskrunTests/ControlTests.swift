@@ -263,4 +263,69 @@ import Testing
     #expect(finished.status == 0, "\(finished.stdout)\(finished.stderr)")
     #expect(finished.stdout.contains("pause     transcode") && finished.stdout.contains("resume    transcode"))
   }
+
+  /// A socket in the folder that answers a byte at a time, forever: the clients give up on
+  /// it in time, and a signal ends them at once.
+  @Test func clientsGiveUpOnARunThatTricklesAndObeySignals() throws {
+    let place = try Place()
+    let folder = place.runtime.appendingPathComponent("taskrun")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    chmod(folder.path, 0o700)
+    let path = folder.appendingPathComponent("\(getpid()).sock").path
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: path.utf8)
+      raw[path.utf8.count] = 0
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0 && listen(listener, 8) == 0)
+    let trickler = Thread {
+      while true {
+        let client = accept(listener, nil, nil)
+        guard client >= 0 else { return }
+        Thread {
+          for _ in 0..<200 {
+            guard send(client, " ", 1, Int32(MSG_NOSIGNAL)) == 1 else { break }
+            usleep(100_000)
+          }
+          close(client)
+        }.start()
+      }
+    }
+    trickler.start()
+    defer {
+      shutdown(listener, Int32(SHUT_RDWR))
+      close(listener)
+      unlink(path)
+    }
+    let started = Date()
+    let status = try place.taskrun(["status"])
+    #expect(Date().timeIntervalSince(started) < 10, "status gave up in time")
+    #expect(
+      status.status == 0 && status.stdout.contains("(not answering: the run did not answer within 2 s"),
+      "\(status.stdout)")
+    let watch = try Binary.start(["watch", String(getpid())], in: place.folder, environment: place.environment)
+    usleep(500_000)
+    kill(watch.child.pid, SIGTERM)
+    let ended = Binary.finish(watch, timeout: 10)
+    #expect(ended.status == 128 + SIGTERM, "SIGTERM ends watch: \(ended.status)")
+    let empty = try place.taskrun(["cancel", String(getpid()), ""])
+    #expect(
+      empty.status == 1 && empty.stderr.contains("no operation is named '' (leave OPERATION out for the whole run)"),
+      "\(empty.stderr)")
+  }
+
+  @Test func aCleanupsOutputIsNotTheFailedCommands() throws {
+    let place = try Place()
+    try place.write(
+      "w.lua", #"operation { name = "f", sh = "exit 3", cleanup = function() sh("echo from-cleanup") end }"#)
+    let run = try place.taskrun(["--progress", "plain", "w.lua"])
+    #expect(run.status == 1 && !(run.stdout + run.stderr).contains("from-cleanup"), "\(run.stdout)\(run.stderr)")
+  }
 }

@@ -22,9 +22,11 @@ extension ScriptHost {
     for k in 0..<s.rawLength(list) {
       s.rawGet(list, k + 1)
       defer { s.pop() }
-      guard let choice = s.string(-1), !choice.isEmpty, choice.utf8.count <= 100, Int(choice) == nil else {
-        throw ScriptError(
-          "\(function): choice #\(k + 1) must be a name of 1 to 100 bytes, not a number (got \(s.describe(-1)))")
+      guard s.type(-1) == LUA_TSTRING, let choice = s.string(-1), !choice.isEmpty, choice.utf8.count <= 100,
+        Int(choice) == nil
+      else {
+        let got = s.type(-1) != LUA_TSTRING ? s.typeName(-1) : DisplayText.quoted(s.string(-1) ?? "")
+        throw ScriptError("\(function): choice #\(k + 1) must be a name of 1 to 100 bytes, not a number (got \(got))")
       }
       try displayText(choice, "\(function): choice #\(k + 1)")
       guard !choices.contains(where: { $0.lowercased() == choice.lowercased() }) else {
@@ -36,6 +38,7 @@ extension ScriptHost {
     let options = i + 2
     if !s.isNil(options) {
       guard s.type(options) == LUA_TTABLE else { throw bad(options, "table of options") }
+      try checkFields(s, options, valid: function == "choose" ? ["default"] : ["default", "skip", "fail"], in: function)
       if let name = try optionalString(s, options, "default", in: function) {
         guard let choice = choices.first(where: { $0.lowercased() == name.lowercased() }) else {
           throw ScriptError("\(function): the default '\(name)' is not one of the choices")
@@ -57,7 +60,7 @@ extension ScriptHost {
         s.push(choice); return 1
       }
     }
-    scheduler.choose(question, for: co.op, answers: choiceAnswers) { [unowned self] result in
+    scheduler.choose(question, for: co.op, answers: choiceAnswers, asker: "choose()") { [unowned self] result in
       switch result {
       case .success(let choice):
         succeed(co) { s in
@@ -94,11 +97,13 @@ extension ScriptHost {
       }
       return Set(found.compactMap { question.choice(named: $0) })
     }
-    if let options { try checkFields(s, options, valid: ["default", "skip", "fail"], in: "choice") }
     let (skip, fail) = (try names("skip"), try names("fail"))
+    if let both = question.choices.first(where: { skip.contains($0) && fail.contains($0) }) {
+      throw ScriptError("choice: '\(both)' is in both 'skip' and 'fail'")
+    }
     let answers = choiceAnswers
     return BlockCondition(name: "choice") { op, scheduler, done in
-      scheduler.choose(question, for: op, answers: answers) { result in
+      scheduler.choose(question, for: op, answers: answers, asker: "choice()") { result in
         switch result {
         case .success(let choice) where skip.contains(choice): done(.skipped("\"\(question.text)\": \(choice)"))
         case .success(let choice) where fail.contains(choice): done(.failed("\"\(question.text)\": \(choice)"))

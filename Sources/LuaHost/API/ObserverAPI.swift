@@ -93,9 +93,10 @@ extension ScriptHost {
     }
     switch observer {
     case .activity(let label): if !op.activities.contains(label) { op.activities.append(label) }
-    case .timeout(let seconds, let cancels) where seconds <= Limits.maxSeconds:
+    case .timeout(let seconds, true) where seconds <= Limits.maxSeconds:
+      op.cancelTimeout = min(op.cancelTimeout ?? seconds, seconds)
+    case .timeout(let seconds, false) where seconds <= Limits.maxSeconds:
       op.timeout = min(op.timeout ?? seconds, seconds)
-      if cancels { op.timeoutCancels = true }
     case .timeout: break  // longer than Limits.maxSeconds: never
     case .lua(let observer): op.observers.append(observer)
     case .background(let grace): op.backgroundGrace = grace

@@ -128,15 +128,28 @@ extension ScriptHost {
   }
 
   /// Calls a Lua function with a progress handle, on the stack of the code now calling into
-  /// the host (or the main one); an error is reported on stderr, never raised through Swift.
-  func callLua(_ ref: Int32, with node: ProgressNode, what: String) {
+  /// the host (or the main one), bounded as every call of the host's own is (a handler that
+  /// spins is stopped, not the run with it); an error is reported on stderr (`and then` is
+  /// added to the message), never raised through Swift. Returns whether it returned.
+  @discardableResult
+  func callLua(_ ref: Int32, with node: ProgressNode, what: String, andThen: String = "") -> Bool {
     let s = LuaStack(L: callState ?? L)
     _ = lua_checkstack(s.L, 3)
     pushRef(ref, on: s)
     pushHandle(.progress, id: progressID(node), on: s)
-    if protectedCall(s, arguments: 1, results: 0) != LUA_OK {
-      reportWarning("\(what) failed: \(s.errorMessage(-1))")
-      s.pop()
+    guard boundedCall(s, arguments: 1, results: 0, what: what) != LUA_OK else { return true }
+    reportWarning("\(what) failed: \(s.errorMessage(-1))" + andThen)
+    s.pop()
+    return false
+  }
+
+  /// Calls an observation's function; one that raised is not called again.
+  private func tell(_ observation: ProgressObservation) {
+    if !callLua(
+      observation.function, with: observation.node, what: "progress observer",
+      andThen: "; it is not called again")
+    {
+      unobserve(observation)
     }
   }
 
@@ -177,7 +190,7 @@ extension ScriptHost {
       }
     }
     progressHandles.observers[id, default: []].append(observation)
-    if initial { callLua(observation.function, with: node, what: "progress observer") }
+    if initial { tell(observation) }
     pushHandle(.observation, id: observation.id, on: s)
     return 1
   }
@@ -219,7 +232,7 @@ extension ScriptHost {
       if !observation.every {
         coalesced = true
       } else if observation.active, observation.changed() {
-        callLua(observation.function, with: observation.node, what: "progress observer")
+        tell(observation)
       }
     }
     guard coalesced, progressHandles.observedDirty.insert(id).inserted else { return }
@@ -235,7 +248,7 @@ extension ScriptHost {
     for id in dirty {
       for observation in progressHandles.observers[id] ?? [] where !observation.every {
         guard observation.active, observation.changed() else { continue }
-        callLua(observation.function, with: observation.node, what: "progress observer")
+        tell(observation)
       }
     }
   }
@@ -281,7 +294,7 @@ extension ScriptHost {
     if s.isNil(i) { return node.userInfo[key] = nil }
     let value = try userInfoValue(s, i, key)
     guard node.userInfo[key] != nil || node.userInfo.count < Self.maxUserInfo else {
-      throw ScriptError("set_user_info: a progress holds at most \(Self.maxUserInfo) keys")
+      throw ScriptError("progress: 'user_info' may hold at most \(Self.maxUserInfo) keys")
     }
     node.userInfo[key] = value
   }

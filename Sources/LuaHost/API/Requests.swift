@@ -40,11 +40,15 @@ extension ScriptHost {
       case "sh":
         var spec = try commandSpec(s, base, options: base + 1, function: "sh")
         spec.sandbox = co.op?.body?.sandbox
+        // A cleanup's commands are not its operation's: their output is not shown as the
+        // failed command's (sh() still returns it); they get its qos all the same.
+        let owner = co.isCleanup ? nil : co.op
+        if co.isCleanup { spec.qos = co.op?.qos }
         let check = s.type(base + 1) == LUA_TTABLE ? s.rawGet(base + 1, "check") != LUA_TBOOLEAN || s.boolean(-1) : true
         s.setTop(base - 3)
         // A dry run's top level runs nothing: the dry-run executor says what it would run.
         let executor = dryRun && co.op == nil ? dryRunExecutor() : nil
-        let token = scheduler.runCommand(spec, for: co.op, on: executor) { [unowned self] result in
+        let token = scheduler.runCommand(spec, for: owner, on: executor) { [unowned self] result in
           co.pending = nil
           if let reason = co.interruptReason { return fail(co, reason) }
           if let op = co.op, op.isCancelled, !co.isCleanup {

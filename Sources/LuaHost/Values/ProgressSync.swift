@@ -46,6 +46,17 @@ extension ScriptHost {
     return failure
   }
 
+  /// `protectedCall` bounded as the host's own calls are (`tl_bounded_call`: a billion
+  /// instructions, or an interrupt), for handlers and observers, which may be called from
+  /// inside a body's host call where the body's time slice cannot stop them.
+  func boundedCall(_ s: LuaStack, arguments: Int32, results: Int32, what: String) -> Int32 {
+    let status = what.withCString { tl_bounded_call(s.L, arguments, results, $0) }
+    guard let message = syncProgress() else { return status }
+    if status == LUA_OK { s.pop(results) } else { s.pop() }
+    s.push(message)
+    return LUA_ERRRUN
+  }
+
   /// `lua_pcall` for user functions (handlers, observers): afterwards progress is synced, and
   /// a bad `completed` the function stored counts as its error (message on top, as pcall's).
   func protectedCall(_ s: LuaStack, arguments: Int32, results: Int32) -> Int32 {

@@ -35,7 +35,7 @@ extension Scheduler {
   /// the question's default, with a note that says where the answer came from. `done` gets
   /// the choice, or why there is none.
   public func choose(
-    _ question: Question, for op: OperationNode?, answers: ChoiceAnswers,
+    _ question: Question, for op: OperationNode?, answers: ChoiceAnswers, asker: String = "choose()",
     done: @escaping (Result<String, ChoiceRefused>) -> Void
   ) {
     if let word = answers.answer, let choice = question.choice(named: word) {
@@ -48,7 +48,7 @@ extension Scheduler {
           .failure(
             ChoiceRefused(
               "cannot ask \"\(question.text)\": not running on a terminal, and it has no default "
-                + "(give choose() a default, or run with --answer CHOICE)")))
+                + "(give \(asker) a default, or run with --answer CHOICE)")))
       }
       note("taskrun: \"\(question.text)\": \(choice) (the default: not on a terminal)")
       return done(.success(choice))

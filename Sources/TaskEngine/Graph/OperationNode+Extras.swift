@@ -13,13 +13,11 @@ extension OperationNode {
     @exclusivity(unchecked) var observers: [any OperationObserver] = []
     @exclusivity(unchecked) var activities: [String] = []
     @exclusivity(unchecked) var timeout: Double? = nil
-    @exclusivity(unchecked) var timeoutTimer: TimerID? = nil
-    /// When the running attempt's timeout ends (on the scheduler's clock), and what was left
-    /// of it when it was paused.
-    @exclusivity(unchecked) var timeoutDeadline = Double.nan
-    @exclusivity(unchecked) var timeoutLeft: Double? = nil
-    /// `timeout(seconds, { cancel = true })`: its timeout cancels it rather than failing it.
-    @exclusivity(unchecked) var timeoutCancels = false
+    /// `timeout(seconds, { cancel = true })`: seconds after which an attempt is cancelled.
+    @exclusivity(unchecked) var cancelTimeout: Double? = nil
+    /// The running attempt's timeouts: the one that fails it, and the one that cancels it.
+    @exclusivity(unchecked) var failTimer = AttemptTimer()
+    @exclusivity(unchecked) var cancelTimer = AttemptTimer()
     /// What it runs after its body stopped for a failure, a cancel or a timeout.
     @exclusivity(unchecked) var cleanup: (any OperationCleanup)? = nil
     @exclusivity(unchecked) var qos: QualityOfService? = nil
@@ -110,11 +108,11 @@ extension OperationNode {
     get { extrasStorage?.timeout }
     set { if extrasStorage != nil || newValue != nil { extras.timeout = newValue } }
   }
-  /// `timeout(seconds, { cancel = true })`: when its timeout passes it is cancelled (and not
-  /// tried again) rather than failed.
-  public var timeoutCancels: Bool {
-    get { extrasStorage?.timeoutCancels ?? false }
-    set { if extrasStorage != nil || newValue { extras.timeoutCancels = newValue } }
+  /// `timeout(seconds, { cancel = true })`: seconds each attempt may execute before it is
+  /// cancelled (not failed, and not tried again); apart from `timeout`, which fails it.
+  public var cancelTimeout: Double? {
+    get { extrasStorage?.cancelTimeout }
+    set { if extrasStorage != nil || newValue != nil { extras.cancelTimeout = newValue } }
   }
   /// `qos = "utility"`: its commands' CPU and I/O niceness (nil: as taskrun's).
   public var qos: QualityOfService? {
@@ -125,12 +123,6 @@ extension OperationNode {
   public var cleanup: (any OperationCleanup)? {
     get { extrasStorage?.cleanup }
     set { if extrasStorage != nil || newValue != nil { extras.cleanup = newValue } }
-  }
-  /// The timer of the running attempt's timeout (cancelled when it ends: an idle run with a
-  /// pending hour-long timeout would not notice it can make no progress).
-  var timeoutTimer: TimerID? {
-    get { extrasStorage?.timeoutTimer }
-    set { if extrasStorage != nil || newValue != nil { extras.timeoutTimer = newValue } }
   }
   /// Free-form attachment for the host (the Lua host keeps its result reference here).
   public var hostData: AnyObject? {
@@ -219,4 +211,12 @@ extension OperationNode {
     get { extrasStorage?.unresolvedNames ?? [] }
     _modify { yield &extras.unresolvedNames }
   }
+}
+
+/// One timeout of a running attempt (Scheduler+Timeouts): its timer, when it ends on the
+/// scheduler's clock, and what was left of it when the operation was paused.
+struct AttemptTimer {
+  var timer: TimerID?
+  var deadline = Double.nan
+  var left: Double?
 }

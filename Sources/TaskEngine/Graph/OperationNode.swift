@@ -61,6 +61,7 @@ public enum Priority: Int, Sendable, CaseIterable, Comparable {
   /// Foundation's `queuePriority` as a number: the nearest level (-8, -4, 0, 4 or 8; a tie
   /// goes to the level nearer normal, so 2 is normal and 6 high); beyond ±8, the extreme.
   public init(number: Double) {
+    let number = min(8, max(-8, number))  // 1e17 - 8 and 1e17 + 8 are the same Double
     let levels = Priority.allCases
     self = levels.min { a, b in
       let (da, db) = (abs(Double(a.rawValue) - number), abs(Double(b.rawValue) - number))

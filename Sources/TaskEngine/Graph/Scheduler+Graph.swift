@@ -1,4 +1,5 @@
 // Graph queries: name resolution, cycles, plan order and "why is it waiting?".
+import Glibc
 import HeapModule
 
 extension Scheduler {
@@ -117,6 +118,13 @@ extension Scheduler {
   }
 
   public func explain(_ op: OperationNode) -> String {
+    if op.isPaused && !op.isFinished {
+      return "'\(op.name)' is paused (\(op.state == .executing ? "while executing" : "before it started")): "
+        + "it goes on when its progress is resumed"
+    }
+    if stopping.held && !op.isFinished && op.state != .executing {
+      return "'\(op.name)' waits: the run is paused (taskrun resume \(getpid()))"
+    }
     switch op.state {
     case .finished:
       let outcome = op.outcome!.rawValue

@@ -8,10 +8,7 @@ extension Scheduler {
   func cleanUp(_ op: OperationNode, _ outcome: Outcome, error: String?, traceback: String?, kind: FailureKind?) {
     guard let cleanup = op.cleanup else { return }
     op.cleanedUp = true
-    if let timer = op.timeoutTimer {  // its time is over: the cleanup has its own
-      cancelTimer(timer)
-      op.timeoutTimer = nil
-    }
+    stopTimeouts(op)  // its time is over: the cleanup has its own
     let why: FailureKind =
       op.timedOut
       ? .timeout

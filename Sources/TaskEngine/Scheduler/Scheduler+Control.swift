@@ -57,15 +57,16 @@ extension Scheduler {
       }
       return nil
     }
-    guard let op = operation(named: name) else { return "no operation is named '\(name)'" }
-    if op.isFinished { return "'\(name)' already finished (\(op.outcome?.rawValue ?? "finished"))" }
+    let shown = TerminalText.escaped(name).replacing("\t", with: "\\t")
+    guard let op = operation(named: name) else { return "no operation is named '\(shown)'" }
+    if op.isFinished { return "'\(shown)' already finished (\(op.outcome?.rawValue ?? "finished"))" }
     let progress = op.progress
     switch action {
     case .cancel:
-      guard progress.isCancellable else { return "the progress of '\(name)' is not cancellable" }
+      guard progress.isCancellable else { return "the progress of '\(shown)' is not cancellable" }
       progress.cancel()
     case .pause:
-      guard progress.isPausable else { return "the progress of '\(name)' is not pausable" }
+      guard progress.isPausable else { return "the progress of '\(shown)' is not pausable" }
       progress.pause()
     case .resume:
       progress.resume()

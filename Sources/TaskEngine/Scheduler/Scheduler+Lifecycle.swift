@@ -106,7 +106,7 @@ extension Scheduler {
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
-    if let timeout = op.timeout { armTimeout(op, seconds: timeout, at: now) }
+    if op.extrasStorage != nil { armTimeouts(op, at: now) }  // Scheduler+Timeouts
     if let body = op.body {
       body.start(op, scheduler: self)
     } else {
@@ -132,10 +132,7 @@ extension Scheduler {
     {
       return tryAgain(op, retry, error: error ?? op.error ?? "failed")
     }
-    if let timer = op.timeoutTimer {
-      cancelTimer(timer)
-      op.timeoutTimer = nil
-    }
+    stopTimeouts(op)
     let wasExecuting = op.state == .executing
     if wasExecuting { leaveExecution(op) }  // slot, activities, resources
     let now = clock.now
@@ -205,10 +202,7 @@ extension Scheduler {
   func tryAgain(_ op: OperationNode, _ retry: RetryPolicy, error: String) {
     let delay = retry.delay(after: op.attempt)
     if op.attempt == 1, let start = op.startTime { op.firstStartTime = op.remoteStartTime ?? start }
-    if let timer = op.timeoutTimer {
-      cancelTimer(timer)
-      op.timeoutTimer = nil
-    }
+    stopTimeouts(op)
     if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
     ledger.retried(op)
     removeExecuting(op)
@@ -261,14 +255,5 @@ extension Scheduler {
   public func timedOut(_ op: OperationNode, outputIn whereOutputIs: String) {
     guard op.timedOut, !op.isFinished, !whereOutputIs.isEmpty, let error = op.error else { return }
     op.error = error + whereOutputIs
-  }
-
-  /// Its timeout passed: cancel it, and it finishes `failed` with a timeout error.
-  public func expire(_ op: OperationNode) {
-    guard op.state == .executing, !op.timedOut else { return }
-    if op.timeoutCancels { return cancel(op, reason: "timed out after \(formatSeconds(op.timeout ?? 0))") }
-    op.timedOut = true
-    op.isCancelled = false  // a timeout overrides an earlier cancel's reason
-    cancel(op, reason: "timed out after \(formatSeconds(op.timeout ?? 0))")
   }
 }

@@ -63,21 +63,14 @@ extension Scheduler {
 
   /// A running operation stops where it is: commands stopped, timeout held, body told.
   private func holdExecution(_ op: OperationNode, at now: Double) {
-    if let timer = op.timeoutTimer {
-      cancelTimer(timer)
-      op.timeoutTimer = nil
-      op.extras.timeoutLeft = max(0, op.extras.timeoutDeadline - now)
-    }
+    holdTimeouts(op, at: now)
     commands.signal(ownedBy: op, SIGSTOP)
     op.body?.pause(op, scheduler: self)
   }
 
   private func releaseExecution(_ op: OperationNode, at now: Double) {
     commands.signal(ownedBy: op, SIGCONT)
-    if let left = op.extrasStorage?.timeoutLeft {
-      op.extras.timeoutLeft = nil
-      armTimeout(op, seconds: left, at: now)
-    }
+    releaseTimeouts(op, at: now)
     op.body?.resume(op, scheduler: self)
   }
 
@@ -93,15 +86,5 @@ extension Scheduler {
     op.priority = priority
     // The old entry is passed over when it pops (its priority no longer matches).
     if op.state == .ready { op.queue.ready.insert(ReadyEntry(priority: priority.rawValue, id: op.id, operation: op)) }
-  }
-
-  /// Starts the running attempt's timeout: `seconds` from `now`.
-  func armTimeout(_ op: OperationNode, seconds: Double, at now: Double) {
-    let attempt = op.attempt
-    op.extras.timeoutDeadline = now + seconds
-    op.timeoutTimer = after(seconds) { [weak self, weak op] in
-      guard let self, let op, op.attempt == attempt else { return }
-      expire(op)
-    }
   }
 }

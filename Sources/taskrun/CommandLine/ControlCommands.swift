@@ -8,6 +8,18 @@ import TaskEngine
 /// The client side of `ControlSocket`: finds this user's runs, asks them, removes the
 /// sockets of runs that are gone (killed before they could remove their own).
 enum ControlClient {
+  /// The clients wait for nothing but a socket: Ctrl-C, SIGTERM and SIGHUP end them at once
+  /// (taskrun blocks signals for its own watcher thread, which only a run's loop reads).
+  static func signalsEndUs() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+      Glibc.signal(signal, SIG_DFL)
+      sigaddset(&set, signal)
+    }
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+  }
+
   /// Every live run's socket, stale ones removed.
   static func runs() throws(ControlError) -> [(pid: Int32, path: String)] {
     let folder = try ControlFolder.path(create: false)
@@ -30,15 +42,27 @@ enum ControlClient {
       }
       return run
     }
+    var silent: [Int32] = []
     let matches = live.filter { run in
-      guard let status: RunStatus = try? request("status", at: run.path) else { return false }
+      let status: RunStatus
+      do { status = try request("status", at: run.path, seconds: 2) } catch {
+        silent.append(run.pid)
+        return false
+      }
       return status.script == word || status.script.hasSuffix("/" + word)
     }
+    let shown = TerminalText.escaped(word)
     guard matches.count == 1 else {
+      if matches.isEmpty && !silent.isEmpty {
+        throw ControlError(
+          "no answering run of this user runs '\(shown)'; not answering: "
+            + silent.map(String.init).joined(separator: ", ")
+            + " (busy in Lua code that does not yield? name it by its pid)")
+      }
       throw ControlError(
         matches.isEmpty
-          ? "no run of this user runs '\(word)' (taskrun status lists them)"
-          : "\(matches.count) runs run '\(word)': name one by its pid (taskrun status lists them)")
+          ? "no run of this user runs '\(shown)' (taskrun status lists them)"
+          : "\(matches.count) runs run '\(shown)': name one by its pid (taskrun status lists them)")
     }
     return matches[0]
   }
@@ -66,40 +90,75 @@ enum ControlClient {
     return fd
   }
 
-  /// Sends `line` and decodes the one line that answers it (a run busy in Lua code that
-  /// does not yield answers when it next waits: up to `seconds`).
-  static func request<T: Decodable>(_ line: String, at path: String, seconds: Int = 10) throws(ControlError) -> T {
+  /// Sends `line` and decodes the one line that answers it, within `seconds` in all (a run
+  /// busy in Lua code that does not yield answers when it next waits).
+  static func request<T: Decodable>(_ line: String, at path: String, seconds: Double = 10) throws(ControlError) -> T {
     guard let fd = connect(path) else { throw ControlError("the run at \(path) has ended") }
     defer { close(fd) }
-    var limit = timeval(tv_sec: seconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     writeAll(fd, (line + "\n").utf8)
-    var reader = LineReader(fd: fd)
-    guard let answer = reader.next() else { throw ControlError("the run did not answer within \(seconds) s") }
+    var reader = LineReader(fd: fd, deadline: seconds)
+    let answer: String
+    switch reader.next() {
+    case .line(let text): answer = text
+    case .ended: throw ControlError("the run closed the connection without an answer")
+    case .late: throw ControlError("the run did not answer within \(formatSeconds(seconds))")
+    case .tooLong: throw ControlError("the run's answer is longer than \(LineReader.limit >> 20) MB: not taskrun's")
+    }
     do { return try JSONDecoder().decode(T.self, from: Data(answer.utf8)) } catch {
-      throw ControlError("the run's answer could not be read: \(error)")
+      throw ControlError("the run's answer is not what taskrun sends: \(DisplayQuote.of(answer))")
     }
   }
 
-  /// Lines from a socket, as they come.
+  /// Lines from a socket, as they come, each within the time left of a deadline (nil: none)
+  /// and at most `limit` bytes long.
   struct LineReader {
+    enum Next {
+      case line(String)
+      case ended, late, tooLong
+    }
+    static let limit = 16 << 20
     let fd: Int32
+    private let deadline: Double?
     private var buffer: [UInt8] = []
-    init(fd: Int32) { self.fd = fd }
 
-    mutating func next() -> String? {
+    init(fd: Int32, deadline seconds: Double? = nil) {
+      self.fd = fd
+      deadline = seconds.map { Self.now() + $0 }
+    }
+
+    static func now() -> Double {
+      var t = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &t)
+      return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    mutating func next() -> Next {
       while true {
         if let newline = buffer.firstIndex(of: 10) {
           let line = String(decoding: buffer[..<newline], as: UTF8.self)
           buffer.removeSubrange(...newline)
-          return line
+          return .line(line)
         }
+        if buffer.count > Self.limit { return .tooLong }
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let wait = deadline.map { Int32(max(0, ($0 - Self.now()) * 1000).rounded(.up)) } ?? -1
+        let polled = poll(&ready, 1, wait)
+        if polled < 0 && errno == EINTR { continue }
+        if polled == 0 { return .late }
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = read(fd, &chunk, chunk.count)
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return nil }
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+        guard n > 0 else { return .ended }
         buffer += chunk[..<n]
       }
+    }
+  }
+
+  /// A reply's text, shortened and with its control characters escaped.
+  enum DisplayQuote {
+    static func of(_ text: String) -> String {
+      let cut = text.count > 80 ? String(text.prefix(80)) + "…" : text
+      return "'" + TerminalText.escaped(cut).replacing("\t", with: "\\t") + "'"
     }
   }
 
@@ -170,12 +229,13 @@ struct StatusCommand: ParsableCommand, InvokedCommand {
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
     language.apply()
+    ControlClient.signalsEndUs()
     let runs: [(pid: Int32, path: String)]
     do { runs = try ControlClient.runs() } catch { throw ControlClient.fail(error) }
     for run in runs {
       let status: RunStatus
       do { status = try ControlClient.request("status", at: run.path, seconds: 2) } catch {
-        print("\(run.pid)  (not answering: \(error))")
+        print("\(run.pid)  (not answering: \(error); busy in Lua code that does not yield?)")
         continue
       }
       if json {
@@ -203,6 +263,7 @@ struct WatchCommand: ParsableCommand, InvokedCommand {
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
     language.apply()
+    ControlClient.signalsEndUs()
     let target: (pid: Int32, path: String)
     do { target = try ControlClient.run(named: run) } catch { throw ControlClient.fail(error) }
     guard let fd = ControlClient.connect(target.path) else {
@@ -214,8 +275,11 @@ struct WatchCommand: ParsableCommand, InvokedCommand {
     var drawn = 0
     var lastLine = ""
     var lastPrint = 0.0
-    while let line = reader.next() {
-      guard let status = try? JSONDecoder().decode(RunStatus.self, from: Data(line.utf8)) else { continue }
+    while case .line(let line) = reader.next() {
+      guard let status = try? JSONDecoder().decode(RunStatus.self, from: Data(line.utf8)) else {
+        throw ControlClient.fail(
+          ControlError("the run's message is not what taskrun sends: \(ControlClient.DisplayQuote.of(line))"))
+      }
       let overall = ControlClient.overall(status)
       if live {
         var frame = drawn > 0 ? "\u{1B}[\(drawn)A\u{1B}[J" : ""
@@ -257,12 +321,18 @@ extension ControlActionCommand {
   }
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
+    ControlClient.signalsEndUs()
+    if let operation, operation.isEmpty {
+      throw ControlClient.fail(ControlError("no operation is named '' (leave OPERATION out for the whole run)"))
+    }
     let target: (pid: Int32, path: String)
     do { target = try ControlClient.run(named: run) } catch { throw ControlClient.fail(error) }
     let line = Self.action.rawValue + (operation.map { "\t" + $0 } ?? "")
     let reply: ControlReply
     do { reply = try ControlClient.request(line, at: target.path) } catch { throw ControlClient.fail(error) }
-    guard reply.ok else { throw ControlClient.fail(ControlError(reply.error ?? "refused")) }
+    guard reply.ok else {
+      throw ControlClient.fail(ControlError(TerminalText.escaped(reply.error ?? "refused")))
+    }
     throw Taskrun.Exit(.success)
   }
 }

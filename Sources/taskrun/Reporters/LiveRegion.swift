@@ -64,7 +64,8 @@ struct LiveRegion {
     let elapsed = now - op.start
     tail += "  " + (elapsed < 60 ? formatFixed(elapsed, 1) + "s" : clock(elapsed))
     let room = max(8, min(width / 2, width - 6 - tail.columns))
-    return "  \(color.paint(spin(op.name), "36")) " + op.name.fitted(to: room, ellipsis: true) + tail
+    let mark = op.progress?.paused == true ? "‖" : spin(op.name)  // a paused row does not spin
+    return "  \(color.paint(mark, "36")) " + op.name.fitted(to: room, ellipsis: true) + tail
   }
 
   private func spin(_ key: String) -> String {

@@ -176,7 +176,10 @@ final class ControlSocket {
   /// Answers "FD REQUEST" (scheduler's thread).
   private func answer(_ request: String) {
     guard let space = request.firstIndex(of: " "), let fd = Int32(request[..<space]) else { return }
-    let words = request[request.index(after: space)...].split(separator: "\t", maxSplits: 1).map(String.init)
+    // "pause" is the whole run; "pause<TAB>NAME" one operation, whatever NAME is (even empty).
+    let words = request[request.index(after: space)...].split(
+      separator: "\t", maxSplits: 1, omittingEmptySubsequences: false
+    ).map(String.init)
     switch words.first {
     case "status":
       send(status(), to: fd)
