@@ -200,10 +200,21 @@ public final class ScriptHost {
       guard !exists || info.st_mode & S_IFMT != S_IFDIR else {
         throw HostError("cannot read '\(path)': it is a directory, not a script")
       }
-      guard let contents = FileManager.default.contents(atPath: path) else {
-        throw HostError("cannot read '\(path)': " + (exists ? "permission denied" : "no such file"))
+      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0, let contents = readAll(fd) else {
+        let code = errno
+        if fd >= 0 { Glibc.close(fd) }
+        // The reason as it is: out of descriptors is not a permission problem.
+        let reason =
+          code == EACCES
+          ? "permission denied"
+          : code == ENOENT || !exists
+            ? "no such file"
+            : String(cString: strerror(code)).lowercased()
+        throw HostError("cannot read '\(path)': \(reason)")
       }
-      data = contents
+      Glibc.close(fd)
+      data = Data(contents)
     }
     // As lua.c: a UTF-8 byte order mark, then a first line starting with # (#!/usr/bin/env
     // taskrun) are skipped; the line's newline stays, so line numbers hold.

@@ -84,9 +84,11 @@ extension ScriptHost {
       if !s.isNil(sh) { throw ScriptError("\(what()): give either 'run' or 'sh', not both") }
     }
     let grant = s.isNil(spec[.sandbox]) ? nil : try sandboxGrant(s, spec[.sandbox], what: what())
+    let qos = s.isNil(spec[.qos]) ? nil : try qualityOfService(s, spec[.qos], what: what())
     if !s.isNil(sh) {
       var command = try commandSpec(s, sh, options: 1, function: what(), field: "sh")
       command.sandbox = grant
+      command.qos = qos
       body = CommandBody(command)
     } else if !s.isNil(spec[.env]) || !s.isNil(spec[.cwd]) || !s.isNil(spec[.progress]) {
       throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
@@ -119,8 +121,9 @@ extension ScriptHost {
     if let progressPattern { watchProgress(of: op, pattern: progressPattern) }
     do {
       try configure(op, from: s, spec, what: what())
-      try attachCleanup(op, s, spec, what: what())
-      try qualityOfService(op, s, spec, what: what())
+      // Most specs set neither: an absent field costs one type check, not a message made.
+      if !s.isNil(spec[.cleanup]) || !s.isNil(spec[.cleanupGrace]) { try attachCleanup(op, s, spec, what: what()) }
+      if let qos { op.qos = qos }  // for sh() in its body
     } catch {
       scheduler.discard(op)
       uncharge(bytes, on: s)
@@ -196,14 +199,14 @@ extension ScriptHost {
   }
 
   /// `qos = "user_interactive" | "user_initiated" | "utility" | "background"`.
-  func qualityOfService(_ op: OperationNode, _ s: LuaStack, _ spec: SpecSlots, what: String) throws {
-    guard let name = try stringField(s, at: spec[.qos], "qos", in: what) else { return }
+  func qualityOfService(_ s: LuaStack, _ i: Int32, what: String) throws -> QualityOfService? {
+    guard let name = try stringField(s, at: i, "qos", in: what) else { return nil }
     guard let qos = QualityOfService(rawValue: name) else {
       throw ScriptError(
         "\(what): field 'qos' must be one of " + QualityOfService.allCases.map(\.rawValue).joined(separator: ", ")
           + " (got '\(name)')")
     }
-    op.qos = qos
+    return qos
   }
 
   /// `retry = { max = n, delay = seconds, backoff = "constant" | "exponential" }`

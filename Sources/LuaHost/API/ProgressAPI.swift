@@ -31,6 +31,7 @@ extension ScriptHost {
   /// Under a `become_current` whose units no progress took yet, a new operation's progress
   /// takes them (looked up without making a progress for every operation declared).
   func adoptProgress(of op: OperationNode) {
+    guard progressHandles.openBecomeCurrent > 0 else { return }
     let context = current.map { $0.progressPrimed || $0.op == nil ? $0.progress : nil } ?? progressHandles.scriptless
     guard let context, context.awaitsAdoption else { return }
     context.adopt(op.progress)

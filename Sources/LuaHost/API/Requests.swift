@@ -43,7 +43,7 @@ extension ScriptHost {
         // A cleanup's commands are not its operation's: their output is not shown as the
         // failed command's (sh() still returns it); they get its qos all the same.
         let owner = co.isCleanup ? nil : co.op
-        if co.isCleanup { spec.qos = co.op?.qos }
+        spec.qos = co.op?.qos
         let check = s.type(base + 1) == LUA_TTABLE ? s.rawGet(base + 1, "check") != LUA_TBOOLEAN || s.boolean(-1) : true
         s.setTop(base - 3)
         // A dry run's top level runs nothing: the dry-run executor says what it would run.

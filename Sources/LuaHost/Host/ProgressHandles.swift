@@ -20,6 +20,9 @@ struct ProgressHandles {
   var everyCount = 0
   var observedDirty: Set<ObjectIdentifier> = []
   var flushScheduled = false
+  /// `become_current` calls not resigned yet, in every coroutine: while there are none, no
+  /// operation declared can be adopted, and declaring one looks no further.
+  var openBecomeCurrent = 0
   /// Implicit composition for Lua code that runs outside any coroutine (observers, handlers).
   let scriptless = ProgressContext()
   /// The string "completed" (a registry reference, so its address stays valid), compared by

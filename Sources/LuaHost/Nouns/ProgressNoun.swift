@@ -178,6 +178,7 @@ extension ScriptHost {
         guard host.progressContext().becomeCurrent(node, pending: Int64(pending)) else {
           throw ScriptError("become_current: this progress is already current")
         }
+        host.progressHandles.openBecomeCurrent += 1
         return 0
       },
       LuaMethod("resign_current") { host, node, _ in
@@ -185,6 +186,7 @@ extension ScriptHost {
           throw ScriptError("resign_current: this progress is not the current one")
         }
         host.progressContext().resignCurrent()
+        host.progressHandles.openBecomeCurrent -= 1
         return 0
       },
       LuaMethod("cancel") { _, node, _ in

@@ -13,7 +13,7 @@ public struct CommandSpec: Sendable, Equatable {
   public var directory: String?
   /// What the operation that runs it asks `--sandbox` for beyond the defaults (nil: none).
   public var sandbox: SandboxGrant?
-  /// Its CPU and I/O niceness (nil: as taskrun's); an operation's `qos` unless it sets one.
+  /// Its CPU and I/O niceness (nil: as taskrun's): its operation's `qos`.
   public var qos: QualityOfService?
 
   public init(_ line: Line, environment: [String: String] = [:], directory: String? = nil) {

@@ -16,7 +16,7 @@ public final class MonotonicClock: SchedulerClock {
   public init() {}
   public var now: Double { Self.seconds() }
   /// CLOCK_MONOTONIC in seconds, for threads other than the scheduler's.
-  static func seconds() -> Double {
+  public static func seconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9

@@ -31,7 +31,7 @@ public final class EventLoop {
   /// What to call with the answer of work done off the thread (`perform`), by its number.
   @exclusivity(unchecked) private var completions: [Int: (String?) -> Void] = [:]
   @exclusivity(unchecked) private var lastCompletion = 0
-  /// The same for `serve`'s work, which does not count as pending.
+  /// Registered services (`register(service:)`), which do not count as pending.
   @exclusivity(unchecked) private var services: [Int: (String?) -> Void] = [:]
 
   public init(clock: any SchedulerClock, inbox: Inbox = Inbox()) {
@@ -66,22 +66,23 @@ public final class EventLoop {
     queue.async { inbox.post(.completion(token: number, answer: work())) }
   }
 
-  /// Like `perform`, for work that waits for others (a connection to the run's control
-  /// socket): it does not keep the loop busy, so a run with nothing else to do still ends.
-  public func serve(
-    on queue: DispatchQueue, _ work: @escaping @Sendable () -> String?, then: @escaping (String?) -> Void
-  ) {
+  /// A handler for messages another part posts to the inbox (`.completion` with the number
+  /// returned), on the scheduler's thread, for as long as the loop lives; it does not keep
+  /// the loop busy (a run with nothing else to do still ends).
+  public func register(service: @escaping (String?) -> Void) -> Int {
     lastCompletion += 1
-    let number = lastCompletion
-    services[number] = then
-    let inbox = self.inbox
-    queue.async { inbox.post(.completion(token: number, answer: work())) }
+    services[lastCompletion] = service
+    return lastCompletion
   }
 
-  /// Hands the answer of `perform`'s or `serve`'s work `number` (an inbox `.completion`) to
-  /// its `then`.
+  /// Watches `watcher`'s descriptors whenever the loop looks at the inbox (one at a time).
+  public func watch(_ watcher: any DescriptorSource) { inbox.watcher = watcher }
+
+  /// Hands the answer of `perform`'s work `number` (an inbox `.completion`) to its `then`,
+  /// or a message to a registered service.
   func complete(_ number: Int, answer: String?) {
-    (completions.removeValue(forKey: number) ?? services.removeValue(forKey: number))?(answer)
+    if let then = completions.removeValue(forKey: number) { return then(answer) }
+    services[number]?(answer)
   }
 
   /// Runs the actions of the timers whose deadline has come, earliest first. Whether any ran.

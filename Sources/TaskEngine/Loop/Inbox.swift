@@ -23,11 +23,14 @@ public enum InboxItem: Sendable {
 }
 
 /// Descriptors the scheduler's thread watches while it waits for the inbox: the process
-/// runner's pipes and pidfds. What it finds there it posts to the inbox from that thread.
-protocol DescriptorSource: AnyObject {
+/// runner's pipes and pidfds, and a run's control socket (`DescriptorWatcher`). What it finds
+/// there it posts to the inbox from that thread.
+public protocol DescriptorSource: AnyObject {
   /// Appends the descriptors to watch; returns the longest wait it allows, in seconds (nil: any).
   func watch(_ fds: inout [pollfd]) -> Double?
-  /// Handles what `poll` found in `fds[first...]` (also after a timeout: deadlines of its own).
+  /// Handles what `poll` found in its own descriptors, from `fds[first]` on, as many as it
+  /// appended (also after a timeout: deadlines of its own). It must not act on the run:
+  /// it posts to the inbox, and the loop acts on its turn.
   func handle(_ fds: [pollfd], from first: Int)
 }
 
@@ -41,8 +44,9 @@ public final class Inbox: @unchecked Sendable {
   private var waiting = false
   /// A pipe whose read end is part of every wait: a post from another thread writes a byte.
   private var wake: [Int32] = [-1, -1]
-  /// Scheduler's thread only.
+  /// Scheduler's thread only: the process runner, and another watcher (the control socket).
   weak var source: (any DescriptorSource)?
+  weak var watcher: (any DescriptorSource)?
   @exclusivity(unchecked) private var lastWatch = 0.0
   /// What the last `poll` watched (scheduler's thread only), kept to be filled again.
   @exclusivity(unchecked) private var fds: [pollfd] = []
@@ -126,7 +130,7 @@ public final class Inbox: @unchecked Sendable {
       lock.lock()
       waiting = false  // before the source posts what it found: those posts need no wake-up
       lock.unlock()
-      if polled { source?.handle(fds, from: 1) }
+      if polled { handlePolled() }
       if let deadline, MonotonicClock.seconds() >= deadline { return }
     }
   }
@@ -134,8 +138,20 @@ public final class Inbox: @unchecked Sendable {
   /// Looks at the source's descriptors without waiting, at most every `interval` seconds: a
   /// scheduler that always has work still sees its commands' output and exits.
   func watchIfDue(every interval: Double = 0.005) {
-    guard source != nil, MonotonicClock.seconds() - lastWatch >= interval else { return }
-    if poll(seconds: 0) { source?.handle(fds, from: 1) }
+    guard source != nil || watcher != nil, MonotonicClock.seconds() - lastWatch >= interval else { return }
+    if poll(seconds: 0) { handlePolled() }
+  }
+
+  /// Whether a watcher other than the process runner is set (the loop then looks at it while
+  /// it is busy, as it does at commands).
+  var hasWatcher: Bool { watcher != nil }
+
+  /// Where the watcher's descriptors begin in `fds` (after the source's).
+  @exclusivity(unchecked) private var watcherFirst = 0
+
+  private func handlePolled() {
+    source?.handle(fds, from: 1)
+    watcher?.handle(fds, from: watcherFirst)
   }
 
   /// One `poll` over the wake pipe and the source's descriptors, into `fds` (false: nothing
@@ -146,6 +162,8 @@ public final class Inbox: @unchecked Sendable {
     fds.append(pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0))
     var limit = seconds
     if let source, let allowed = source.watch(&fds) { limit = min(limit, allowed) }
+    watcherFirst = fds.count
+    if let watcher, let allowed = watcher.watch(&fds) { limit = min(limit, allowed) }
     if fds.count == 1 && limit == 0 { return false }
     _ = cs_poll(&fds, UInt(fds.count), limit)
     if fds[0].revents != 0 {

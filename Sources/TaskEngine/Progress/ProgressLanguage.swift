@@ -24,10 +24,11 @@ public enum ProgressLanguage: UInt8, Sendable, CaseIterable {
     }
   }
 
-  /// The language of the locale the environment names (English if none of ours).
-  public static func fromLocale(_ environment: [String: String]) -> ProgressLanguage {
+  /// The language of the locale the environment names (English if none of ours);
+  /// `variable` reads one variable of it.
+  public static func fromLocale(_ variable: (String) -> String?) -> ProgressLanguage {
     for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-      guard let value = environment[key], !value.isEmpty else { continue }
+      guard let value = variable(key), !value.isEmpty else { continue }
       return ProgressLanguage(code: value) ?? .english  // the first one set decides
     }
     return .english

@@ -147,10 +147,16 @@ final class Announcer {
     }
   }
 
-  /// `op` became ready, was asked to cancel, paused or resumed.
+  /// `op` became ready: told only to sinks that read `readiness` (one event per operation).
   @inline(__always)
+  func ready(_ op: OperationNode, at time: @autoclosure () -> Double) {
+    guard interests.contains(.readiness) else { return }
+    let time = time()
+    emit(.operationChange(time: time, name: op.name, change: .ready), at: time)
+  }
+
+  /// `op` was asked to cancel, paused or resumed.
   func changed(_ op: OperationNode, _ change: OperationChange, at time: @autoclosure () -> Double) {
-    if change == .ready && !interests.contains(.readiness) { return }
     guard !sinks.isEmpty else { return }
     let time = time()
     emit(.operationChange(time: time, name: op.name, change: change), at: time)

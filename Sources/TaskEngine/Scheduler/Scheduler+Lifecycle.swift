@@ -43,7 +43,7 @@ extension Scheduler {
     noteReady(op)
     op.state = .ready
     op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
-    announcer.changed(op, .ready, at: elapsed(at: clock.now))
+    announcer.ready(op, at: elapsed(at: clock.now))
   }
 
   /// Starts ready operations while their queues have room. Returns whether any started.

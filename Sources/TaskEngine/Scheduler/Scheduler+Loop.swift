@@ -22,9 +22,7 @@ extension Scheduler {
     on executor: (any CommandExecutor)? = nil,
     completion: @escaping (CommandResult) -> Void
   ) -> CommandToken {
-    var spec = spec
-    if spec.qos == nil { spec.qos = op?.qos }
-    return commands.run(spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), completion: completion)
+    commands.run(spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), completion: completion)
   }
 
   /// An executor of this run, ended at every exit (`endExecutors`).
@@ -74,7 +72,8 @@ extension Scheduler {
   }
 
   func handleInbox() -> Bool {
-    if !commands.isEmpty { inbox.watchIfDue() }  // busy all along: still see commands end
+    // Busy all along: still see commands end, and a control socket's requests.
+    if !commands.isEmpty || inbox.hasWatcher { inbox.watchIfDue() }
     let items = inbox.drain()
     for item in items {
       switch item {

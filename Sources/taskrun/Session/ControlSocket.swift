@@ -1,6 +1,5 @@
 // ControlSocket: a run's private socket, through which `taskrun status|watch|cancel|pause|resume` reach it from another terminal.
 import CSpawn
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -85,22 +84,30 @@ struct ControlReply: Codable {
   var error: String?
 }
 
-/// The run's end of the socket: accepts connections off the scheduler's thread (`serve`: a
-/// wait for a connection does not keep the run going), answers them on it. Requests are one
-/// line: `status`, `watch`, or `cancel|pause|resume` with an operation's name after a tab.
-/// Only this user's processes are answered (the folder is theirs, and the peer's uid is
-/// checked).
-final class ControlSocket {
+/// The run's end of the socket, watched by the scheduler's own `poll` (no thread, no
+/// Dispatch: a run short of descriptors must not lose them to its socket, and libdispatch
+/// traps when it cannot make its own): connections are accepted and their one-line requests
+/// read there, and answered on the loop's turn (a registered service). Requests are `status`,
+/// `watch`, or `cancel|pause|resume` with an operation's name after a tab. Only this user's
+/// processes are answered (the folder is theirs, and the peer's uid is checked). A run busy in
+/// Lua code that does not yield answers when it next waits.
+final class ControlSocket: DescriptorSource {
   /// The socket of this process's run, removed on every way out (`removeAll`).
   private static let published = Mutex<String?>(nil)
+  /// Seconds a connection has to send its request, and between a watcher's messages.
+  static let requestTime = 2.0
+  static let watchInterval = 0.25
 
   private let scheduler: Scheduler
   private let script: String
-  private let path: String
   private let listener: Int32
-  private let queue = DispatchQueue(label: "taskrun.control", attributes: .concurrent)
-  /// Connections that watch: written to at every quarter second until the run ends.
-  private var watchers: Set<Int32> = []
+  /// The loop's number for what `handle` posts.
+  private var service = 0
+  /// Connections whose request has not all come, with what came and until when it may.
+  private var reading: [(fd: Int32, bytes: [UInt8], until: Double)] = []
+  /// Connections that watch: written to every `watchInterval` until the run ends.
+  private var watchers: [Int32] = []
+  private var nextWatch = 0.0
   private var closed = false
 
   /// Publishes the run (its script's path) at `<folder>/<pid>.sock`. A leftover socket of
@@ -110,7 +117,6 @@ final class ControlSocket {
     self.script = script
     let folder = try ControlFolder.path(create: true)
     let path = folder + "/\(getpid()).sock"
-    self.path = path
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
@@ -120,7 +126,8 @@ final class ControlSocket {
       raw.copyBytes(from: path.utf8)
       raw[path.utf8.count] = 0
     }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let fd = socket(
+      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { throw ControlError("socket: \(String(cString: strerror(errno)))") }
     unlink(path)
     let bound = withUnsafePointer(to: &address) {
@@ -133,7 +140,8 @@ final class ControlSocket {
     }
     listener = fd
     Self.published.withLock { $0 = path }
-    acceptNext()
+    service = scheduler.loop.register { [weak self] message in self?.answer(message ?? "") }
+    scheduler.loop.watch(self)
   }
 
   /// Removes the published socket (every way out of the process calls it).
@@ -144,92 +152,123 @@ final class ControlSocket {
     }
   }
 
-  /// The next connection's request, answered on the scheduler's thread.
-  private func acceptNext() {
-    let listener = self.listener
-    scheduler.loop.serve(on: queue, { Self.acceptRequest(on: listener) }) { [weak self] request in
-      guard let self, !closed, let request else { return }
-      acceptNext()
-      answer(request)
+  // MARK: Watched by the loop's poll (it only reads and posts)
+
+  func watch(_ fds: inout [pollfd]) -> Double? {
+    guard !closed else { return nil }
+    fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+    for client in reading { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
+    let now = MonotonicClock.seconds()
+    var limit: Double?
+    if !watchers.isEmpty { limit = max(0, nextWatch - now) }
+    for client in reading { limit = min(limit ?? .infinity, max(0, client.until - now)) }
+    return limit
+  }
+
+  func handle(_ fds: [pollfd], from first: Int) {
+    guard !closed, first < fds.count, fds[first].fd == listener else { return }
+    let now = MonotonicClock.seconds()
+    var i = first + 1
+    var still: [(fd: Int32, bytes: [UInt8], until: Double)] = []
+    for var client in reading {
+      defer { i += 1 }
+      guard i < fds.count, fds[i].fd == client.fd, fds[i].revents != 0 else {
+        if now < client.until { still.append(client) } else { Glibc.close(client.fd) }
+        continue
+      }
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      let n = read(client.fd, &chunk, chunk.count)
+      if n > 0 { client.bytes += chunk[..<n] }
+      if let newline = client.bytes.firstIndex(of: 10) {
+        post("\(client.fd) " + String(decoding: client.bytes[..<newline], as: UTF8.self))
+      } else if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || client.bytes.count > 4096
+        || now >= client.until
+      {
+        Glibc.close(client.fd)
+      } else {
+        still.append(client)
+      }
+    }
+    reading = still
+    if fds[first].revents != 0 { acceptAll(until: now + Self.requestTime) }
+    if !watchers.isEmpty && now >= nextWatch {
+      nextWatch = now + Self.watchInterval
+      post("tick")
     }
   }
 
-  /// Blocks for a connection of this user's and reads its request: "FD REQUEST", "" for one
-  /// refused, nil once the listener is closed.
-  private static func acceptRequest(on listener: Int32) -> String? {
-    let client = accept(listener, nil, nil)
-    guard client >= 0 else { return errno == EINTR || errno == ECONNABORTED ? "" : nil }
-    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-    guard cs_peer_uid(client) == Int(getuid()) else {
-      close(client)
-      return ""
+  /// Takes every waiting connection of this user's; others are closed at once.
+  private func acceptAll(until deadline: Double) {
+    while reading.count < 64 {
+      let client = accept(listener, nil, nil)
+      guard client >= 0 else { return }
+      _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+      guard cs_peer_uid(client) == Int(getuid()) else {
+        Glibc.close(client)
+        continue
+      }
+      reading.append((client, [], deadline))
     }
-    var limit = timeval(tv_sec: 2, tv_usec: 0)
-    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    var line: [UInt8] = []
-    var byte: UInt8 = 0
-    while line.count < 4096, read(client, &byte, 1) == 1, byte != 10 { line.append(byte) }
-    return "\(client) " + String(decoding: line, as: UTF8.self)
   }
 
-  /// Answers "FD REQUEST" (scheduler's thread).
-  private func answer(_ request: String) {
-    guard let space = request.firstIndex(of: " "), let fd = Int32(request[..<space]) else { return }
+  private func post(_ message: String) {
+    scheduler.inbox.post(.completion(token: service, answer: message))
+  }
+
+  // MARK: On the loop's turn
+
+  /// Answers "FD REQUEST", or writes the watchers' status at a "tick".
+  private func answer(_ message: String) {
+    guard !closed else { return }
+    if message == "tick" {
+      let now = status()
+      watchers.removeAll { fd in
+        if send(now, to: fd) { return false }
+        Glibc.close(fd)
+        return true
+      }
+      return
+    }
+    guard let space = message.firstIndex(of: " "), let fd = Int32(message[..<space]) else { return }
     // "pause" is the whole run; "pause<TAB>NAME" one operation, whatever NAME is (even empty).
-    let words = request[request.index(after: space)...].split(
+    let words = message[message.index(after: space)...].split(
       separator: "\t", maxSplits: 1, omittingEmptySubsequences: false
     ).map(String.init)
     switch words.first {
     case "status":
       send(status(), to: fd)
-      close(fd)
+      Glibc.close(fd)
     case "watch":
-      watchers.insert(fd)
-      send(status(), to: fd)
-      tickWatcher(fd)
+      if send(status(), to: fd) {
+        if watchers.isEmpty { nextWatch = MonotonicClock.seconds() + Self.watchInterval }
+        watchers.append(fd)
+      } else {
+        Glibc.close(fd)
+      }
     case let word? where ControlAction(rawValue: word) != nil:
       let problem = scheduler.control(
         ControlAction(rawValue: word)!, operation: words.count > 1 ? words[1] : nil, by: "taskrun \(word)")
       send(ControlReply(ok: problem == nil, error: problem), to: fd)
-      close(fd)
+      Glibc.close(fd)
     default:
       send(ControlReply(ok: false, error: "unknown request"), to: fd)
-      close(fd)
+      Glibc.close(fd)
     }
-  }
-
-  /// The watcher gets the run's status a quarter second from now (the wait is done off the
-  /// scheduler's thread, so it keeps no run going).
-  private func tickWatcher(_ fd: Int32) {
-    scheduler.loop.serve(
-      on: queue,
-      {
-        usleep(250_000); return ""
-      }
-    ) { [weak self] _ in
-      guard let self, !closed, watchers.contains(fd) else { return }
-      if send(status(), to: fd) { tickWatcher(fd) } else { drop(fd) }
-    }
-  }
-
-  private func drop(_ fd: Int32) {
-    watchers.remove(fd)
-    close(fd)
   }
 
   /// The run ended (`summary` says how): watchers get a last message, the socket goes.
   func end(summary: String) {
     guard !closed else { return }
-    closed = true
     var last = status()
     last.ended = summary
+    closed = true
     for fd in watchers {
       send(last, to: fd)
       Glibc.close(fd)
     }
-    watchers = []
-    shutdown(listener, Int32(SHUT_RDWR))  // wakes the accept that waits
+    for client in reading { Glibc.close(client.fd) }
+    (watchers, reading) = ([], [])
     Glibc.close(listener)
     Self.removeAll()
   }
@@ -256,7 +295,8 @@ final class ControlSocket {
     return data.withUnsafeBytes { raw in
       var offset = 0
       while offset < raw.count {
-        let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+        // Never waits: a reader that does not read (a stopped `watch`) is dropped instead.
+        let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         if n < 0 && errno == EINTR { continue }
         guard n > 0 else { return false }
         offset += n

@@ -88,8 +88,8 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
     var pid: pid_t = 0, pidfd: Int32 = -1
-    if let qos = spec.qos { cs_set_spawn_qos(qos.niceDelta, qos.ioPriority) }
-    defer { if spec.qos != nil { cs_set_spawn_qos(0, -1) } }
+    let qos = spec.qos
+    if let qos { cs_set_spawn_qos(qos.niceDelta, qos.ioPriority) }
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
         guard var rules else {
@@ -103,6 +103,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
         }
       }
     }
+    if qos != nil { cs_set_spawn_qos(0, -1) }  // the next spawn is as taskrun's again
     if rc != 0 {
       for fd in outPipe + errPipe { close(fd) }
       return fail(token: token, describe(rc, argv[0], spec.directory))
@@ -249,7 +250,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
 
   // MARK: Watching, on the scheduler's thread
 
-  func watch(_ fds: inout [pollfd]) -> Double? {
+  public func watch(_ fds: inout [pollfd]) -> Double? {
     lock.lock()
     snapshot = live
     lock.unlock()
@@ -281,9 +282,9 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     return limit
   }
 
-  func handle(_ fds: [pollfd], from first: Int) {
+  public func handle(_ fds: [pollfd], from first: Int) {
     guard !snapshot.isEmpty else { return }
-    for i in first..<fds.count where fds[i].revents != 0 {
+    for i in first..<min(fds.count, first + watched.count) where fds[i].revents != 0 {
       let owner = watched[i - first]
       let child = snapshot[owner >> 2]
       if owner & 3 == 2 {
