@@ -46,7 +46,9 @@ public final class Inbox: @unchecked Sendable {
   private var wake: [Int32] = [-1, -1]
   /// Scheduler's thread only: the process runner, and another watcher (the control socket).
   weak var source: (any DescriptorSource)?
-  weak var watcher: (any DescriptorSource)?
+  /// Held strongly (it lives as long as the run: read at every poll, a weak reference cost
+  /// the runtime's slow path each time).
+  @exclusivity(unchecked) var watcher: (any DescriptorSource)?
   @exclusivity(unchecked) private var lastWatch = 0.0
   /// What the last `poll` watched (scheduler's thread only), kept to be filled again.
   @exclusivity(unchecked) private var fds: [pollfd] = []

@@ -102,13 +102,13 @@ final class ControlSocket: DescriptorSource {
   private let script: String
   private let listener: Int32
   /// The loop's number for what `handle` posts.
-  private var service = 0
+  @exclusivity(unchecked) private var service = 0
   /// Connections whose request has not all come, with what came and until when it may.
-  private var reading: [(fd: Int32, bytes: [UInt8], until: Double)] = []
+  @exclusivity(unchecked) private var reading: [(fd: Int32, bytes: [UInt8], until: Double)] = []
   /// Connections that watch: written to every `watchInterval` until the run ends.
-  private var watchers: [Int32] = []
-  private var nextWatch = 0.0
-  private var closed = false
+  @exclusivity(unchecked) private var watchers: [Int32] = []
+  @exclusivity(unchecked) private var nextWatch = 0.0
+  @exclusivity(unchecked) private var closed = false
 
   /// Publishes the run (its script's path) at `<folder>/<pid>.sock`. A leftover socket of
   /// that name (a killed run whose pid came round again) is replaced.
@@ -157,6 +157,7 @@ final class ControlSocket: DescriptorSource {
   func watch(_ fds: inout [pollfd]) -> Double? {
     guard !closed else { return nil }
     fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+    if reading.isEmpty && watchers.isEmpty { return nil }  // the common case: nobody is asking
     for client in reading { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
     let now = MonotonicClock.seconds()
     var limit: Double?
@@ -167,6 +168,7 @@ final class ControlSocket: DescriptorSource {
 
   func handle(_ fds: [pollfd], from first: Int) {
     guard !closed, first < fds.count, fds[first].fd == listener else { return }
+    if fds[first].revents == 0 && reading.isEmpty && watchers.isEmpty { return }
     let now = MonotonicClock.seconds()
     var i = first + 1
     var still: [(fd: Int32, bytes: [UInt8], until: Double)] = []
