@@ -262,6 +262,44 @@ extension SlurmTests {
       !FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun").path), "the run's folder is gone")
   }
 
+  /// Pausing a batch job's operation stops its command on the node (state T: the wrapper
+  /// stops the command's session, which Slurm's own signals do not reach) and resuming it lets
+  /// it finish.
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func batchPauseStopsTheCommandAndResumeLetsItFinish() throws {
+    let dir = try folder(
+      """
+      local q = queue { name = "work", executor = "slurm" }
+      local spin = operation { name = "spin", queue = q,
+        sh = "echo $$ > pid; i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo $i > count; sleep 0.1; done" }
+      operation { name = "driver", run = function()
+        while not io.open("pid") do sleep(0.1) end
+        sleep(0.3)
+        spin.progress:pause()
+        sleep(0.5)
+        local f = io.open("paused", "w"); f:write("yes"); f:close()
+        sleep(1.5)
+        spin.progress:resume()
+      end }
+      """)
+    let started = try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: Self.batchEnvironment)
+    let deadline = Date().addingTimeInterval(60)
+    let paused = dir.appendingPathComponent("paused").path
+    while Date() < deadline, !FileManager.default.fileExists(atPath: paused) { usleep(50_000) }
+    let read = { (name: String) in
+      ((try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? "")
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    let pid = try #require(Int32(read("pid")))
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    let state = stat.lastIndex(of: ")").map { stat[stat.index($0, offsetBy: 2)] }
+    let count = read("count")
+    usleep(500_000)
+    #expect(state == "T" && read("count") == count, "the command is stopped: \(state.map(String.init) ?? "-") \(count)")
+    let run = Binary.finish(started, timeout: 120)
+    #expect(run.status == 0 && read("count") == "30", "\(run.stdout)\(run.stderr)")
+  }
+
   @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
   func batchCtrlCLeavesNoJobAndTheCommandGetsTermBeforeKill() throws {
     let dir = try folder(

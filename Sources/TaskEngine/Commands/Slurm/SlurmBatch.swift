@@ -67,6 +67,10 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
       [ -n "$killer" ] || { sh -c 'sleep "$1" & s=$!; trap "kill \\$s; exit 0" TERM; wait $s; kill -KILL -"$2" 2>/dev/null' killer "${TASKRUN_GRACE:-2}" "$child" & killer=$!; }
     }
     trap stop TERM INT USR1
+    # A pause (taskrun's SIGSTOP, sent as USR2: the command is in a session of its own, which
+    # Slurm's signals to the job do not reach) and its resume.
+    trap 'kill -STOP -"$child" 2>/dev/null' USR2
+    trap 'kill -CONT -"$child" 2>/dev/null' CONT
     while :; do wait "$child"; rc=$?; kill -0 "$child" 2>/dev/null || break; done
     [ -n "$killer" ] && kill "$killer" 2>/dev/null
     finish "$rc"
@@ -121,10 +125,10 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   public func signal(token: CommandToken, _ signal: Int32) {
     queue.async { [self] in
       guard let job = jobs[token] else { return }
-      if signal == SIGSTOP || signal == SIGCONT {  // a pause: the job's steps are stopped, not ended
+      if signal == SIGSTOP || signal == SIGCONT {  // a pause: the wrapper stops its command's group
         guard let id = job.id else { return }
         _ = Slurm.run(
-          ["scancel", "--quiet", "--signal=\(signal == SIGSTOP ? "STOP" : "CONT")", "--full", id], within: 10)
+          ["scancel", "--quiet", "--batch", "--signal=\(signal == SIGSTOP ? "USR2" : "CONT")", id], within: 10)
         return
       }
       job.stopping = true
