@@ -83,9 +83,15 @@ extension Scheduler {
     ledger.summary(of: operations, stop: stopping, criticalPath: criticalPath(), at: clock.now)
   }
 
-  /// The run's progress now: operations composed by weight, with an ETA (RunLedger).
+  /// The run's progress now: operations composed by weight, with an ETA (RunLedger); no ETA
+  /// while the run is paused (held, or everything that executes is paused): it would only grow.
   func progressNow(at now: Double) -> RunProgress {
-    ledger.progressNow(at: now, executing: executing, slots: mainQueue.maxConcurrent, stopping: stopping.interrupts > 0)
+    var progress = ledger.progressNow(
+      at: now, executing: executing, slots: mainQueue.maxConcurrent, stopping: stopping.interrupts > 0)
+    if stopping.waitsForResume && (stopping.held || executing.allSatisfy { $0.isPaused || $0.isGroup }) {
+      progress.eta = nil
+    }
+    return progress
   }
 
   /// Emits `runProgress` and `tick` when the tick interval has passed.
