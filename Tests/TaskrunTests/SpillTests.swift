@@ -225,9 +225,10 @@ func mode(_ path: String) -> mode_t {
       #expect(run.stderr.components(separatedBy: "taskrun: warning").count == 2, "warned once")
       #expect(run.stderr.contains("only the last 64 KiB of its stdout: 2934464 bytes were dropped"), "\(run.stderr)")
       // Bounded: the debug build's own peak is 50 to 100 MB whatever the size (base 18 MB,
-      // read buffers and the allocator's caches); before, the whole output was kept.
+      // read buffers and the allocator's caches; 70 MB alone), and under the whole suite's load
+      // on 2 cores it was seen at 150.3 MB once; before, the whole output (300 MB) was kept.
       #expect(
-        usage.ru_maxrss > 0 && usage.ru_maxrss < 150_000, "peak memory \(usage.ru_maxrss) KB for 300 MB of output")
+        usage.ru_maxrss > 0 && usage.ru_maxrss < 200_000, "peak memory \(usage.ru_maxrss) KB for 300 MB of output")
     }
     #expect(
       !FileManager.default.fileExists(atPath: missing.deletingLastPathComponent().path), "TMPDIR's parent was created")
