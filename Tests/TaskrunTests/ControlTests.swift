@@ -33,6 +33,26 @@ import Testing
       Binary.finish(try Binary.start(arguments, in: folder, environment: environment), timeout: 30)
     }
 
+    /// A Unix socket bound at `name` in the runtime folder's `taskrun` (made private), and its path.
+    func socket(named name: String) throws -> (fd: Int32, path: String) {
+      let folder = runtime.appendingPathComponent("taskrun")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      chmod(folder.path, 0o700)
+      let path = folder.appendingPathComponent(name).path
+      let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_un()
+      address.sun_family = sa_family_t(AF_UNIX)
+      withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: path.utf8)
+        raw[path.utf8.count] = 0
+      }
+      let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      }
+      guard bound == 0 else { throw BindFailed(path: path) }
+      return (fd, path)
+    }
+
     /// Waits until `condition` holds (at most 20 s).
     func until(_ what: String, _ condition: () -> Bool) throws {
       let deadline = Date().addingTimeInterval(20)
@@ -44,6 +64,7 @@ import Testing
   }
 
   struct Timeout: Error { let what: String }
+  struct BindFailed: Error { let path: String }
 
   /// The state letter of process `pid` (R, S, T, Z…), nil once it is gone.
   static func state(_ pid: Int32) -> Character? {
@@ -176,23 +197,10 @@ import Testing
 
   @Test func staleSocketsAreRemovedAndUnknownRunsNamed() throws {
     let place = try Place()
-    let folder = place.runtime.appendingPathComponent("taskrun")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    chmod(folder.path, 0o700)
     // A socket no one listens on: a run that was killed.
-    let stale = folder.appendingPathComponent("999999.sock").path
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: stale.utf8)
-      raw[stale.utf8.count] = 0
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let (fd, stale) = try place.socket(named: "999999.sock")
     close(fd)
-    #expect(bound == 0 && FileManager.default.fileExists(atPath: stale))
+    #expect(FileManager.default.fileExists(atPath: stale))
     let status = try place.taskrun(["status"])
     #expect(status.status == 0 && status.stdout.contains("no taskrun runs of this user"), "\(status.stdout)")
     #expect(!FileManager.default.fileExists(atPath: stale), "the stale socket is removed")
@@ -268,23 +276,8 @@ import Testing
   /// it in time, and a signal ends them at once.
   @Test func clientsGiveUpOnARunThatTricklesAndObeySignals() throws {
     let place = try Place()
-    let folder = place.runtime.appendingPathComponent("taskrun")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    chmod(folder.path, 0o700)
-    let path = folder.appendingPathComponent("\(getpid()).sock").path
-    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: path.utf8)
-      raw[path.utf8.count] = 0
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    #expect(bound == 0 && listen(listener, 8) == 0)
+    let (listener, path) = try place.socket(named: "\(getpid()).sock")
+    #expect(listen(listener, 8) == 0)
     let trickler = Thread {
       while true {
         let client = accept(listener, nil, nil)
