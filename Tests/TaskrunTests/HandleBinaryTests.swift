@@ -5,14 +5,7 @@ import TestSupport
 import Testing
 
 @Suite struct HandleBinaryTests {
-  func folder(_ files: [String: String]) throws -> URL {
-    let dir = Scratch.root.appendingPathComponent("handle-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    for (name, text) in files {
-      try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
-    }
-    return dir
-  }
+  func folder(_ files: [String: String]) throws -> URL { try Scratch.folder("handle", files) }
 
   @Test func aSecondCtrlCEndsACleanupAndLeavesNothingBehind() throws {
     let dir = try folder([

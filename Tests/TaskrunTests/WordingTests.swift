@@ -4,14 +4,7 @@ import TestSupport
 import Testing
 
 @Suite struct WordingTests {
-  func folder(_ files: [String: String]) throws -> URL {
-    let dir = Scratch.root.appendingPathComponent("taskrun-wording-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    for (name, text) in files {
-      try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
-    }
-    return dir
-  }
+  func folder(_ files: [String: String]) throws -> URL { try Scratch.folder("taskrun-wording", files) }
 
   /// A subcommand's usage error names the command a user types for its help.
   @Test(arguments: ["graph", "test"]) func aSubcommandsUsageErrorNamesTaskrun(_ subcommand: String) throws {

@@ -19,6 +19,16 @@ public enum Scratch {
   /// Foundation's `write(to:atomically:)`: it opens the file without O_CLOEXEC, and a child
   /// another test starts meanwhile would hold it open for writing as long as that child
   /// runs, so that running the program would fail with ETXTBSY.
+  /// A new folder under `root` (its name starts with `prefix`) holding `files`, name → text.
+  public static func folder(_ prefix: String, _ files: [String: String]) throws -> URL {
+    let dir = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    for (name, text) in files {
+      try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    return dir
+  }
+
   public static func writeProgram(_ text: String, to url: URL) throws {
     let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
     guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

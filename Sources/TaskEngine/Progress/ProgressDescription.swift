@@ -54,7 +54,7 @@ extension ProgressNode {
     let done = effective.magnitude < 9e18 ? Int64(effective) : completed
     var text = ""
     if total > 0 && completed >= 0 {
-      text = language.bytesOf(ProgressFormat.bytes(done), ProgressFormat.bytes(total))
+      text = language.countOf(ProgressFormat.bytes(done), ProgressFormat.bytes(total))
     } else if completed > 0 {
       text = ProgressFormat.bytes(done)
     } else if let files = fileTotalCount, files >= 0 {

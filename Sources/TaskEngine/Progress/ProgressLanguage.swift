@@ -84,7 +84,7 @@ public enum ProgressLanguage: UInt8, Sendable, CaseIterable {
     }
   }
 
-  /// "3 of 6" (the numbers already formatted)
+  /// "3 of 6", "419 KB of 5.3 MB" (the numbers already formatted)
   func countOf(_ done: String, _ total: String) -> String {
     switch self {
     case .english: "\(done) of \(total)"
@@ -139,15 +139,6 @@ public enum ProgressLanguage: UInt8, Sendable, CaseIterable {
     case .english: return "\(verb) \(n) \(files == 1 ? "file" : "files")…"
     case .chinese: return "\(verb) \(n) 个文件…"
     case .russian: return "\(verb) \(n) \(Self.russianForm(files, "файла", "файлов", "файлов"))…"
-    }
-  }
-
-  /// "419 KB of 5.3 MB"
-  func bytesOf(_ done: String, _ total: String) -> String {
-    switch self {
-    case .english: "\(done) of \(total)"
-    case .chinese: "\(done)/\(total)"
-    case .russian: "\(done) из \(total)"
     }
   }
 
