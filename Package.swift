@@ -19,12 +19,18 @@ let package = Package(
       providers: [.apt(["liblua5.4-dev"]), .brew(["lua"])]),
     // The only code that calls lua_error / lua_yield / hooks: C trampolines around Swift.
     .target(name: "CLuaShim", dependencies: ["CLua"]),
+    // The run store (`.taskrun/`): SQLite from the system (Debian: libsqlite3-dev), in WAL mode.
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // Content hashes of inputs and outputs: XXH3-128 from the system (Debian: libxxhash-dev).
+    .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
     // Operations, queues, scheduler, processes, clock, events. Pure Swift, no Lua.
     // posix_spawn with a process group and pidfd_open: what Glibc's Swift overlay lacks.
     .target(name: "CSpawn"),
     .target(
       name: "TaskEngine",
-      dependencies: ["CSpawn", .product(name: "HeapModule", package: "swift-collections")]),
+      dependencies: [
+        "CSpawn", "CSQLite", "CXXHash", .product(name: "HeapModule", package: "swift-collections")
+      ]),
     // The host's own Lua (prelude, sandbox, the busted runner) as .lua files, compiled in
     // with clang's #embed so they can be read, highlighted and linted as Lua.
     .target(name: "LuaSources", exclude: ["lua"]),

@@ -263,22 +263,46 @@ int cs_poll(struct pollfd *fds, unsigned long count, double seconds) {
   return ppoll(fds, (nfds_t)count, &span, NULL);
 }
 
-int cs_exited(pid_t pid, int reap, int *code) {
+static void cs_note_usage(const struct rusage *ru, struct cs_usage *usage) {
+  if (!usage) return;
+  usage->peak_kb = ru->ru_maxrss;
+  usage->cpu = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec
+    + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+int cs_exited(pid_t pid, int reap, int *code, struct cs_usage *usage) {
   siginfo_t info;
   memset(&info, 0, sizeof info);
-  int options = WEXITED | WNOHANG | (reap ? 0 : WNOWAIT);
   int r;
-  while ((r = waitid(P_PID, (id_t)pid, &info, options)) != 0 && errno == EINTR) {}
+  if (reap) {
+    /* wait4, not waitid: it reports what the child used (peak memory, CPU) as it reaps it */
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    pid_t got;
+    while ((got = wait4(pid, &status, WNOHANG, &ru)) < 0 && errno == EINTR) {}
+    if (got != pid) return 0;
+    *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    cs_note_usage(&ru, usage);
+    return 1;
+  }
+  while ((r = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT)) != 0 && errno == EINTR) {}
   if (r != 0 || info.si_pid != pid) return 0;
   *code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
   return 1;
 }
 
-int cs_reap(pid_t pid) {
+int cs_reap(pid_t pid) { return cs_reap_usage(pid, NULL); }
+
+int cs_reap_usage(pid_t pid, struct cs_usage *usage) {
   int status;
   pid_t r;
-  while ((r = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {}
-  return r == pid ? 0 : -1;
+  struct rusage ru;
+  memset(&ru, 0, sizeof ru);
+  while ((r = wait4(pid, &status, WNOHANG, &ru)) < 0 && errno == EINTR) {}
+  if (r != pid) return -1;
+  cs_note_usage(&ru, usage);
+  return 0;
 }
 
 int cs_stop_signal(pid_t pid) {

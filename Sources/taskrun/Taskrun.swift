@@ -147,6 +147,8 @@ enum Taskrun {
     if let command = command as? CancelCommand { return command }
     if let command = command as? PauseCommand { return command }
     if let command = command as? ResumeCommand { return command }
+    if let command = command as? WhyCommand { return command }
+    if let command = command as? HistoryCommand { return command }
     return nil
   }
 

@@ -43,12 +43,18 @@ int cs_pipe(int fds[2]);
 struct pollfd;
 /* poll(2) with a timeout in seconds (ppoll: to the nanosecond, not the millisecond). */
 int cs_poll(struct pollfd *fds, unsigned long count, double seconds);
+/* What a reaped child used: its peak resident memory (KiB) and CPU seconds (user + system). */
+struct cs_usage {
+  long peak_kb;
+  double cpu;
+};
 /* Has child `pid` exited? 1 with its code (128 + signal when killed) in *code, and reaped if
-   `reap`; otherwise left a zombie: until cs_reap, its pid and process group id cannot be
-   reused. 0 if not. */
-int cs_exited(pid_t pid, int reap, int *code);
+   `reap` (with what it used in *usage, when not NULL); otherwise left a zombie: until
+   cs_reap, its pid and process group id cannot be reused. 0 if not. */
+int cs_exited(pid_t pid, int reap, int *code, struct cs_usage *usage);
 /* Reap an exited child: 0, or -1 if it has not exited. */
 int cs_reap(pid_t pid);
+int cs_reap_usage(pid_t pid, struct cs_usage *usage);
 /* If child `pid` has stopped since last asked: the signal that stopped it; else 0. */
 int cs_stop_signal(pid_t pid);
 /* }====== */

@@ -18,6 +18,13 @@ final class LuaFunctionBody: OperationBody {
     self.sandbox = sandbox
   }
   var summary: String { "lua function" }
+  /// Its code and upvalues as a fingerprint covers them (made on first use).
+  @exclusivity(unchecked) private var code: String?
+  var identity: [OperationRecord.Part] {
+    if code == nil { code = host.codeIdentity(function) }
+    return [OperationRecord.Part("code", code!)]
+  }
+  var cheapIdentity: Bool { false }
   func start(_ operation: OperationNode, scheduler: Scheduler) { host.startBody(operation, self) }
   /// While its operation is paused: the steps its coroutine would have taken (a request it
   /// made, an answer to one), taken when it is resumed; and what was left of its deadline.
@@ -124,6 +131,11 @@ extension ScriptHost {
       // Most specs set neither: an absent field costs one type check, not a message made.
       if !s.isNil(spec[.cleanup]) || !s.isNil(spec[.cleanupGrace]) { try attachCleanup(op, s, spec, what: what()) }
       if let qos { op.qos = qos }  // for sh() in its body
+      if !s.isNil(spec[.inputs]) || !s.isNil(spec[.outputs]) || !s.isNil(spec[.depfile]) || !s.isNil(spec[.key])
+        || !s.isNil(spec[.fresh])
+      {
+        try attachFreshness(op, s, spec, what: what())  // FreshnessAPI
+      }
     } catch {
       scheduler.discard(op)
       uncharge(bytes, on: s)
@@ -361,6 +373,7 @@ extension ScriptHost {
       pushCommandResult(result, on: stack)
       op.hostData = LuaReference(stack.ref())
     }
+    if op.hostData == nil && op.reuse != nil { _ = restoreResult(of: op) }  // --resume: FreshnessAPI
     guard let reference = op.hostData as? LuaReference else { return s.pushNil() }
     stack.pushRef(reference.ref)
     if s.L != L { lua_xmove(L, s.L, 1) }

@@ -37,7 +37,7 @@ extension ScriptHost {
       LuaField("failed") { _, op, s in s.push(op.failed) },
       LuaField("skipped") { _, op, s in s.push(op.skipped) },
       LuaField("succeeded") { _, op, s in s.push(op.succeeded) },
-      LuaField("outcome") { _, op, s in op.outcome.map { s.push($0.rawValue) } ?? s.pushNil() },
+      LuaField("outcome") { _, op, s in op.outcomeName.map { s.push($0) } ?? s.pushNil() },
       LuaField("error") { _, op, s in op.error.map { s.push($0) } ?? s.pushNil() },
       LuaField("error_kind") { _, op, s in op.errorKind.map { s.push($0.rawValue) } ?? s.pushNil() },
       LuaField("traceback") { _, op, s in op.traceback.map { s.push($0) } ?? s.pushNil() },

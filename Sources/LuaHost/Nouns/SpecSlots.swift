@@ -5,7 +5,8 @@ import CLuaShim
 /// The fields of operation{}; group{} takes a subset.
 enum SpecField: Int, CaseIterable {
   case name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout,
-    observers, retries, retry, weight, desc, sandbox, cleanup, cleanupGrace, qos
+    observers, retries, retry, weight, desc, sandbox, cleanup, cleanupGrace, qos,
+    inputs, outputs, depfile, key, fresh
 
   /// The field's name in Lua. Spelled out: `String(describing:)` of a case goes through
   /// runtime reflection, about 70,000 instructions a name.
@@ -32,6 +33,11 @@ enum SpecField: Int, CaseIterable {
     case .cleanup: "cleanup"
     case .cleanupGrace: "cleanup_grace"
     case .qos: "qos"
+    case .inputs: "inputs"
+    case .outputs: "outputs"
+    case .depfile: "depfile"
+    case .key: "key"
+    case .fresh: "fresh"
     }
   }
 }

@@ -84,6 +84,12 @@ public struct CommandSpec: Sendable, Equatable {
     }
   }
 
+  /// The whole command, as a fingerprint covers it: the shell text, or the argv quoted.
+  var identityText: String {
+    if case .shell(let text) = line { return text }
+    return display
+  }
+
   /// One line for reports: the text as the user wrote it.
   public var display: String {
     switch line {
@@ -125,6 +131,7 @@ public struct CommandResult: Sendable, Equatable {
     var stdoutIncomplete: String?, stderrIncomplete: String?
     var reason: String?
     var note: String?
+    var peakMemory: Int64?, cpuSeconds: Double?
 
     init(status: Int32, stdoutBytes: [UInt8], stderrBytes: [UInt8]) {
       (self.status, self.stdoutBytes, self.stderrBytes) = (status, stdoutBytes, stderrBytes)
@@ -134,6 +141,7 @@ public struct CommandResult: Sendable, Equatable {
       let c = Fields(status: status, stdoutBytes: stdoutBytes, stderrBytes: stderrBytes)
       (c.stdoutFile, c.stderrFile, c.reason, c.note) = (stdoutFile, stderrFile, reason, note)
       (c.stdoutDropped, c.stderrDropped) = (stdoutDropped, stderrDropped)
+      (c.peakMemory, c.cpuSeconds) = (peakMemory, cpuSeconds)
       (c.stdoutIncomplete, c.stderrIncomplete) = (stdoutIncomplete, stderrIncomplete)
       return c
     }
@@ -148,6 +156,16 @@ public struct CommandResult: Sendable, Equatable {
     }
   }
 
+  /// Peak resident memory (bytes) and CPU seconds of its leader process and what it waited
+  /// for, from `wait4` (nil: not known, as for a cluster job).
+  public var peakMemory: Int64? {
+    get { fields.peakMemory }
+    set { writable.peakMemory = newValue }
+  }
+  public var cpuSeconds: Double? {
+    get { fields.cpuSeconds }
+    set { writable.cpuSeconds = newValue }
+  }
   /// Exit status; 128 + signal number when killed by a signal; 127 when it could not start.
   public var status: Int32 {
     get { fields.status }
@@ -274,6 +292,16 @@ public final class CommandBody: OperationBody {
 
   public var summary: String { "sh: " + spec.display }
   public var sandbox: SandboxGrant? { spec.sandbox }
+  public var identity: [OperationRecord.Part] {
+    var parts = [OperationRecord.Part("command", spec.identityText)]
+    if !spec.environment.isEmpty {
+      parts.append(
+        .init("env", spec.environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+      )
+    }
+    if let directory = spec.directory { parts.append(.init("cwd", directory)) }
+    return parts
+  }
 
   public func start(_ operation: OperationNode, scheduler: Scheduler) {
     token = scheduler.runCommand(spec, for: operation, remote: true) { [weak operation] result in

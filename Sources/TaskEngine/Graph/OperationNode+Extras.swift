@@ -39,6 +39,10 @@ extension OperationNode {
     @exclusivity(unchecked) var origin: (cause: StartCause, time: Double)? = nil
     @exclusivity(unchecked) var causeDetail: String? = nil
     @exclusivity(unchecked) var progress: ProgressNode? = nil
+    /// Incremental runs (Memory/Freshness.swift).
+    @exclusivity(unchecked) var freshness: Freshness? = nil
+    @exclusivity(unchecked) var reuse: Reuse? = nil
+    @exclusivity(unchecked) var why: String? = nil
 
     /// A cluster job was queued or started for it (read in place: `op.remoteState != nil`
     /// copied the state out and destroyed it through the runtime's generic code).

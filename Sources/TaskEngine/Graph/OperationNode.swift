@@ -112,12 +112,20 @@ public protocol OperationBody: AnyObject {
   func pause(_ operation: OperationNode, scheduler: Scheduler)
   /// The operation was resumed (or is being cancelled while paused): the body goes on.
   func resume(_ operation: OperationNode, scheduler: Scheduler)
+  /// What it runs, as labelled texts a fingerprint covers and `why` compares ("command",
+  /// "env", "cwd"; "code" for a Lua function).
+  var identity: [OperationRecord.Part] { get }
+  /// Whether `identity` costs little enough to record for every attempt (a command's text);
+  /// a Lua function's is made from its code, only for operations with declarations.
+  var cheapIdentity: Bool { get }
 }
 
 extension OperationBody {
   public var sandbox: SandboxGrant? { nil }
   public func pause(_ operation: OperationNode, scheduler: Scheduler) {}
   public func resume(_ operation: OperationNode, scheduler: Scheduler) {}
+  public var identity: [OperationRecord.Part] { [OperationRecord.Part("body", summary)] }
+  public var cheapIdentity: Bool { true }
 }
 
 /// What an operation runs after its body stopped for a failure, a cancel or a timeout (the

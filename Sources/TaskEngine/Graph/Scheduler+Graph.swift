@@ -93,7 +93,7 @@ extension Scheduler {
     for op in wanted { remaining[op] = before(op).filter { wanted.contains($0) }.count }
     var ready = Heap<ReadyEntry>()
     for op in wanted where remaining[op] == 0 {
-      ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+      ready.insert(readyEntry(op))
     }
     var order: [OperationNode] = []
     while let entry = ready.popMax() {
@@ -101,7 +101,7 @@ extension Scheduler {
       for dependent in after(entry.operation) where wanted.contains(dependent) {
         remaining[dependent]! -= 1
         if remaining[dependent] == 0 {
-          ready.insert(ReadyEntry(priority: dependent.priority.rawValue, id: dependent.id, operation: dependent))
+          ready.insert(readyEntry(dependent))
         }
       }
     }
@@ -127,9 +127,10 @@ extension Scheduler {
     }
     switch op.state {
     case .finished:
+      if op.reuse != nil, let why = op.why { return "'\(op.name)' did not run: \(why)" }
       let outcome = op.outcome!.rawValue
       return "'\(op.name)' \(outcome == "succeeded" ? "succeeded" : "finished \(outcome)")"
-        + (op.error.map { ": \($0)" } ?? "")
+        + (op.error.map { ": \($0)" } ?? "") + (op.why.map { " (it ran because \($0))" } ?? "")
     case .executing:
       if op.isCancelled { return "'\(op.name)' is executing and being cancelled (\(op.error ?? "cancelled"))" }
       let targets = waits.targets(of: op)

@@ -43,14 +43,20 @@ public final class WorkQueue {
 /// Orders the ready set: higher priority first, then declaration order.
 struct ReadyEntry: Comparable {
   let priority: Int
+  /// The longest path from it to the end of the run in typical seconds (0 without history).
+  let rank: Double
   public let id: Int
   /// Unowned: the scheduler's list of operations keeps it alive, and heap moves then cost
   /// no reference counting.
   unowned(unsafe) let operation: OperationNode
 
+  init(priority: Int, rank: Double = 0, id: Int, operation: OperationNode) {
+    (self.priority, self.rank, self.id, self.operation) = (priority, rank, id, operation)
+  }
+
   static func < (a: ReadyEntry, b: ReadyEntry) -> Bool {
-    // Heap pops max first: higher priority, then the lower (earlier) id.
-    a.priority != b.priority ? a.priority < b.priority : a.id > b.id
+    // Heap pops max first: higher priority, then the longer path, then the lower (earlier) id.
+    a.priority != b.priority ? a.priority < b.priority : a.rank != b.rank ? a.rank < b.rank : a.id > b.id
   }
   static func == (a: ReadyEntry, b: ReadyEntry) -> Bool { a.id == b.id }
 }

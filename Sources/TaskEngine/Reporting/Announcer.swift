@@ -95,7 +95,11 @@ final class Announcer {
   @inline(__always)
   func finished(_ op: OperationNode, _ outcome: Outcome, duration: Double, at time: Double) {
     // The finish most operations make, a success no sink reads, costs no call.
-    if outcome == .succeeded && !op.hasProgress && interests.isDisjoint(with: [.successes, .successesAtTick]) { return }
+    if outcome == .succeeded && !op.hasProgress && op.extrasStorage?.why == nil
+      && interests.isDisjoint(with: [.successes, .successesAtTick])
+    {
+      return
+    }
     tell(finished: op, outcome, duration: duration, at: time)
   }
 
@@ -105,16 +109,17 @@ final class Announcer {
     if op.hasProgress {
       emit(.operationProgress(time: time, name: op.name, progress: op.snapshotProgress()), at: time)
     }
-    let told = outcome != .succeeded || interests.contains(.successes)
+    let why = op.extrasStorage?.why
+    let told = outcome != .succeeded || interests.contains(.successes) || why != nil
     if !told && interests.contains(.successesAtTick) && !op.isGroup {
       heldSuccesses.append(.init(name: op.name, duration: duration))
     } else if told || interests.contains(.successesAtTick) {  // a group's at once, as its start
       let details =
-        op.error == nil && op.traceback == nil && !op.hasOutput && op.errorKind == nil
+        op.error == nil && op.traceback == nil && !op.hasOutput && op.errorKind == nil && why == nil
         ? nil
         : FinishDetails(
           error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind,
-          earlierOutputLines: op.earlierOutputLines)
+          earlierOutputLines: op.earlierOutputLines, reuse: op.reuse, why: why)
       emit(
         .operationFinish(time: time, name: op.name, outcome: outcome, duration: duration, details: details),
         at: time)

@@ -14,13 +14,17 @@ public struct WorkInFlight {
   public var running: [(weight: Double, seconds: Double, fraction: Double?)]
   /// How many operations may run at once (the main queue's limit, or the cores).
   public var slots: Int
+  /// Seconds per unit of weight known before anything finished (the run store's history
+  /// made the weights seconds): 1, else nil.
+  public var secondsPerUnit: Double?
 
   public init(
     elapsed: Double, finishedWeight: Double, finishedSeconds: Double, pendingWeight: Double,
-    running: [(weight: Double, seconds: Double, fraction: Double?)], slots: Int
+    running: [(weight: Double, seconds: Double, fraction: Double?)], slots: Int, secondsPerUnit: Double? = nil
   ) {
     (self.elapsed, self.finishedWeight, self.finishedSeconds) = (elapsed, finishedWeight, finishedSeconds)
     (self.pendingWeight, self.running, self.slots) = (pendingWeight, running, slots)
+    self.secondsPerUnit = secondsPerUnit
   }
 }
 
@@ -76,7 +80,10 @@ public struct ETAEstimator {
   /// The raw estimate of one moment (see the type's description).
   public static func estimate(_ work: WorkInFlight) -> Double? {
     var perUnit: Double?
-    if work.finishedWeight > 0, work.finishedSeconds > 0 {
+    if let known = work.secondsPerUnit {
+      // Weights in typical seconds: what finished only says how this run compares.
+      perUnit = work.finishedWeight > 0 && work.finishedSeconds > 0 ? work.finishedSeconds / work.finishedWeight : known
+    } else if work.finishedWeight > 0, work.finishedSeconds > 0 {
       perUnit = work.finishedSeconds / work.finishedWeight
     } else {
       let known = work.running.compactMap { op -> (Double, Double)? in

@@ -81,7 +81,11 @@ struct RunLedger {
   /// The run's progress at `now`: operations composed by weight (a running one counts for its
   /// own progress once it reports any), with an ETA from the work in flight (ETA.swift).
   /// `slots`: how many may run at once (0: no limit).
-  mutating func progressNow(at now: Double, executing: [OperationNode], slots: Int, stopping: Bool) -> RunProgress {
+  /// `weightsAreSeconds`: the weights are typical seconds from the run store, so before
+  /// anything finished a unit of weight is taken to be a second.
+  mutating func progressNow(
+    at now: Double, executing: [OperationNode], slots: Int, stopping: Bool, weightsAreSeconds: Bool = false
+  ) -> RunProgress {
     var progress = counts
     progress.stopping = stopping
     var units = finishedWeight - cancelledWeight
@@ -101,7 +105,8 @@ struct RunLedger {
       : eta.update(
         WorkInFlight(
           elapsed: elapsed(at: now), finishedWeight: ranWeight, finishedSeconds: ranSeconds,
-          pendingWeight: max(0, scheduledWeight - finishedWeight - runningWeight), running: running, slots: slots))
+          pendingWeight: max(0, scheduledWeight - finishedWeight - runningWeight), running: running, slots: slots,
+          secondsPerUnit: weightsAreSeconds ? 1 : nil))
     return progress
   }
 
@@ -123,7 +128,11 @@ struct RunLedger {
     for op in operations {
       if op.isFinished, let outcome = op.outcome {
         switch outcome {
-        case .succeeded: summary.succeeded += 1
+        case .succeeded:
+          summary.succeeded += 1
+          if let reuse = op.reuse {
+            if case .upToDate = reuse { summary.upToDate += 1 } else { summary.resumed += 1 }
+          }
         case .skipped: summary.skipped += 1
         case .failed, .cancelled:
           if outcome == .failed { summary.failed += 1 } else { summary.cancelled += 1 }

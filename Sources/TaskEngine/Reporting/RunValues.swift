@@ -17,13 +17,17 @@ public final class FinishDetails: Sendable {
   public let errorKind: FailureKind?
   /// Lines of output before `output` that were not kept.
   public let earlierOutputLines: Int
+  /// It did not run: up to date, or reused by `--resume`.
+  public let reuse: Reuse?
+  /// Why it ran or did not, as the run store's check said ("input a.c changed").
+  public let why: String?
 
   public init(
     error: String?, traceback: String?, output: String, errorKind: FailureKind?,
-    earlierOutputLines: Int = 0
+    earlierOutputLines: Int = 0, reuse: Reuse? = nil, why: String? = nil
   ) {
     (self.error, self.traceback, self.output, self.errorKind) = (error, traceback, output, errorKind)
-    self.earlierOutputLines = earlierOutputLines
+    (self.earlierOutputLines, self.reuse, self.why) = (earlierOutputLines, reuse, why)
   }
 }
 
@@ -108,6 +112,8 @@ public struct RunProgress: Sendable, Equatable {
 /// Counts and failures of a finished run.
 public struct RunSummary: Sendable, Equatable {
   public var succeeded = 0, failed = 0, cancelled = 0, skipped = 0
+  /// Of `succeeded`: those that did not run, being up to date or reused by `--resume`.
+  public var upToDate = 0, resumed = 0
   public var failures: [Failure] = []
   public var interrupted = false
   /// Why the run was ended from inside (`os.exit(3) ended the run`), if it was.
@@ -146,7 +152,10 @@ public struct RunSummary: Sendable, Equatable {
   /// Appended, not joined: joining an array made every run's end scan the binary's
   /// conformance records once (a twentieth of an empty workflow's start-up).
   public var counts: String {
-    var text = "\(succeeded) succeeded"
+    let ran = succeeded - upToDate - resumed
+    var text = "\(ran) succeeded"
+    if upToDate > 0 { text += ", \(upToDate) up to date" }
+    if resumed > 0 { text += ", \(resumed) resumed" }
     if failed > 0 { text += ", \(failed) failed" }
     if cancelled > 0 { text += ", \(cancelled) cancelled" }
     if skipped > 0 { text += ", \(skipped) skipped" }

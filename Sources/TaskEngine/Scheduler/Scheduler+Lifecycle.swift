@@ -40,10 +40,23 @@ extension Scheduler {
   }
 
   func makeReady(_ op: OperationNode) {
+    if let memory {
+      if op.attempt == 0, !op.isGroup, op.freshness != nil || memory.resumed != nil, case .reuse = memory.check(op) {
+        return finishUnrun(op)  // Scheduler+Memory
+      }
+      memory.ready(op, at: clock.now)
+    }
     noteReady(op)
     op.state = .ready
-    op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+    op.queue.ready.insert(readyEntry(op))
     announcer.ready(op, at: elapsed(at: clock.now))
+  }
+
+  /// Its place among the ready: priority, then (with history) the longest path to the end
+  /// in typical seconds, then declaration order.
+  @inline(__always)
+  func readyEntry(_ op: OperationNode, rank: Double? = nil) -> ReadyEntry {
+    ReadyEntry(priority: op.priority.rawValue, rank: rank ?? history?.rank(op) ?? 0, id: op.id, operation: op)
   }
 
   /// Starts ready operations while their queues have room. Returns whether any started.
@@ -107,6 +120,7 @@ extension Scheduler {
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
     if op.extrasStorage != nil { armTimeouts(op, at: now) }  // Scheduler+Timeouts
+    if let memory, op.freshness != nil { memory.starting(op) }
     if let body = op.body {
       body.start(op, scheduler: self)
     } else {
@@ -123,6 +137,12 @@ extension Scheduler {
     guard !op.isFinished else { return }
     var outcome = op.isCancelled && outcome == .succeeded ? .cancelled : outcome
     if op.timedOut && outcome == .cancelled { outcome = .failed }
+    var error = error, kind = kind
+    if outcome == .succeeded, op.state == .executing, let memory, op.freshness != nil,
+      let missing = memory.missingOutputs(op)
+    {
+      (outcome, error, kind) = (.failed, missing, .command)
+    }
     if outcome == .failed || outcome == .cancelled, op.state == .executing, !op.cleanedUp, op.cleanup != nil {
       return cleanUp(op, outcome, error: error, traceback: traceback, kind: kind)  // Scheduler+Cleanup
     }
@@ -136,6 +156,7 @@ extension Scheduler {
     let wasExecuting = op.state == .executing
     if wasExecuting { leaveExecution(op) }  // slot, activities, resources
     let now = clock.now
+    if let memory, wasExecuting, !op.isGroup { memory.ended(op, outcome, error: error, at: now) }
     settle(op, outcome, error: error, traceback: traceback, kind: kind, at: now)
     let duration = op.duration
     ledger.finished(op, outcome, executing: wasExecuting, duration: duration)  // counts, weights
@@ -201,6 +222,7 @@ extension Scheduler {
   /// is given back meanwhile; cancelling during the wait finishes the operation `cancelled`.
   func tryAgain(_ op: OperationNode, _ retry: RetryPolicy, error: String) {
     let delay = retry.delay(after: op.attempt)
+    if let memory { memory.ended(op, .failed, error: error, at: clock.now) }
     if op.attempt == 1, let start = op.startTime { op.firstStartTime = op.remoteStartTime ?? start }
     stopTimeouts(op)
     if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
@@ -217,7 +239,7 @@ extension Scheduler {
       absorbSignals()  // an interrupt during the wait cancelled it: no next attempt
       guard !op.isFinished else { return }
       op.state = .ready
-      op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+      op.queue.ready.insert(readyEntry(op))
     }
   }
 

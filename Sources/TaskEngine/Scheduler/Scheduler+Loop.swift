@@ -55,6 +55,7 @@ extension Scheduler {
       // (or one they just made): pump until nothing more starts.
       while pump() {}
       tickIfDue()
+      commitMemory()
       if done() { return true }
       // Both, every time: a body resumed by a timer at each of its time slices must not keep
       // commands' exits and output waiting in the inbox until it ends.
@@ -67,6 +68,7 @@ extension Scheduler {
         return done()
       }
       let deadlines = [loop.nextDeadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }
+      commitMemory(force: true)
       loop.idle(until: deadlines.min())
     }
   }

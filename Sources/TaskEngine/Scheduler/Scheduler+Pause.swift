@@ -36,7 +36,7 @@ extension Scheduler {
     if op.state == .executing { releaseExecution(op, at: now) }
     if op.state == .ready {
       // Its place among the ready: a pump that met it paused let it go.
-      op.queue.ready.insert(ReadyEntry(priority: op.priority.rawValue, id: op.id, operation: op))
+      op.queue.ready.insert(readyEntry(op))
     }
     if op.hasProgress && !byProgress { op.progress.resume() }
     if !op.isFinished { announcer.changed(op, .resumed, at: elapsed(at: now)) }
@@ -85,6 +85,6 @@ extension Scheduler {
     guard priority != op.priority else { return }
     op.priority = priority
     // The old entry is passed over when it pops (its priority no longer matches).
-    if op.state == .ready { op.queue.ready.insert(ReadyEntry(priority: priority.rawValue, id: op.id, operation: op)) }
+    if op.state == .ready { op.queue.ready.insert(readyEntry(op)) }
   }
 }

@@ -87,7 +87,8 @@ extension Scheduler {
   /// while the run is paused (held, or everything that executes is paused): it would only grow.
   func progressNow(at now: Double) -> RunProgress {
     var progress = ledger.progressNow(
-      at: now, executing: executing, slots: mainQueue.maxConcurrent, stopping: stopping.interrupts > 0)
+      at: now, executing: executing, slots: mainQueue.maxConcurrent, stopping: stopping.interrupts > 0,
+      weightsAreSeconds: history != nil)
     if stopping.waitsForResume && (stopping.held || executing.allSatisfy { $0.isPaused || $0.isGroup }) {
       progress.eta = nil
     }

@@ -40,6 +40,12 @@ public final class Scheduler {
   @exclusivity(unchecked) var cascade = Cascade()
   /// What the command line chose for the run (-k, the kill grace, strays).
   @exclusivity(unchecked) var settings = RunSettings()
+  /// The run store's memory: up-to-date checks, attempts, history (nil: `--no-store`, tests).
+  public var memory: RunMemory? {
+    didSet { history = memory.flatMap(History.init) }
+  }
+  /// Typical durations from the store: the weights of the ETA and the order of ready work.
+  @exclusivity(unchecked) var history: History?
   /// Called when the run is interrupted or ended, after the operations were cancelled (the
   /// Lua host wakes the script's top level, which waits on no operation of its own).
   public var onHalt: () -> Void = {}
@@ -174,7 +180,10 @@ public final class Scheduler {
     while let op = stack.popLast() {
       if op.isScheduled { continue }
       op.isScheduled = true
-      if !op.isFinished { ledger.scheduled(op) }
+      if !op.isFinished {
+        if let history { history.weigh(op) }
+        ledger.scheduled(op)
+      }
       newlyScheduled.append(op.id)
       for dependency in op.dependencies { stack.append(entries.entry(for: dependency)) }
     }

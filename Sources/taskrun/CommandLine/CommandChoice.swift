@@ -14,7 +14,9 @@ import TaskEngine
 /// completion): it holds what its loads found.
 final class CommandChoice {
   /// The words that name subcommands.
-  static let subcommands = ["repl", "test", "graph", "status", "watch", "cancel", "pause", "resume", "help"]
+  static let subcommands = [
+    "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume", "why", "history", "help"
+  ]
 
   /// Seconds the check of `taskrun test`, `help` or `repl` may spend loading the found script
   /// (its top level runs dry, so this is Lua's own time): a top level that loops or waits

@@ -49,7 +49,12 @@ struct Invocation: Equatable {
     }
     arguments = arguments.flatMap(Self.splitJobs)
     // `--sandbox=lua`: a flag's spelling of its own, for both parsers.
-    arguments = arguments.map { $0 == "--sandbox=lua" ? "--sandbox-lua" : $0 }
+    arguments = arguments.flatMap { word -> [String] in
+      if word == "--sandbox=lua" { return ["--sandbox-lua"] }
+      // `--resume=RUN`: the run, as the value of a hidden option of its own.
+      if word.hasPrefix("--resume=") { return ["--resume-run", String(word.dropFirst("--resume=".count))] }
+      return [word]
+    }
     // `-j -1`, `--output-limit -1`: a number to refuse with its range, not an option.
     for i in arguments.indices.dropLast().reversed() {
       // The option is looked up last: a lookup makes the declarations (start-up time).

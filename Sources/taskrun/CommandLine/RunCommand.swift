@@ -83,7 +83,7 @@ struct RunCommand: ParsableCommand, InvokedCommand {
     version: TaskrunVersion.text,
     subcommands: [
       ReplCommand.self, TestCommand.self, GraphCommand.self, StatusCommand.self, WatchCommand.self, CancelCommand.self,
-      PauseCommand.self, ResumeCommand.self
+      PauseCommand.self, ResumeCommand.self, WhyCommand.self, HistoryCommand.self
     ])
 
   /// What the command line asked for: the value `RunOptions.parse` makes. swift-argument-parser
@@ -141,6 +141,38 @@ extension RunOptions {
     session.scheduler.processes.confinement = confinement
     session.host.commandSandbox = CommandSandbox(allowed: allowed)
     return confinement
+  }
+
+  /// The run store of the script's folder for this run: opened with its lock (read only for
+  /// a dry run), the run recorded, `-B` and `--resume` applied.
+  private func useStore(_ session: Session, script: String, reporter: PlainReporter) throws {
+    func usage(_ message: String) -> Taskrun.Exit {
+      reporter.error(message)
+      return Taskrun.Exit(.usage)
+    }
+    let memory: RunMemory?
+    do {
+      memory = try RunStoreAccess.memory(for: script, writing: !dryRun) { reporter.error("warning: " + $0) }
+    } catch {
+      throw usage("\(error)")
+    }
+    guard let memory else { return }
+    memory.always = always
+    if !dryRun {
+      memory.begin(
+        command: CommandLine.arguments.joined(separator: " "), at: RunStoreAccess.now,
+        clock: session.scheduler.clock.now)
+      session.recording = RunRecording(
+        memory: memory, keeping: keepRuns ?? RunStore.defaultKeptRuns, scheduler: session.scheduler)
+    }
+    if let resume {
+      switch memory.resume(run: resume == 0 ? nil : Int64(resume)) {
+      case .success(let run):
+        reporter.note("resuming run \(run): what succeeded in it and is still up to date is reused")
+      case .failure(let error): throw usage("--resume: \(error)")
+      }
+    }
+    session.host.remember(memory)
   }
 
   /// Runs the workflow: finds the script, loads it, runs its targets and reports.
@@ -203,6 +235,7 @@ extension RunOptions {
     }
     session.attachSignals()
     if !writesNothing { session.publish(script: script) }
+    if !noStore && !list && !listNames { try useStore(session, script: script, reporter: reporter) }
     let host = session.host
     host.dryRun = dryRun
     if let sandbox {
@@ -249,7 +282,9 @@ extension RunOptions {
       throw usage(error.description)
     }
     if dryRun {
-      reporter.plan(scheduler.plan(for: selected))
+      let plan = scheduler.plan(for: selected)
+      let prediction = scheduler.predict(plan, slots: predict ? scheduler.mainQueue.maxConcurrent : nil)
+      reporter.plan(plan, prediction: scheduler.memory == nil ? nil : prediction)
       if let caveat = host.dryRunCaveat { print(caveat) }
       throw Taskrun.Exit(.success)
     }

@@ -11,8 +11,9 @@ import ArgumentParser
 enum RunOption: Int, CaseIterable {
   // In the order a completion offers them: flags, files, folders, words, numbers.
   case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, sandboxLua, list
+  case always, noStore, resume, predict
   case file, events, trace, directory, progress, executor, sandboxAllow, lang, answer
-  case jobs, memory, outputLimit, outputFileLimit, listNames
+  case jobs, memory, outputLimit, outputFileLimit, listNames, keepRuns, resumeRun
 
   /// What follows an option: what the quick parse reads, and what a completion offers.
   enum Value: Sendable {
@@ -217,6 +218,49 @@ enum RunOption: Int, CaseIterable {
       Declaration(long: "--list-names", value: .flag, text: "") { o, _ in
         o.listNames = true; return true
       }
+    case .always:
+      Declaration(
+        short: "-B", long: "--always", value: .flag,
+        text: "Run every operation, even those the run store finds up to date (make's -B)."
+      ) { o, _ in
+        o.always = true; return true
+      }
+    case .noStore:
+      Declaration(
+        long: "--no-store", value: .flag,
+        text:
+          "Run without the run store (.taskrun/ in the script's folder): nothing is up to date, nothing is recorded, no history."
+      ) { o, _ in
+        o.noStore = true; return true
+      }
+    case .keepRuns:
+      Declaration(
+        long: "--keep-runs", value: .number,
+        text: "How many runs the run store keeps (1 to 100000, default 100); older ones are dropped.", valueName: "N"
+      ) {
+        $0.keepRuns = Int($1); return $0.keepRuns != nil
+      }
+    case .resume:
+      Declaration(
+        long: "--resume", value: .flag,
+        text:
+          "Resume the last run recorded here (--resume=RUN: that run): what succeeded in it and is still up to date is reused, the rest runs."
+      ) { o, _ in
+        o.resume = o.resume ?? 0; return true
+      }
+    case .resumeRun:
+      Declaration(long: "--resume-run", value: .number, text: "") {
+        guard let run = Int($1), run > 0 else { return false }
+        $0.resume = run
+        return true
+      }
+    case .predict:
+      Declaration(
+        long: "--predict", value: .flag,
+        text: "With -n: the run's predicted time at -j and its critical path, from the run store's history."
+      ) { o, _ in
+        o.predict = true; return true
+      }
     }
   }
 
@@ -225,7 +269,7 @@ enum RunOption: Int, CaseIterable {
   static let helpOrder: [RunOption] = [
     .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
     .answer, .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .lang,
-    .list, .listNames
+    .list, .listNames, .always, .noStore, .keepRuns, .resume, .resumeRun, .predict
   ]
 
   /// Every spelling with its option, in the options' order.

@@ -30,6 +30,12 @@ struct RunOptions: Equatable {
   var answer: String?
   var list = false
   var listNames = false
+  /// The run store: `-B`, `--no-store`, `--keep-runs`, `--resume[=RUN]` (0: the last run), `--predict`.
+  var always = false
+  var noStore = false
+  var keepRuns: Int?
+  var resume: Int?
+  var predict = false
   var words: [String] = []
 
   /// Why these options cannot run together, or nil.
@@ -44,6 +50,14 @@ struct RunOptions: Equatable {
     if sandbox == .commands && executor == .slurm {
       return "--sandbox cannot confine commands run on Slurm: run without --executor slurm, or with --sandbox=lua"
     }
+    if let keepRuns, !(1...100_000).contains(keepRuns) {
+      return "--keep-runs must be from 1 to 100000 (got \(keepRuns))"
+    }
+    if noStore && (resume != nil || keepRuns != nil) {
+      return "--no-store cannot be used with \(resume != nil ? "--resume" : "--keep-runs"): they need the run store"
+    }
+    if predict && !dryRun { return "--predict goes with -n: it predicts a run without running it" }
+    if resume != nil && (list || listNames) { return "--resume cannot be used with --list" }
     if let memory, !(1...1_048_576).contains(memory) {
       return "--memory must be from 1 to 1048576 MB (got \(memory))"
     }

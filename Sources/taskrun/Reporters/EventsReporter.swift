@@ -33,9 +33,11 @@ final class EventsReporter: EventSink {
       let (error, kind) = (details?.error, details?.errorKind)
       fields = [
         ("time", seconds(time)), ("event", .string("op_finish")), ("operation", .string(name)),
-        ("outcome", .string(outcome.rawValue)), ("duration", seconds(duration)),
+        ("outcome", .string(outcome == .succeeded ? details?.reuse?.outcomeName ?? "succeeded" : outcome.rawValue)),
+        ("duration", seconds(duration)),
         ("error", error.map(JSON.string) ?? .null), ("error_kind", kind.map { .string($0.rawValue) } ?? .null)
       ]
+      if let why = details?.why { fields.append(("why", .string(why))) }
     case .output(let time, let name, let stream, let text):
       fields = [
         ("time", seconds(time)), ("event", .string("output")), ("operation", .string(name)),

@@ -123,6 +123,15 @@ final class PlainReporter: EventSink {
       guard verbosity == .normal || verbosity == .verbose else { return }
       for op in operations { addSuccess(op.name, op.duration) }
       ct_write_finished_lines()
+    case .operationFinish(_, let name, .succeeded, _, let details?) where details.reuse != nil:
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      switch details.reuse! {
+      case .upToDate: line(label("fresh", "2"), "\(name) — \(Self.text(details.why ?? "up to date"))")
+      case .resumed: line(label("resumed", "2"), "\(name) — \(Self.text(details.why ?? "reused"))")
+      }
+    case .operationFinish(_, let name, .succeeded, let duration, let details?) where details.why != nil:
+      guard verbosity == .normal || verbosity == .verbose else { return }
+      line(label("ok", "32"), "\(name) (\(formatFixed(duration, 2)) s) — \(Self.text(details.why!))")
     case .operationFinish(_, let name, let outcome, let duration, let details):
       finished(
         name, outcome, duration, details?.error, details?.output ?? "", earlier: details?.earlierOutputLines ?? 0)
@@ -267,8 +276,13 @@ final class PlainReporter: EventSink {
     return text
   }
 
-  func plan(_ ops: [OperationNode]) {
+  /// The plan of a dry run; with the run store's `prediction`, what would run and why.
+  func plan(_ ops: [OperationNode], prediction: Prediction? = nil) {
     print("Plan (\(ops.count) operation\(ops.count == 1 ? "" : "s"), in execution order):")
+    var verdicts: [ObjectIdentifier: (runs: Bool, why: String)] = [:]
+    for verdict in prediction?.verdicts ?? [] {
+      verdicts[ObjectIdentifier(verdict.operation)] = (verdict.runs, verdict.why)
+    }
     for (i, op) in ops.enumerated() {
       var text = "\(i + 1). \(op.name)"
       if let body = op.body { text += " — \(Self.text(body.summary))" }
@@ -278,7 +292,23 @@ final class PlainReporter: EventSink {
       if op.priority != .normal { notes.append("priority \(op.priority.name)") }
       if op.policy != .succeeded { notes.append("when \(op.policy.rawValue)") }
       if !notes.isEmpty { text += " [" + notes.joined(separator: "; ") + "]" }
+      if let verdict = verdicts[ObjectIdentifier(op)] {
+        text += verdict.runs ? " — would run: \(Self.text(verdict.why))" : " — \(Self.text(verdict.why))"
+      }
       print(text)
+    }
+    guard let prediction else { return }
+    let running = prediction.verdicts.filter(\.runs).count
+    print("Would run \(running), up to date \(prediction.verdicts.count - running)")
+    if let seconds = prediction.seconds {
+      print("Predicted: \(formatSeconds(seconds)) at -j\(prediction.slots ?? 1)")
+      if !prediction.criticalPath.isEmpty {
+        print(
+          "Critical path: "
+            + prediction.criticalPath.map { "\($0.name) (\(formatSeconds($0.seconds)))" }.joined(separator: " → "))
+      }
+    } else if prediction.slots != nil {
+      print("Predicted: no history yet (a run records how long each operation takes)")
     }
   }
 

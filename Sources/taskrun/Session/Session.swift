@@ -46,6 +46,8 @@ final class Session {
 
   /// The run's control socket (`publish`), for taskrun status, watch, cancel, pause, resume.
   private var control: ControlSocket?
+  /// The run's record in the run store, ended with the run's exit code.
+  var recording: RunRecording?
 
   /// Publishes the run for `taskrun status` and the rest; a folder that is not private is
   /// refused with a note, and the run goes on unpublished.
@@ -130,6 +132,7 @@ final class Session {
   /// that loops cannot hold taskrun, and hooks do not run inside finalizers.
   func finish(code: Int32) -> Never {
     control?.end(summary: host.exitCode.map { "os.exit(\($0))" } ?? "exit status \(code)")
+    recording?.end(code: host.exitCode ?? code)
     scheduler.processes.endDescendants()
     scheduler.endExecutors()  // Slurm jobs of the run are cancelled by name
     SignalWatcher.shared.attach(inbox: scheduler.inbox, processes: scheduler.processes) { _, _ in

@@ -377,13 +377,15 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// leader's zombie still holds the id. Any other is reaped as its exit is seen.
   private func reap(_ child: RunningCommand) {
     var code: Int32 = 0
+    var usage = cs_usage()
     lock.lock()
     let signalled = child.signalled
-    guard cs_exited(child.pid, signalled ? 0 : 1, &code) != 0 else { lock.unlock(); return }
+    guard cs_exited(child.pid, signalled ? 0 : 1, &code, &usage) != 0 else { lock.unlock(); return }
     if signalled {
       kill(-child.pid, SIGKILL)
-      _ = cs_reap(child.pid)
+      _ = cs_reap_usage(child.pid, &usage)
     }
+    child.usage = usage
     child.reaped = true
     lock.unlock()
     child.status = code
@@ -431,6 +433,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       stdoutFile: out.path, stderrFile: err.path, reason: reason)
     (result.stdoutDropped, result.stderrDropped) = (out.dropped, err.dropped)
     (result.stdoutIncomplete, result.stderrIncomplete) = (out.incomplete, err.incomplete)
+    (result.peakMemory, result.cpuSeconds) = (Int64(child.usage.peak_kb) * 1024, child.usage.cpu)
     if status != 0, let confinement { result.note = confinement.explain(stderr: err.bytes, grant: child.sandbox) }
     inbox.post(.processExited(token: token, result: result))
   }

@@ -1,3 +1,4 @@
+import CSpawn
 // RunningCommand: one command the ProcessRunner started, from its spawn until it is reported.
 import FoundationEssentials
 import Glibc
@@ -19,6 +20,8 @@ final class RunningCommand {
   var stdout: OutputCapture, stderr: OutputCapture
   var outLines = OutputLines(), errLines = OutputLines()
   var status: Int32?
+  /// What it used, read as it was reaped.
+  var usage = cs_usage()
   var drainUntil: Double?
   /// Reported: it leaves the runner's list at the end of the wake that reported it.
   var ended = false

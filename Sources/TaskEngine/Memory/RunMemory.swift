@@ -1,0 +1,380 @@
+// RunMemory: the scheduler's part that remembers: up-to-date checks, outputs after a run, attempts and history.
+import Glibc
+
+/// What the run store knows, and what this run adds to it. The scheduler asks it whether an
+/// operation with declarations (`Freshness`) must run, tells it each attempt's end, and reads
+/// the history it loaded (durations for the ETA and the schedule). Everything here happens on
+/// the scheduler's thread.
+public final class RunMemory {
+  /// Nil for a memory that records nothing (a dry run's, or one whose store could not open:
+  /// every declared operation then runs, with the reason).
+  public let store: RunStore?
+  /// This run's id in the store (0: not recorded).
+  public private(set) var run: Int64 = 0
+  /// `-B`/`--always`: every operation runs, whatever the store says (its successes are still recorded).
+  public var always = false
+  /// Whether checks may write (false for `-n` and `why`).
+  public let records: Bool
+  /// The last success of each operation, by name.
+  private(set) var last: [String: OperationRecord]
+  /// Each operation's latest attempt (for "last run failed").
+  private let lastOutcomes: [String: (run: Int64, outcome: String)]
+  /// Recent successful durations of each operation, newest first.
+  public let durations: [String: [Double]]
+  /// `--resume`: the run resumed, and what succeeded in it (by name).
+  public private(set) var resumed: (run: Int64, succeeded: [String: AttemptRecord])?
+  /// The host's text for an operation's result, kept for `--resume` (nil: not kept).
+  public var resultText: ((OperationNode) -> String?)?
+  let look = FileLook()
+  /// The folder relative paths are resolved in (taskrun's working folder when the run began).
+  let folder: String
+
+  /// What an operation's fingerprint was made of when it was checked, for its record after it
+  /// succeeds; and its outputs' stats before it started, to remove what a failure changed.
+  private struct Checked {
+    var identity: [OperationRecord.Part]
+    var inputs: [FileRecord]
+    var discovered: [FileRecord]
+    var upstream: [OperationRecord.Upstream]
+    var outputsBefore: [String: FileRecord] = [:]
+  }
+  private var checked: [ObjectIdentifier: Checked] = [:]
+  /// This run: each operation's declared outputs as they are now (dependents' fingerprints
+  /// include them).
+  private var produced: [ObjectIdentifier: [OperationRecord.Produced]] = [:]
+  /// When each operation became ready (queue wait).
+  private var readyAt: [ObjectIdentifier: Double] = [:]
+
+  public init(store: RunStore?, records: Bool) {
+    self.store = store
+    self.records = records && store != nil
+    last = store?.records() ?? [:]
+    lastOutcomes = store?.lastOutcomes() ?? [:]
+    durations = store?.durations() ?? [:]
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    folder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
+  }
+
+  /// Seconds to add to the scheduler's clock for wall-clock time (what the store keeps).
+  private var wallOffset = 0.0
+
+  /// Starts recording a run (its command line) in the store; `time` is the wall clock's now,
+  /// `clock` the scheduler's.
+  public func begin(command: String, at time: Double, clock: Double) {
+    wallOffset = time - clock
+    guard records, let store else { return }
+    run = (try? store.beginRun(command: command, at: time)) ?? 0
+  }
+
+  /// `--resume [RUN]`: what succeeded in that run (default: the last one before this) is
+  /// reused where it is still up to date. Returns the run resumed, or why there is none.
+  public func resume(run wanted: Int64?) -> Result<Int64, StoreError> {
+    guard let store else { return .failure(StoreError("there is no run store to resume from")) }
+    guard let id = wanted ?? store.lastRun(before: run == 0 ? nil : run) else {
+      return .failure(StoreError("no run is recorded in this folder yet"))
+    }
+    guard store.runs(limit: 1_000_000).contains(where: { $0.id == id }) else {
+      return .failure(StoreError("run \(id) is not in the store (see taskrun history)"))
+    }
+    var succeeded: [String: AttemptRecord] = [:]
+    for (_, attempt) in store.attempts(run: id) where attempt.outcome == "succeeded" {
+      succeeded[attempt.operation] = attempt
+    }
+    resumed = (id, succeeded)
+    return .success(id)
+  }
+
+  /// Ends the run's record: its outcome and counts; keeps the newest `keeping` runs.
+  public func end(outcome: String, counts: [String: Int], keeping: Int, at time: Double) {
+    guard records, let store, run > 0 else { return }
+    store.endRun(run, outcome: outcome, counts: counts, at: time)
+    store.prune(keeping: keeping)
+  }
+
+  public func commit() { if records { store?.commit() } }
+  var wantsCommit: Bool { store?.hasManyUncommitted ?? false }
+
+  // MARK: Deciding
+
+  /// What the check decided.
+  public enum Verdict: Equatable {
+    /// It runs, for this reason.
+    case run(String)
+    case reuse(Reuse, String)
+  }
+
+  /// Whether `op` must run; its reason is kept on it (`op.why`). Only operations that declare
+  /// something, or any operation of a resumed run, are checked.
+  public func check(_ op: OperationNode) -> Verdict {
+    let verdict = decide(op)
+    switch verdict {
+    case .run(let reason): op.why = reason
+    case .reuse(let reuse, let reason):
+      op.why = reason
+      op.reuse = reuse
+    }
+    return verdict
+  }
+
+  private func decide(_ op: OperationNode) -> Verdict {
+    if let resumed, let attempt = resumed.succeeded[op.name] {
+      let identity = Self.identityDigest(op)
+      if let recorded = attempt.identity, recorded != identity {
+        return .run("changed since run \(resumed.run) (\(op.freshness == nil ? "its body" : "what it runs"))")
+      }
+      if op.freshness == nil || !op.freshness!.declaresFiles {
+        if let fresh = op.freshness?.check, let stale = fresh(op) { return .run(stale) }
+        return .reuse(.resumed(from: resumed.run), "succeeded in run \(resumed.run)")
+      }
+      let verdict = decideByFingerprint(op)
+      guard case .reuse(_, let reason) = verdict else { return verdict }
+      return .reuse(.resumed(from: resumed.run), reason)
+    }
+    guard let freshness = op.freshness else {
+      return .run(
+        resumed.map { r in
+          lastOutcomes[op.name].map { "\($0.outcome) in run \(r.run)" } ?? "did not run in run \(r.run)"
+        } ?? "no inputs or outputs declared")
+    }
+    if always { return .run("-B: every operation runs") }
+    if !freshness.declaresFiles {
+      // Only `fresh`: it alone decides.
+      if let stale = freshness.check?(op) { return .run(stale) }
+      return .reuse(.upToDate(since: lastOutcomes[op.name]?.run ?? 0), "fresh() says it is up to date")
+    }
+    return decideByFingerprint(op)
+  }
+
+  private func decideByFingerprint(_ op: OperationNode) -> Verdict {
+    let freshness = op.freshness!
+    let previous = last[op.name]
+    var identity = op.body?.identity ?? []
+    identity.append(.init("folder", folder))
+    if let key = freshness.key { identity.append(.init("key", key)) }
+    guard let inputPaths = Globs.expand(freshness.inputs) else {
+      return .run("its inputs name more than \(Globs.maxFiles) files")
+    }
+    let inputs = looked(inputPaths, previous: previous?.inputs)
+    let discovered = looked((previous?.discovered ?? []).map(\.path), previous: previous?.discovered)
+    var upstream: [OperationRecord.Upstream] = []
+    for dependency in op.dependencies {
+      if let outputs = produced[ObjectIdentifier(dependency)] {
+        upstream.append(.init(name: dependency.name, outputs: outputs))
+      }
+    }
+    upstream.sort { $0.name < $1.name }
+    checked[ObjectIdentifier(op)] = Checked(
+      identity: identity, inputs: inputs, discovered: discovered, upstream: upstream)
+    guard let previous else {
+      if let outcome = lastOutcomes[op.name] {
+        return .run("last run failed (\(outcome.outcome) in run \(outcome.run))")
+      }
+      return .run("never ran")
+    }
+    let fingerprint = OperationRecord.fingerprint(
+      identity: identity, inputs: inputs, discovered: discovered, upstream: upstream)
+    if fingerprint != previous.fingerprint {
+      return .run(
+        Why.difference(
+          before: previous, identity: identity, inputs: inputs, discovered: discovered, upstream: upstream)
+          ?? "its fingerprint changed")
+    }
+    // The same inputs: its outputs must still be what it made.
+    guard let outputPaths = Globs.expand(freshness.outputs) else {
+      return .run("its outputs name more than \(Globs.maxFiles) files")
+    }
+    let before = Dictionary(previous.outputs.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+    for path in outputPaths where before[path] == nil {
+      return .run("output \(path) is new since run \(previous.run)")
+    }
+    var outputs: [FileRecord] = []
+    for old in previous.outputs {
+      guard let now = look.look(old.path, previous: old) else { return .run("output \(old.path) missing") }
+      if now.digest != old.digest { return .run("output \(old.path) changed since run \(previous.run)") }
+      outputs.append(now)
+    }
+    if let stale = freshness.check?(op) { return .run(stale) }
+    produced[ObjectIdentifier(op)] = outputs.map { .init(path: $0.path, digest: $0.digest) }
+    if records, outputs != previous.outputs || inputs != previous.inputs || discovered != previous.discovered {
+      // Touched but not changed: the new stats spare the next run the hashing.
+      var refreshed = previous
+      (refreshed.outputs, refreshed.inputs, refreshed.discovered) = (outputs, inputs, discovered)
+      store?.save(refreshed, of: op.name)
+      last[op.name] = refreshed
+    }
+    return .reuse(.upToDate(since: previous.run), "up to date since run \(previous.run)")
+  }
+
+  /// The files at `paths` now (a missing one has size -1), reusing trusted hashes of `previous`.
+  private func looked(_ paths: [String], previous: [FileRecord]?) -> [FileRecord] {
+    var byPath: [String: FileRecord] = [:]
+    if let previous, previous.count > 0 {
+      byPath.reserveCapacity(previous.count)
+      for file in previous { byPath[file.path] = file }
+    }
+    return paths.map { path in
+      look.look(path, previous: byPath[path])
+        ?? FileRecord(path: path, size: -1, mtime: 0, inode: 0, digest: .zero, trusted: false)
+    }
+  }
+
+  /// A hash of what the operation's body runs (`--resume` compares it).
+  static func identityDigest(_ op: OperationNode) -> String {
+    var w = ByteWriter()
+    for part in op.body?.identity ?? [] { (w.string(part.label), w.string(part.text)) }
+    if let key = op.freshness?.key { w.string(key) }
+    return FileLook.hash(w.bytes).short
+  }
+
+  // MARK: Recording
+
+  func ready(_ op: OperationNode, at time: Double) { readyAt[ObjectIdentifier(op)] = time }
+
+  /// An attempt starts: the stats of its outputs now (a failure removes what it changed).
+  func starting(_ op: OperationNode) {
+    guard let freshness = op.freshness, !freshness.outputs.isEmpty else { return }
+    var before: [String: FileRecord] = [:]
+    for path in Globs.expand(freshness.outputs) ?? [] {
+      var info = stat()
+      if stat(path, &info) == 0 {
+        before[path] = FileRecord(
+          path: path, size: Int64(info.st_size), mtime: FileLook.nanoseconds(info.st_mtim),
+          inode: UInt64(info.st_ino), digest: .zero, trusted: false)
+      }
+    }
+    checked[ObjectIdentifier(op), default: Checked(identity: [], inputs: [], discovered: [], upstream: [])]
+      .outputsBefore = before
+  }
+
+  /// A succeeded attempt's declared outputs that are missing: the operation fails with this
+  /// message instead (nil: all there).
+  func missingOutputs(_ op: OperationNode) -> String? {
+    guard let freshness = op.freshness, !freshness.outputs.isEmpty else { return nil }
+    var missing: [String] = []
+    for pattern in freshness.outputs {
+      if Globs.isPattern(pattern) {
+        if Globs.expand([pattern])?.isEmpty ?? false { missing.append("no file matches output '\(pattern)'") }
+      } else if access(pattern, F_OK) != 0 {
+        missing.append("declared output '\(pattern)' was not made")
+      }
+    }
+    return missing.isEmpty ? nil : missing.joined(separator: "; ")
+  }
+
+  /// An attempt ended. A success: its outputs are hashed (its dependents see them), its
+  /// depfile read, and its record saved. A failure or cancel: the outputs it changed are
+  /// removed (make's .DELETE_ON_ERROR). Every attempt that ran is recorded.
+  func ended(_ op: OperationNode, _ outcome: Outcome, error: String?, at time: Double) {
+    let id = ObjectIdentifier(op)
+    if let freshness = op.freshness {
+      if outcome == .succeeded {
+        succeeded(op, freshness)
+      } else if !freshness.outputs.isEmpty {
+        removeChanged(op, freshness, before: checked[id]?.outputsBefore ?? [:])
+      }
+    }
+    guard records, let store, run > 0 else { return }
+    var attempt = AttemptRecord(
+      operation: op.name, attempt: op.attempt, outcome: outcome.rawValue, started: (op.startTime ?? time) + wallOffset)
+    attempt.error = outcome == .succeeded ? nil : error ?? op.error
+    attempt.duration = op.startTime.map { time - (op.remoteStartTime ?? $0) }
+    if let ready = readyAt[id], let start = op.startTime { attempt.queueWait = max(0, start - ready) }
+    if let result = op.commandResult {
+      attempt.exitStatus = Int(result.status)
+      attempt.peakMemory = result.peakMemory
+      attempt.cpuSeconds = result.cpuSeconds
+    }
+    if op.freshness != nil || resumed != nil || op.body?.cheapIdentity ?? true {
+      attempt.identity = Self.identityDigest(op)
+    }
+    if outcome == .succeeded { attempt.result = resultText?(op) }
+    attempt.why = op.why
+    store.record(attempt, run: run)
+    if outcome == .succeeded || op.isFinished { checked[id] = nil }
+  }
+
+  /// An operation `--resume` reused: recorded so that resuming this run reuses it too (an
+  /// up-to-date one is found up to date again; 10,000 of them write nothing).
+  func reused(_ op: OperationNode, at time: Double) {
+    guard records, let store, run > 0, case .resumed = op.reuse else { return }
+    var attempt = AttemptRecord(operation: op.name, attempt: 0, outcome: "succeeded", started: time + wallOffset)
+    attempt.identity = Self.identityDigest(op)
+    if case .resumed(let from) = op.reuse, let old = resumed?.succeeded[op.name], from > 0 {
+      attempt.result = old.result
+    }
+    attempt.why = op.why
+    store.record(attempt, run: run)
+  }
+
+  /// The result text `--resume` restores for `op` (nil: none was kept).
+  public func restoredResult(_ op: OperationNode) -> String? {
+    guard case .resumed = op.reuse else { return nil }
+    return resumed?.succeeded[op.name]?.result
+  }
+
+  private func succeeded(_ op: OperationNode, _ freshness: Freshness) {
+    let id = ObjectIdentifier(op)
+    let previous = last[op.name]
+    let outputs = looked(Globs.expand(freshness.outputs) ?? [], previous: previous?.outputs).filter { $0.size >= 0 }
+    produced[id] = outputs.map { .init(path: $0.path, digest: $0.digest) }
+    guard records, let store, let parts = checked[id], freshness.declaresFiles else { return }
+    var discovered = parts.discovered
+    if let depfile = freshness.depfile {
+      var info = stat()
+      if stat(depfile, &info) == 0, info.st_size <= Depfile.maxBytes, let text = Self.read(depfile) {
+        discovered = looked(Depfile.prerequisites(text), previous: previous?.discovered)
+      } else {
+        discovered = []
+      }
+    }
+    var record = OperationRecord()
+    (record.run, record.identity, record.inputs) = (run, parts.identity, parts.inputs)
+    (record.discovered, record.outputs, record.upstream) = (discovered, outputs, parts.upstream)
+    // The inputs as they were before it ran: one changed meanwhile makes the next run run it.
+    record.fingerprint = OperationRecord.fingerprint(
+      identity: parts.identity, inputs: parts.inputs, discovered: discovered, upstream: parts.upstream)
+    store.save(record, of: op.name)
+    last[op.name] = record
+  }
+
+  private func removeChanged(_ op: OperationNode, _ freshness: Freshness, before: [String: FileRecord]) {
+    for path in Globs.expand(freshness.outputs) ?? [] {
+      var info = stat()
+      guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else { continue }
+      if let old = before[path], old.sameStat(info) { continue }
+      unlink(path)
+    }
+  }
+
+  static func read(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while bytes.count <= Depfile.maxBytes {
+      let n = Glibc.read(fd, &buffer, buffer.count)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      bytes.append(contentsOf: buffer[0..<n])
+    }
+    return bytes
+  }
+
+  // MARK: History
+
+  /// The median of an operation's recent successful durations (nil: none recorded).
+  public func typicalDuration(of name: String) -> Double? {
+    guard let list = durations[name], !list.isEmpty else { return nil }
+    let sorted = list.sorted()
+    return sorted.count % 2 == 1
+      ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+  }
+
+  /// The 90th percentile of its recent successful durations (nil: fewer than 3 recorded).
+  public func slowDuration(of name: String) -> Double? {
+    guard let list = durations[name], list.count >= 3 else { return nil }
+    let sorted = list.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.9).rounded(.up)) - 1)]
+  }
+}

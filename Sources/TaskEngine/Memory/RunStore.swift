@@ -1,0 +1,392 @@
+// RunStore: the workflow folder's `.taskrun/store.db` (SQLite, WAL): runs, attempts, last successes; its lock.
+import CSQLite
+import Glibc
+
+/// One attempt of one operation, as the store keeps it.
+public struct AttemptRecord: Sendable {
+  public var operation: String
+  public var attempt: Int
+  public var outcome: String
+  public var error: String?
+  public var started: Double
+  public var duration: Double?
+  public var queueWait: Double?
+  public var exitStatus: Int?
+  public var peakMemory: Int64?
+  public var cpuSeconds: Double?
+  /// A hash of what its body runs (command text, env, cwd; a Lua function's code).
+  public var identity: String?
+  /// Its result as Lua-readable text, where it could be kept (`--resume` restores it).
+  public var result: String?
+  /// A cluster job's id, while and after it ran there (`--resume` re-attaches it).
+  public var job: String?
+  /// Why it ran (or did not), as the run store's check said.
+  public var why: String?
+
+  public init(operation: String, attempt: Int, outcome: String, started: Double) {
+    (self.operation, self.attempt, self.outcome, self.started) = (operation, attempt, outcome, started)
+  }
+}
+
+/// A run as the store keeps it.
+public struct RunRecord: Sendable {
+  public var id: Int64
+  public var started: Double
+  public var ended: Double?
+  public var command: String
+  public var outcome: String?
+  public var counts: [String: Int]
+}
+
+/// The run store of one workflow folder. A run holds the folder's lock for as long as it is
+/// open; readers (`-n`, `why`, `history`) open it without the lock, read only.
+public final class RunStore {
+  /// The store's folder (`<workflow>/.taskrun`).
+  public let folder: String
+  let db: SQLiteDatabase
+  /// The lock file's descriptor (-1: opened to read only).
+  private let lockDescriptor: Int32
+  /// Writes since the last commit (a transaction is open while it is above 0).
+  private var uncommitted = 0
+  private var insertAttempt: SQLiteStatement?
+  private var upsertRecord: SQLiteStatement?
+
+  /// How many runs are kept by default (`--keep-runs`).
+  public static let defaultKeptRuns = 100
+  static let schemaVersion = "1"
+  public static let folderName = ".taskrun"
+
+  /// Why a run could not take the folder's lock: another run holds it.
+  public struct Busy: Error, CustomStringConvertible {
+    public let pid: Int32?
+    public let folder: String
+    public var description: String {
+      "another taskrun\(pid.map { " (pid \($0))" } ?? "") is running in this folder and holds its run store "
+        + "(\(folder)): wait for it to end, or run this one with --no-store"
+    }
+  }
+
+  /// Opens (and with `create`, makes) the store of `workflowFolder`. `lock`: this is a run,
+  /// which takes the folder's lock (throws `Busy` while another run holds it).
+  public init(workflowFolder: String, lock: Bool) throws {
+    folder = workflowFolder == "/" ? "/" + Self.folderName : workflowFolder + "/" + Self.folderName
+    if lock {
+      if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+        throw StoreError("cannot make \(folder): \(String(cString: strerror(errno)))")
+      }
+    }
+    // Ours, and a folder: not a link an attacker planted to make us write elsewhere.
+    var info = stat()
+    guard lstat(folder, &info) == 0 else { throw StoreError("no run store in this folder yet") }
+    guard info.st_mode & S_IFMT == S_IFDIR else { throw StoreError("\(folder) is not a folder (a link or a file)") }
+    guard info.st_uid == getuid() else {
+      throw StoreError("\(folder) belongs to another user (uid \(info.st_uid)): not used")
+    }
+    if lock {
+      let fd = open(folder + "/lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+      guard fd >= 0 else { throw StoreError("cannot open \(folder)/lock: \(String(cString: strerror(errno)))") }
+      if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        var text = [UInt8](repeating: 0, count: 32)
+        let n = read(fd, &text, 31)
+        close(fd)
+        let pid = n > 0 ? Int32(String(decoding: text[0..<n], as: UTF8.self).trimmingNewline) : nil
+        throw Busy(pid: pid, folder: folder)
+      }
+      ftruncate(fd, 0)
+      let pid = "\(getpid())\n"
+      _ = pid.withCString { write(fd, $0, strlen($0)) }
+      lockDescriptor = fd
+      let ignore = folder + "/.gitignore"
+      if access(ignore, F_OK) != 0 {
+        let g = open(ignore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        if g >= 0 {
+          _ = "# made by taskrun: its run store is not part of the sources\n*\n".withCString {
+            write(g, $0, strlen($0))
+          }
+          close(g)
+        }
+      }
+    } else {
+      lockDescriptor = -1
+    }
+    let opened: Result<SQLiteDatabase, StoreError> = Self.openDatabase(folder + "/store.db", writing: lock)
+    switch opened {
+    case .success(let database): db = database
+    case .failure(let error):
+      if lockDescriptor >= 0 { close(lockDescriptor) }
+      throw StoreError("\(folder)/store.db cannot be used (\(error.description))")
+    }
+  }
+
+  private static func openDatabase(_ path: String, writing: Bool) -> Result<SQLiteDatabase, StoreError> {
+    do {
+      let db = try SQLiteDatabase(path: path, readOnly: !writing)
+      try db.execute("PRAGMA busy_timeout = 2000")
+      if writing { try setUp(db) } else { try checkVersion(db) }
+      return .success(db)
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  deinit {
+    if uncommitted > 0 { try? db.execute("COMMIT") }
+    if lockDescriptor >= 0 { close(lockDescriptor) }
+  }
+
+  private static func setUp(_ db: SQLiteDatabase) throws(StoreError) {
+    // WAL: a run's commits are appends; `kill -9` at any moment leaves the last commit intact.
+    _ = try db.text("PRAGMA journal_mode = WAL")
+    try db.execute("PRAGMA synchronous = NORMAL")
+    try db.execute(
+      """
+      CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS runs(
+        id INTEGER PRIMARY KEY, started REAL NOT NULL, ended REAL, command TEXT NOT NULL,
+        pid INTEGER, outcome TEXT, succeeded INTEGER, failed INTEGER, cancelled INTEGER,
+        skipped INTEGER, up_to_date INTEGER);
+      CREATE TABLE IF NOT EXISTS attempts(
+        run INTEGER NOT NULL, operation TEXT NOT NULL, attempt INTEGER NOT NULL, outcome TEXT NOT NULL,
+        error TEXT, started REAL NOT NULL, duration REAL, queue_wait REAL, exit_status INTEGER,
+        peak_memory INTEGER, cpu REAL, identity TEXT, result TEXT, job TEXT, why TEXT,
+        PRIMARY KEY(run, operation, attempt)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS attempts_of ON attempts(operation, run);
+      CREATE TABLE IF NOT EXISTS records(
+        operation TEXT PRIMARY KEY, run INTEGER NOT NULL, fingerprint BLOB NOT NULL, record BLOB NOT NULL)
+        WITHOUT ROWID;
+      """)
+    if let version = try db.text("SELECT value FROM meta WHERE key = 'schema'") {
+      guard version == Self.schemaVersion else {
+        throw StoreError("its schema is version \(version); this taskrun reads version \(Self.schemaVersion)")
+      }
+    } else {
+      try db.execute("INSERT INTO meta VALUES ('schema', '\(Self.schemaVersion)')")
+    }
+    // A run that never ended held the lock we now hold: it was killed (or crashed).
+    try db.execute("UPDATE runs SET outcome = 'killed' WHERE ended IS NULL AND outcome IS NULL")
+  }
+
+  private static func checkVersion(_ db: SQLiteDatabase) throws(StoreError) {
+    let version = try db.text("SELECT value FROM meta WHERE key = 'schema'")
+    guard version == Self.schemaVersion else {
+      throw StoreError(
+        "its schema is version \(version ?? "unknown"); this taskrun reads version \(Self.schemaVersion)")
+    }
+  }
+
+  // MARK: Writing (a run)
+
+  /// Starts a write (a transaction, committed by `commit`): one per loop turn, not per row.
+  private func writing() throws(StoreError) {
+    if uncommitted == 0 { try db.execute("BEGIN IMMEDIATE") }
+    uncommitted += 1
+  }
+
+  /// Commits what was written since the last commit (the scheduler calls it before it waits,
+  /// and every 500 writes): what finished is on disk, whatever happens to taskrun next.
+  public func commit() {
+    guard uncommitted > 0 else { return }
+    uncommitted = 0
+    try? db.execute("COMMIT")
+  }
+
+  var hasManyUncommitted: Bool { uncommitted >= 500 }
+
+  /// A new run; returns its id.
+  public func beginRun(command: String, at time: Double) throws(StoreError) -> Int64 {
+    let statement = try db.prepare("INSERT INTO runs(started, command, pid) VALUES (?, ?, ?)")
+    statement.bind(1, time)
+    statement.bind(2, command)
+    statement.bind(3, Int(getpid()))
+    try writing()
+    try statement.run()
+    let id = db.lastInsertedRow
+    commit()
+    return id
+  }
+
+  public func endRun(_ run: Int64, outcome: String, counts: [String: Int], at time: Double) {
+    guard
+      let statement = try? db.prepare(
+        "UPDATE runs SET ended = ?, outcome = ?, succeeded = ?, failed = ?, cancelled = ?, skipped = ?, up_to_date = ? WHERE id = ?"
+      )
+    else { return }
+    statement.bind(1, time)
+    statement.bind(2, outcome)
+    for (k, key) in ["succeeded", "failed", "cancelled", "skipped", "up_to_date"].enumerated() {
+      statement.bind(Int32(k + 3), counts[key] ?? 0)
+    }
+    statement.bind(8, run)
+    try? writing()
+    try? statement.run()
+    commit()
+  }
+
+  public func record(_ a: AttemptRecord, run: Int64) {
+    if insertAttempt == nil {
+      insertAttempt = try? db.prepare(
+        "INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    }
+    guard let s = insertAttempt else { return }
+    s.bind(1, run)
+    s.bind(2, a.operation)
+    s.bind(3, a.attempt)
+    s.bind(4, a.outcome)
+    s.bind(5, a.error.map { String($0.prefix(4000)) })
+    s.bind(6, a.started)
+    s.bind(7, a.duration)
+    s.bind(8, a.queueWait)
+    s.bind(9, a.exitStatus)
+    s.bind(10, a.peakMemory)
+    s.bind(11, a.cpuSeconds)
+    s.bind(12, a.identity)
+    s.bind(13, a.result)
+    s.bind(14, a.job)
+    s.bind(15, a.why)
+    try? writing()
+    try? s.run()
+  }
+
+  public func save(_ record: OperationRecord, of operation: String) {
+    if upsertRecord == nil { upsertRecord = try? db.prepare("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?)") }
+    guard let s = upsertRecord else { return }
+    s.bind(1, operation)
+    s.bind(2, record.run)
+    var w = ByteWriter()
+    w.digest(record.fingerprint)
+    s.bind(3, w.bytes)
+    s.bind(4, record.encoded())
+    try? writing()
+    try? s.run()
+  }
+
+  /// Keeps the newest `count` runs and their attempts (records of last successes stay).
+  public func prune(keeping count: Int) {
+    try? writing()
+    try? db.execute(
+      """
+      DELETE FROM attempts WHERE run IN (SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET \(max(1, count)));
+      DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET \(max(1, count)));
+      """)
+    commit()
+  }
+
+  // MARK: Reading
+
+  /// Every operation's record of its last success.
+  public func records() -> [String: OperationRecord] {
+    guard let s = try? db.prepare("SELECT operation, run, fingerprint, record FROM records") else { return [:] }
+    var found: [String: OperationRecord] = [:]
+    while (try? s.step()) == true {
+      guard let name = s.text(0) else { continue }
+      var r = ByteReader(s.blob(2))
+      guard let fingerprint = r.digest(),
+        let record = OperationRecord(run: s.int(1), fingerprint: fingerprint, bytes: s.blob(3))
+      else { continue }
+      found[name] = record
+    }
+    return found
+  }
+
+  /// Each operation's latest attempt's outcome and run (what `why` says of one that did not succeed).
+  public func lastOutcomes() -> [String: (run: Int64, outcome: String)] {
+    guard
+      let s = try? db.prepare(
+        "SELECT operation, run, outcome FROM attempts a WHERE run = (SELECT max(run) FROM attempts b WHERE b.operation = a.operation) GROUP BY operation"
+      )
+    else { return [:] }
+    var found: [String: (Int64, String)] = [:]
+    while (try? s.step()) == true {
+      if let name = s.text(0), let outcome = s.text(2) { found[name] = (s.int(1), outcome) }
+    }
+    return found
+  }
+
+  /// The durations of each operation's recent successes, newest first (at most `limit` each).
+  public func durations(limit: Int = 20) -> [String: [Double]] {
+    guard
+      let s = try? db.prepare(
+        "SELECT operation, duration FROM attempts WHERE outcome = 'succeeded' AND duration IS NOT NULL ORDER BY run DESC"
+      )
+    else { return [:] }
+    var found: [String: [Double]] = [:]
+    while (try? s.step()) == true {
+      guard let name = s.text(0), let duration = s.double(1) else { continue }
+      if found[name, default: []].count < limit { found[name, default: []].append(duration) }
+    }
+    return found
+  }
+
+  /// The newest runs, newest first.
+  public func runs(limit: Int = 20) -> [RunRecord] {
+    guard
+      let s = try? db.prepare(
+        "SELECT id, started, ended, command, outcome, succeeded, failed, cancelled, skipped, up_to_date FROM runs ORDER BY id DESC LIMIT ?"
+      )
+    else { return [] }
+    s.bind(1, limit)
+    var found: [RunRecord] = []
+    while (try? s.step()) == true {
+      var counts: [String: Int] = [:]
+      for (k, key) in ["succeeded", "failed", "cancelled", "skipped", "up_to_date"].enumerated() {
+        if let n = s.optionalInt(Int32(k + 5)) { counts[key] = Int(n) }
+      }
+      found.append(
+        RunRecord(
+          id: s.int(0), started: s.double(1) ?? 0, ended: s.double(2), command: s.text(3) ?? "",
+          outcome: s.text(4), counts: counts))
+    }
+    return found
+  }
+
+  /// The attempts of one run (the last attempt of each operation last), or of one operation
+  /// over the kept runs (newest first).
+  public func attempts(run: Int64? = nil, operation: String? = nil, limit: Int = 1_000_000) -> [(Int64, AttemptRecord)]
+  {
+    let filter = run != nil ? "run = ?1" : "operation = ?2"
+    guard
+      let s = try? db.prepare(
+        "SELECT run, operation, attempt, outcome, error, started, duration, queue_wait, exit_status, peak_memory, cpu, identity, result, job, why FROM attempts WHERE \(filter) ORDER BY run DESC, attempt LIMIT ?3"
+      )
+    else { return [] }
+    if let run { s.bind(1, run) }
+    if let operation { s.bind(2, operation) }
+    s.bind(3, limit)
+    var found: [(Int64, AttemptRecord)] = []
+    while (try? s.step()) == true {
+      var a = AttemptRecord(
+        operation: s.text(1) ?? "", attempt: Int(s.int(2)), outcome: s.text(3) ?? "", started: s.double(5) ?? 0)
+      a.error = s.text(4)
+      a.duration = s.double(6)
+      a.queueWait = s.double(7)
+      a.exitStatus = s.optionalInt(8).map(Int.init)
+      a.peakMemory = s.optionalInt(9)
+      a.cpuSeconds = s.double(10)
+      a.identity = s.text(11)
+      a.result = s.text(12)
+      a.job = s.text(13)
+      a.why = s.text(14)
+      found.append((s.int(0), a))
+    }
+    return found
+  }
+
+  /// The newest run's id (nil: none yet).
+  public func lastRun(before: Int64? = nil) -> Int64? {
+    guard let s = try? db.prepare("SELECT max(id) FROM runs WHERE id < ?") else { return nil }
+    s.bind(1, before ?? Int64.max)
+    guard (try? s.step()) == true else { return nil }
+    return s.optionalInt(0)
+  }
+
+  /// `PRAGMA integrity_check`'s answer ("ok" for a sound store).
+  public func integrity() -> String { (try? db.text("PRAGMA integrity_check")) ?? "unreadable" }
+}
+
+extension String {
+  fileprivate var trimmingNewline: String {
+    var s = self
+    while s.last == "\n" || s.last == "\0" { s.removeLast() }
+    return s
+  }
+}
