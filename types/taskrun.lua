@@ -12,7 +12,7 @@
 ---@field failed boolean
 ---@field skipped boolean
 ---@field succeeded boolean
----@field outcome "succeeded"|"failed"|"cancelled"|"skipped"|nil
+---@field outcome "succeeded"|"failed"|"cancelled"|"skipped"|"up_to_date"|"resumed"|nil up_to_date and resumed: it did not run (the run store); its dependents count it as succeeded
 ---@field error string|nil Why it failed, was skipped or cancelled.
 ---@field error_kind "command"|"script"|"condition"|"dependency"|"child"|"timeout"|"cancelled"|"interrupted"|nil
 ---@field traceback string|nil The Lua traceback of a failed body (your frames).
@@ -195,6 +195,11 @@ function Observation:cancel() end
 ---@field cleanup? fun(op: taskrun.Operation, why: "failed"|"cancelled"|"timeout"|"interrupted", message: string) Runs after the body stopped for a failure, a cancel or a timeout; may call sh.
 ---@field cleanup_grace? number Seconds the cleanup may take (default 10); then, or at a second Ctrl-C, it is stopped.
 ---@field qos? "user_interactive"|"user_initiated"|"utility"|"background" Its commands' CPU and I/O niceness (GCD's quality of service).
+---@field inputs? string|string[] Files and globs (`*`, `?`, `[…]`, `**`) it reads: their contents are part of its fingerprint (the run store).
+---@field outputs? string|string[] Files, globs and folders it makes: hashed after it succeeds (unchanged ones stop the rebuild), removed when it fails, required to exist.
+---@field depfile? string A Makefile-style dependency file its command writes (`gcc -MD`): what it names are inputs of the next run.
+---@field key? any Values that must make it run again when they change (nil, booleans, numbers, strings and tables of them).
+---@field fresh? fun(op: taskrun.Operation): boolean Returns true when it is up to date (alone, or with inputs/outputs: both must agree).
 
 ---Declares an operation.
 ---@param spec taskrun.OperationSpec

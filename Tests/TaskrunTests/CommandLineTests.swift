@@ -39,7 +39,7 @@ import Testing
     #expect(
       none.status == 2
         && none.stderr.contains(
-          "no subcommand 'nosuch' (repl, test, graph, status, watch, cancel, pause, resume, help)"),
+          "no subcommand 'nosuch' (repl, test, graph, status, watch, cancel, pause, resume, why, history, help)"),
       "\(none.stderr)")
     let bad = try Binary.run(["--badopt"])
     #expect(bad.status == 2 && bad.stderr.contains("taskrun: unknown option '--badopt'"), "\(bad.stderr)")

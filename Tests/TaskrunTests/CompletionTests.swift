@@ -100,7 +100,7 @@ import Testing
     #expect(try Self.complete(shell, "taskrun graph --format ") == ["dot", "mermaid", "json"])
     #expect(
       try Self.complete(shell, "taskrun help ") == [
-        "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume"
+        "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume", "why", "history"
       ])
   }
 

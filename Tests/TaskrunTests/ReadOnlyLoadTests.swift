@@ -76,7 +76,8 @@ import Testing
     let (ended, complete) = try runBounded(["--complete", "--", ""], in: dir)
     #expect(ended, "completion gave up on the script by itself")
     #expect(
-      complete.status == 0 && complete.stdout == "lua\nrepl\ntest\ngraph\nstatus\nwatch\ncancel\npause\nresume\nhelp\n",
+      complete.status == 0
+        && complete.stdout == "lua\nrepl\ntest\ngraph\nstatus\nwatch\ncancel\npause\nresume\nwhy\nhistory\nhelp\n",
       "\(complete.status) \(complete.stdout)")
     for word in ["test", "help"] {
       let (ended, run) = try runBounded([word], in: dir)

@@ -259,7 +259,8 @@ extension SlurmTests {
       #expect(here[name] == there[name], "\(name): local \(here[name]!) / slurm \(there[name] ?? "-")")
     }
     #expect(
-      !FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun").path), "the run's folder is gone")
+      !FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun/slurm").path),
+      "the run's folder is gone")
   }
 
   /// Pausing a batch job's operation stops its command on the node (state T: the wrapper

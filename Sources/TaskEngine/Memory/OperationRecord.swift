@@ -37,16 +37,25 @@ public struct OperationRecord: Equatable, Sendable {
   {
     var w = ByteWriter()
     w.count(identity.count)
-    for part in identity { (w.string(part.label), w.string(part.text)) }
+    for part in identity {
+      w.string(part.label)
+      w.string(part.text)
+    }
     for list in [inputs, discovered] {
       w.count(list.count)
-      for file in list { (w.string(file.path), w.digest(file.digest)) }
+      for file in list {
+        w.string(file.path)
+        w.digest(file.digest)
+      }
     }
     w.count(upstream.count)
     for up in upstream {
       w.string(up.name)
       w.count(up.outputs.count)
-      for out in up.outputs { (w.string(out.path), w.digest(out.digest)) }
+      for out in up.outputs {
+        w.string(out.path)
+        w.digest(out.digest)
+      }
     }
     return FileLook.hash(w.bytes)
   }
@@ -54,7 +63,10 @@ public struct OperationRecord: Equatable, Sendable {
   func encoded() -> [UInt8] {
     var w = ByteWriter()
     w.count(identity.count)
-    for part in identity { (w.string(part.label), w.string(part.text)) }
+    for part in identity {
+      w.string(part.label)
+      w.string(part.text)
+    }
     for list in [inputs, discovered, outputs] {
       w.count(list.count)
       for file in list { w.file(file) }
@@ -63,7 +75,10 @@ public struct OperationRecord: Equatable, Sendable {
     for up in upstream {
       w.string(up.name)
       w.count(up.outputs.count)
-      for out in up.outputs { (w.string(out.path), w.digest(out.digest)) }
+      for out in up.outputs {
+        w.string(out.path)
+        w.digest(out.digest)
+      }
     }
     return w.bytes
   }

@@ -221,7 +221,10 @@ public final class RunMemory {
   /// A hash of what the operation's body runs (`--resume` compares it).
   static func identityDigest(_ op: OperationNode) -> String {
     var w = ByteWriter()
-    for part in op.body?.identity ?? [] { (w.string(part.label), w.string(part.text)) }
+    for part in op.body?.identity ?? [] {
+      w.string(part.label)
+      w.string(part.text)
+    }
     if let key = op.freshness?.key { w.string(key) }
     return FileLook.hash(w.bytes).short
   }

@@ -61,15 +61,24 @@ public final class RunStore {
     public let pid: Int32?
     public let folder: String
     public var description: String {
-      "another taskrun\(pid.map { " (pid \($0))" } ?? "") is running in this folder and holds its run store "
+      "another taskrun\(pid.map { " (pid \($0))" } ?? "") is running this workflow here and holds its run store "
         + "(\(folder)): wait for it to end, or run this one with --no-store"
     }
   }
 
-  /// Opens (and with `create`, makes) the store of `workflowFolder`. `lock`: this is a run,
-  /// which takes the folder's lock (throws `Busy` while another run holds it).
-  public init(workflowFolder: String, lock: Bool) throws {
+  /// The store's database file: one per workflow script of the folder (`build.lua.db`).
+  public let path: String
+
+  /// Opens the store of the script `script` (its file name) in `workflowFolder`. `lock`: this
+  /// is a run, which makes the store on first use and takes the script's lock: while another
+  /// run holds it, `waiting` is called (with that run's pid) every 50 ms for as long as it
+  /// returns true; false throws `Busy`.
+  public init(
+    workflowFolder: String, script: String = "workflow", lock: Bool, waiting: (Int32?) -> Bool = { _ in false }
+  ) throws {
     folder = workflowFolder == "/" ? "/" + Self.folderName : workflowFolder + "/" + Self.folderName
+    let name = Self.fileName(script)
+    path = folder + "/" + name + ".db"
     if lock {
       if mkdir(folder, 0o755) != 0 && errno != EEXIST {
         throw StoreError("cannot make \(folder): \(String(cString: strerror(errno)))")
@@ -83,14 +92,19 @@ public final class RunStore {
       throw StoreError("\(folder) belongs to another user (uid \(info.st_uid)): not used")
     }
     if lock {
-      let fd = open(folder + "/lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-      guard fd >= 0 else { throw StoreError("cannot open \(folder)/lock: \(String(cString: strerror(errno)))") }
-      if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      let lockPath = folder + "/" + name + ".lock"
+      let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+      guard fd >= 0 else { throw StoreError("cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+      // flock: the kernel lets go of it when its holder dies, so a killed run's lock is no lock.
+      while flock(fd, LOCK_EX | LOCK_NB) != 0 {
         var text = [UInt8](repeating: 0, count: 32)
-        let n = read(fd, &text, 31)
-        close(fd)
+        let n = pread(fd, &text, 31, 0)
         let pid = n > 0 ? Int32(String(decoding: text[0..<n], as: UTF8.self).trimmingNewline) : nil
-        throw Busy(pid: pid, folder: folder)
+        guard waiting(pid) else {
+          close(fd)
+          throw Busy(pid: pid, folder: folder)
+        }
+        usleep(50_000)
       }
       ftruncate(fd, 0)
       let pid = "\(getpid())\n"
@@ -109,13 +123,25 @@ public final class RunStore {
     } else {
       lockDescriptor = -1
     }
-    let opened: Result<SQLiteDatabase, StoreError> = Self.openDatabase(folder + "/store.db", writing: lock)
+    let opened: Result<SQLiteDatabase, StoreError> = Self.openDatabase(path, writing: lock)
     switch opened {
     case .success(let database): db = database
     case .failure(let error):
       if lockDescriptor >= 0 { close(lockDescriptor) }
-      throw StoreError("\(folder)/store.db cannot be used (\(error.description))")
+      throw StoreError("\(path) cannot be used (\(error.description))")
     }
+  }
+
+  /// A script's name as a file name of the store: its own, with what a file name cannot
+  /// hold (or should not) replaced.
+  static func fileName(_ script: String) -> String {
+    let base = script.split(separator: "/").last.map(String.init) ?? "workflow"
+    let safe = String(
+      base.unicodeScalars.map { c -> Character in
+        c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "." || c == "-" || c == "_")
+          ? Character(c) : "_"
+      })
+    return safe.isEmpty || safe.hasPrefix(".") ? "_" + safe.prefix(200) : String(safe.prefix(200))
   }
 
   private static func openDatabase(_ path: String, writing: Bool) -> Result<SQLiteDatabase, StoreError> {

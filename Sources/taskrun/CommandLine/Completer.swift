@@ -20,6 +20,9 @@ enum Completer {
     var dirs: [String] = []
     var words: [(options: [String], values: [String])] = []
     var other: [String] = []  // values with nothing to complete (a number, a pattern)
+    /// Hidden options that take a value (`--resume-run`, the spelling `--resume=RUN` becomes):
+    /// never offered, but their value is not a script or a target.
+    var hidden: [String] = []
 
     var all: [String] { flags + files + dirs + words.flatMap(\.options) + other }
   }
@@ -28,8 +31,12 @@ enum Completer {
   /// order), then those swift-argument-parser adds.
   static let run: Options = {
     var options = Options(flags: [])
-    for option in RunOption.allCases where !option.declaration.text.isEmpty {  // not the hidden ones
+    for option in RunOption.allCases {
       let spellings = option.declaration.spellings
+      if option.declaration.text.isEmpty {  // a hidden one is not offered
+        if option.takesValue { options.hidden += spellings }
+        continue
+      }
       switch option.declaration.value {
       case .flag: options.flags += spellings
       case .file: options.files += spellings
@@ -100,14 +107,14 @@ enum Completer {
       if let choice = options.words.first(where: { $0.options.contains(previous) }) {
         return reply(.none, choice.values, current)
       }
-      if options.other.contains(previous) { return reply(.none, [], current) }
+      if options.other.contains(previous) || options.hidden.contains(previous) { return reply(.none, [], current) }
     }
     if current.hasPrefix("-") { return reply(.none, options.all, current) }
     let positional = positionals(before, options)
     switch subcommand {
     case "test": return reply(.files, [], current)
     case "repl": return reply(positional.isEmpty ? .lua : .none, [], current)
-    case "status", "watch", "cancel", "pause", "resume": return reply(.none, [], current)
+    case "status", "watch", "cancel", "pause", "resume", "why", "history": return reply(.none, [], current)
     case "help": return reply(.none, positional.isEmpty ? Array(CommandChoice.subcommands.dropLast()) : [], current)
     default:
       let targets = self.targets(before, positional, options, loads)
@@ -120,7 +127,8 @@ enum Completer {
   /// The words that are not options or their values.
   static func positionals(_ words: [String], _ options: Options) -> [String] {
     var found: [String] = [], i = 0
-    let takesValue = Set(options.files + options.dirs + options.words.flatMap(\.options) + options.other)
+    let takesValue = Set(
+      options.files + options.dirs + options.words.flatMap(\.options) + options.other + options.hidden)
     while i < words.count {
       if takesValue.contains(words[i]) { i += 2; continue }
       if !words[i].hasPrefix("-") || words[i] == "-" { found.append(words[i]) }

@@ -151,9 +151,23 @@ extension RunOptions {
       return Taskrun.Exit(.usage)
     }
     let memory: RunMemory?
+    var told = false
     do {
-      memory = try RunStoreAccess.memory(for: script, writing: !dryRun) { reporter.error("warning: " + $0) }
+      memory = try RunStoreAccess.memory(
+        for: script, writing: !dryRun, warn: { reporter.error("warning: " + $0) },
+        waiting: { pid in
+          // Another run of this script holds its store: wait for it, as Ctrl-C allows.
+          if !told {
+            reporter.note(
+              "waiting for another taskrun\(pid.map { " (pid \($0))" } ?? "") running this workflow here "
+                + "(Ctrl-C stops waiting; --no-store runs without the run store)")
+            told = true
+          }
+          session.scheduler.absorbSignals()
+          return !session.scheduler.halted
+        })
     } catch {
+      if session.scheduler.halted { throw Taskrun.Exit(.interrupted) }
       throw usage("\(error)")
     }
     guard let memory else { return }

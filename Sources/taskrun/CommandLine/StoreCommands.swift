@@ -88,7 +88,7 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
       throw StoreCommands.usage("a script read from standard input has no run store")
     }
     let store: RunStore
-    do { store = try RunStore(workflowFolder: folder, lock: false) } catch {
+    do { store = try RunStore(workflowFolder: folder, script: script, lock: false) } catch {
       print("No runs recorded in \(folder) yet.")
       throw Taskrun.Exit(.success)
     }

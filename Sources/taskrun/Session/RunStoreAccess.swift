@@ -15,13 +15,18 @@ enum RunStoreAccess {
   /// The memory of a run of `script`: its store opened with the folder's lock (`writing`), or
   /// read only (a dry run, `why`). A store that cannot be opened is warned about (`warn`) and
   /// the run goes on without memory (nil); a store another run holds is an error (`Busy`).
-  static func memory(for script: String, writing: Bool, warn: (String) -> Void) throws -> RunMemory? {
+  /// `waiting`: while another run of the script holds the store, called every 50 ms with its
+  /// pid; the run waits as long as it returns true.
+  static func memory(
+    for script: String, writing: Bool, warn: (String) -> Void, waiting: (Int32?) -> Bool = { _ in false }
+  ) throws -> RunMemory? {
     guard let folder = workflowFolder(of: script) else {
       if writing { warn("a script read from standard input has no folder: this run has no run store") }
       return RunMemory(store: nil, records: false)
     }
     do {
-      return RunMemory(store: try RunStore(workflowFolder: folder, lock: writing), records: writing)
+      let store = try RunStore(workflowFolder: folder, script: script, lock: writing, waiting: waiting)
+      return RunMemory(store: store, records: writing)
     } catch let busy as RunStore.Busy {
       throw busy
     } catch {
