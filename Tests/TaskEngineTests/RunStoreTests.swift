@@ -79,8 +79,11 @@ import Testing
     attempt.duration = 2.5
     store.record(attempt, run: run)
     store.commit()
-    #expect(store.records()["a"]?.fingerprint == Digest(high: 9, low: 9))
-    #expect(store.durations()["a"] == [2.5])
+    #expect(store.record(of: "a")?.fingerprint == Digest(high: 9, low: 9))
+    #expect(store.summaries()["a"]?.run == run)
+    store.saveDurations([2.5, 1], of: "a")
+    store.commit()
+    #expect(store.durations()["a"] == [2.5, 1])
     #expect(store.integrity() == "ok")
     // A reader sees what was committed while the run holds the lock.
     let reader = try RunStore(workflowFolder: dir, lock: false)

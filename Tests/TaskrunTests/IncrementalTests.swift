@@ -71,6 +71,33 @@ import Testing
     #expect(read(dir, "out.o") == "A2\nB\n")
   }
 
+  /// Files written well before they were hashed are trusted: a later run compares their
+  /// stats alone (the quick check), and still sees every change that moves a stat.
+  @Test func trustedFilesAreCheckedByTheirStatsAndChangesStillShow() throws {
+    let dir = try workflow(Self.chain, ["a.txt": "A\n", "b.txt": "B\n"])
+    #expect(try run(dir).run.status == 0)
+    func age(_ names: [String], _ seconds: Double) throws {
+      for name in names {
+        try FileManager.default.setAttributes(
+          [.modificationDate: Date(timeIntervalSince1970: 1_600_000_000 + seconds)],
+          ofItemAtPath: dir.appendingPathComponent(name).path)
+      }
+    }
+    try age(["a.txt", "b.txt", "gen.h", "out.o"], 0)
+    for _ in 0..<2 {  // the first looks again and trusts them; the second compares stats only
+      let again = try run(dir)
+      #expect(again.ops["gen"]?.outcome == "up_to_date" && again.ops["cc"]?.outcome == "up_to_date")
+    }
+    try write("C\n", dir, "b.txt")  // the same size
+    try age(["b.txt"], 100)
+    #expect(try run(dir).ops["cc"]?.why == "input b.txt changed")
+    try age(["out.o", "b.txt"], 200)
+    #expect(try run(dir).ops["cc"]?.outcome == "up_to_date")
+    try FileManager.default.removeItem(at: dir.appendingPathComponent("out.o"))
+    #expect(try run(dir).ops["cc"]?.why == "output out.o missing")
+    #expect(read(dir, "out.o") == "A\nC\n")
+  }
+
   @Test func anOutputThatCameOutTheSameStopsTheRebuild() throws {
     let dir = try workflow(
       """

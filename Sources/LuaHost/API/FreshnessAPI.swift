@@ -9,16 +9,16 @@ extension ScriptHost {
 
   /// `inputs =`, `outputs =` (a path or glob, or a list of them), `depfile =` (a path),
   /// `key =` (any value made of nil, booleans, numbers, strings and tables), `fresh =` (a function).
-  func attachFreshness(_ op: OperationNode, _ s: LuaStack, _ spec: SpecSlots, what: String) throws {
-    guard !op.isGroup else { throw ScriptError("\(what): a group has no inputs or outputs of its own") }
+  func attachFreshness(_ op: OperationNode, _ s: LuaStack, _ spec: SpecSlots, what: @autoclosure () -> String) throws {
+    guard !op.isGroup else { throw ScriptError("\(what()): a group has no inputs or outputs of its own") }
     let freshness = Freshness()
     freshness.inputs = try paths(s, spec[.inputs], field: "inputs", what: what)
     freshness.outputs = try paths(s, spec[.outputs], field: "outputs", what: what)
     if !s.isNil(spec[.depfile]) {
       guard let depfile = s.type(spec[.depfile]) == LUA_TSTRING ? s.string(spec[.depfile]) : nil else {
-        throw ScriptError("\(what): field 'depfile' must be a path (got \(s.typeName(spec[.depfile])))")
+        throw ScriptError("\(what()): field 'depfile' must be a path (got \(s.typeName(spec[.depfile])))")
       }
-      try checkPath(depfile, field: "depfile", what: what)
+      try checkPath(depfile, field: "depfile", what: what())
       freshness.depfile = depfile
     }
     if !s.isNil(spec[.key]) {
@@ -26,13 +26,13 @@ extension ScriptHost {
         freshness.key = try StableText.of(s.L, spec[.key], name: "key", limit: 1 << 16)
       } catch {
         throw ScriptError(
-          "\(what): field 'key' must be made of nil, booleans, numbers, strings and tables, to be compared between runs: \(error.description)"
+          "\(what()): field 'key' must be made of nil, booleans, numbers, strings and tables, to be compared between runs: \(error.description)"
         )
       }
     }
     if !s.isNil(spec[.fresh]) {
       guard s.type(spec[.fresh]) == LUA_TFUNCTION else {
-        throw ScriptError("\(what): field 'fresh' must be a function (got \(s.typeName(spec[.fresh])))")
+        throw ScriptError("\(what()): field 'fresh' must be a function (got \(s.typeName(spec[.fresh])))")
       }
       s.pushValue(spec[.fresh])
       let ref = s.ref()
@@ -42,32 +42,35 @@ extension ScriptHost {
   }
 
   /// A path or glob, or a list of them: each a non-empty string without a NUL byte.
-  private func paths(_ s: LuaStack, _ i: Int32, field: String, what: String) throws -> [String] {
+  private func paths(_ s: LuaStack, _ i: Int32, field: String, what: () -> String) throws -> [String] {
     if s.isNil(i) { return [] }
+    if s.type(i) == LUA_TSTRING, let path = s.string(i) {  // one path: most operations
+      try checkPath(path, field: field, what: what())
+      return [path]
+    }
     var found: [String] = []
     try eachItem(
       s, i, isItem: { s.type($0) == LUA_TSTRING },
-      list: "\(what): field '\(field)' must be a path or a list of paths"
+      list: "\(what()): field '\(field)' must be a path or a list of paths"
     ) { item in
       guard s.type(item) == LUA_TSTRING, let path = s.string(item) else {
-        throw ScriptError("\(what): field '\(field)' must hold paths (got \(s.typeName(item)))")
+        throw ScriptError("\(what()): field '\(field)' must hold paths (got \(s.typeName(item)))")
       }
-      try checkPath(path, field: field, what: what)
+      try checkPath(path, field: field, what: what())
       found.append(path)
       if found.count > Self.maxDeclaredPaths {
-        throw ScriptError("\(what): field '\(field)' lists more than \(Self.maxDeclaredPaths) paths (use a glob)")
+        throw ScriptError("\(what()): field '\(field)' lists more than \(Self.maxDeclaredPaths) paths (use a glob)")
       }
     }
     return found
   }
 
-  private func checkPath(_ path: String, field: String, what: String) throws {
-    guard !path.isEmpty else { throw ScriptError("\(what): field '\(field)': a path must not be empty") }
-    guard !path.utf8.contains(0) else {
-      throw ScriptError("\(what): field '\(field)': a path must not hold a NUL byte")
-    }
-    guard path.utf8.count <= 4096 else {
-      throw ScriptError("\(what): field '\(field)': a path is longer than 4096 bytes")
+  private func checkPath(_ path: String, field: String, what: @autoclosure () -> String) throws {
+    let bytes = path.utf8
+    guard !bytes.isEmpty, bytes.count <= 4096, !bytes.contains(0) else {
+      if bytes.isEmpty { throw ScriptError("\(what()): field '\(field)': a path must not be empty") }
+      if bytes.count > 4096 { throw ScriptError("\(what()): field '\(field)': a path is longer than 4096 bytes") }
+      throw ScriptError("\(what()): field '\(field)': a path must not hold a NUL byte")
     }
   }
 

@@ -38,6 +38,44 @@ enum Globs {
     return unique
   }
 
+  /// The files `patterns` name now with their stats (a missing one has size -1), in
+  /// `expand`'s order: what the quick check compares. A plain path is looked at once.
+  static func stats(_ patterns: [String]) -> [FileRecord]? {
+    var found: [FileRecord] = []
+    found.reserveCapacity(patterns.count)
+    var info = stat()
+    func record(_ path: String) {
+      if stat(path, &info) == 0 {
+        found.append(
+          FileRecord(
+            path: path, size: Int64(info.st_size), mtime: FileLook.nanoseconds(info.st_mtim),
+            inode: UInt64(info.st_ino), digest: .zero, trusted: false))
+      } else {
+        found.append(FileRecord(path: path, size: -1, mtime: 0, inode: 0, digest: .zero, trusted: false))
+      }
+    }
+    for pattern in patterns {
+      if !isPattern(pattern) {
+        if stat(pattern, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+          guard let paths = expand([pattern]) else { return nil }
+          for path in paths { record(path) }
+        } else {
+          record(pattern)
+        }
+      } else {
+        guard let paths = expand([pattern]) else { return nil }
+        for path in paths { record(path) }
+      }
+      if found.count > maxFiles { return nil }
+    }
+    if found.count < 2 { return found }
+    found.sort { $0.path < $1.path }
+    var unique: [FileRecord] = []
+    unique.reserveCapacity(found.count)
+    for file in found where unique.last?.path != file.path { unique.append(file) }
+    return unique
+  }
+
   private static func join(_ folder: String, _ name: some StringProtocol) -> String {
     folder.isEmpty ? String(name) : folder.hasSuffix("/") ? folder + name : folder + "/" + name
   }

@@ -8,14 +8,16 @@ final class History {
   let memory: RunMemory
   /// Ranks by operation id, made on first use from the whole graph.
   private var ranks: [Int: Double]?
-  /// Seconds assumed for an operation with no history: the median of the known ones.
-  let unknown: Double
+  /// Seconds assumed for an operation with no history: the median of the known ones (made
+  /// on first use).
+  private(set) lazy var unknown: Double = {
+    let typical = memory.durations.keys.compactMap { memory.typicalDuration(of: $0) }.sorted()
+    return typical.isEmpty ? 1 : max(0.001, typical[typical.count / 2])
+  }()
 
   init?(_ memory: RunMemory) {
     guard !memory.durations.isEmpty else { return nil }
     self.memory = memory
-    let typical = memory.durations.keys.compactMap { memory.typicalDuration(of: $0) }.sorted()
-    unknown = typical.isEmpty ? 1 : max(0.001, typical[typical.count / 2])
   }
 
   /// Typical seconds of `op` (groups take none of their own).

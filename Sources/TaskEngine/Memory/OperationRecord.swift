@@ -31,10 +31,11 @@ public struct OperationRecord: Equatable, Sendable {
     public var digest: Digest
   }
 
-  /// The fingerprint of the parts: equal parts, equal fingerprint.
-  static func fingerprint(identity: [Part], inputs: [FileRecord], discovered: [FileRecord], upstream: [Upstream])
-    -> Digest
-  {
+  /// The fingerprint of the parts: equal parts, equal fingerprint. An upstream operation
+  /// counts by the hash of what it produced (`producedDigest`).
+  static func fingerprint(
+    identity: [Part], inputs: [FileRecord], discovered: [FileRecord], upstream: [(name: String, digest: Digest)]
+  ) -> Digest {
     var w = ByteWriter()
     w.count(identity.count)
     for part in identity {
@@ -51,13 +52,59 @@ public struct OperationRecord: Equatable, Sendable {
     w.count(upstream.count)
     for up in upstream {
       w.string(up.name)
-      w.count(up.outputs.count)
-      for out in up.outputs {
-        w.string(out.path)
-        w.digest(out.digest)
-      }
+      w.digest(up.digest)
     }
     return FileLook.hash(w.bytes)
+  }
+
+  /// The stats its fingerprint was taken with, and its outputs': while every one of them is
+  /// the same (and was written well before it was hashed), the contents are too, and the
+  /// check needs no hashing and no decoding of the record (ninja's no-op speed).
+  static func quickSignature(
+    identity: [Part], inputs: [FileRecord], outputs: [FileRecord], upstream: [(name: String, digest: Digest)],
+    scratch w: inout ByteWriter
+  ) -> Digest {
+    w.bytes.removeAll(keepingCapacity: true)
+    for part in identity {
+      w.string(part.label)
+      w.string(part.text)
+    }
+    w.files(inputs)
+    w.files(outputs)
+    for up in upstream {
+      w.string(up.name)
+      w.digest(up.digest)
+    }
+    return FileLook.hash(w.bytes)
+  }
+
+  /// One hash of what an operation produced (paths and contents), as its dependents see it.
+  static func producedDigest(_ files: [Produced]) -> Digest {
+    var w = ByteWriter()
+    for file in files {
+      w.string(file.path)
+      w.digest(file.digest)
+    }
+    return FileLook.hash(w.bytes)
+  }
+
+  /// Its outputs as dependents see them.
+  var produced: [Produced] { outputs.map { Produced(path: $0.path, digest: $0.digest) } }
+
+  /// The quick signature of this record, or nil when a file was not yet trusted (or it has
+  /// a depfile: its discovered inputs are checked from the record).
+  var quick: Digest? {
+    guard discovered.isEmpty, inputs.allSatisfy({ $0.trusted || $0.size < 0 }), outputs.allSatisfy(\.trusted) else {
+      return nil
+    }
+    var w = ByteWriter()
+    return Self.quickSignature(
+      identity: identity, inputs: inputs, outputs: outputs, upstream: upstreamDigests, scratch: &w)
+  }
+
+  /// Each upstream operation by the hash of what it produced.
+  var upstreamDigests: [(name: String, digest: Digest)] {
+    upstream.map { ($0.name, Self.producedDigest($0.outputs)) }
   }
 
   func encoded() -> [UInt8] {
@@ -143,6 +190,16 @@ struct ByteWriter {
   mutating func digest(_ d: Digest) {
     withUnsafeBytes(of: d.high.littleEndian) { bytes.append(contentsOf: $0) }
     withUnsafeBytes(of: d.low.littleEndian) { bytes.append(contentsOf: $0) }
+  }
+  /// The stats of files (the quick signature's part).
+  mutating func files(_ list: [FileRecord]) {
+    count(list.count)
+    for file in list {
+      string(file.path)
+      signed(file.size)
+      signed(file.mtime)
+      varint(file.inode)
+    }
   }
   mutating func file(_ f: FileRecord) {
     string(f.path)

@@ -15,12 +15,12 @@ public final class RunMemory {
   public var always = false
   /// Whether checks may write (false for `-n` and `why`).
   public let records: Bool
-  /// The last success of each operation, by name.
-  private(set) var last: [String: OperationRecord]
-  /// Each operation's latest attempt (for "last run failed").
-  private let lastOutcomes: [String: (run: Int64, outcome: String)]
-  /// Recent successful durations of each operation, newest first.
-  public let durations: [String: [Double]]
+  /// The last success of each operation, by name, in brief; and the records decoded so far.
+  @exclusivity(unchecked) private var index: [String: RunStore.Summary]
+  @exclusivity(unchecked) private var decoded: [String: OperationRecord] = [:]
+  /// Recent successful durations of each operation, newest first (at most `keptDurations`).
+  @exclusivity(unchecked) public private(set) var durations: [String: [Double]]
+  static let keptDurations = 20
   /// `--resume`: the run resumed, and what succeeded in it (by name).
   public private(set) var resumed: (run: Int64, succeeded: [String: AttemptRecord])?
   /// The host's text for an operation's result, kept for `--resume` (nil: not kept).
@@ -38,18 +38,20 @@ public final class RunMemory {
     var upstream: [OperationRecord.Upstream]
     var outputsBefore: [String: FileRecord] = [:]
   }
-  private var checked: [ObjectIdentifier: Checked] = [:]
-  /// This run: each operation's declared outputs as they are now (dependents' fingerprints
-  /// include them).
-  private var produced: [ObjectIdentifier: [OperationRecord.Produced]] = [:]
+  @exclusivity(unchecked) private var checked: [ObjectIdentifier: Checked] = [:]
+  /// This run: what each operation with declarations produced (its dependents' fingerprints
+  /// include it): the hash, and the files when they were looked at (nil: taken from the store).
+  @exclusivity(unchecked) private var produced:
+    [ObjectIdentifier: (digest: Digest, files: [OperationRecord.Produced]?)] = [:]
+  /// Bytes reused by every quick check.
+  @exclusivity(unchecked) private var scratch = ByteWriter()
   /// When each operation became ready (queue wait).
-  private var readyAt: [ObjectIdentifier: Double] = [:]
+  @exclusivity(unchecked) private var readyAt: [ObjectIdentifier: Double] = [:]
 
   public init(store: RunStore?, records: Bool) {
     self.store = store
     self.records = records && store != nil
-    last = store?.records() ?? [:]
-    lastOutcomes = store?.lastOutcomes() ?? [:]
+    index = store?.summaries() ?? [:]
     durations = store?.durations() ?? [:]
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     folder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
@@ -104,7 +106,9 @@ public final class RunMemory {
   }
 
   /// Whether `op` must run; its reason is kept on it (`op.why`). Only operations that declare
-  /// something, or any operation of a resumed run, are checked.
+  /// something, or any operation of a resumed run, are checked. The stored properties here are
+  /// `@exclusivity(unchecked)` as the scheduler's are (see OperationNode): one thread, whole
+  /// loads and stores; the checks were a tenth of a no-op check's instructions.
   public func check(_ op: OperationNode) -> Verdict {
     let verdict = decide(op)
     switch verdict {
@@ -133,40 +137,75 @@ public final class RunMemory {
     guard let freshness = op.freshness else {
       return .run(
         resumed.map { r in
-          lastOutcomes[op.name].map { "\($0.outcome) in run \(r.run)" } ?? "did not run in run \(r.run)"
+          lastOutcome(op.name).map { "\($0.outcome) in run \($0.run)" } ?? "did not run in run \(r.run)"
         } ?? "no inputs or outputs declared")
     }
     if always { return .run("-B: every operation runs") }
     if !freshness.declaresFiles {
       // Only `fresh`: it alone decides.
       if let stale = freshness.check?(op) { return .run(stale) }
-      return .reuse(.upToDate(since: lastOutcomes[op.name]?.run ?? 0), "fresh() says it is up to date")
+      return .reuse(.upToDate(since: lastOutcome(op.name)?.run ?? 0), "fresh() says it is up to date")
     }
     return decideByFingerprint(op)
   }
 
+  /// The record of an operation's last success, decoded once.
+  private func last(_ name: String) -> OperationRecord? {
+    if let known = decoded[name] { return known }
+    guard index[name] != nil, let record = store?.record(of: name) else { return nil }
+    decoded[name] = record
+    return record
+  }
+
+  private func lastOutcome(_ name: String) -> (run: Int64, outcome: String)? { store?.lastOutcome(of: name) }
+
+  /// What an upstream operation produced, file by file (from the store when this run took
+  /// it as up to date without looking).
+  private func files(producedBy op: OperationNode) -> [OperationRecord.Produced] {
+    guard let known = produced[ObjectIdentifier(op)] else { return [] }
+    if let files = known.files { return files }
+    let files = last(op.name)?.produced ?? []
+    produced[ObjectIdentifier(op)] = (known.digest, files)
+    return files
+  }
+
   private func decideByFingerprint(_ op: OperationNode) -> Verdict {
     let freshness = op.freshness!
-    let previous = last[op.name]
-    var identity = op.body?.identity ?? []
+    let id = ObjectIdentifier(op)
+    var identity: [OperationRecord.Part] = []
+    identity.reserveCapacity(5)
+    identity += op.body?.identity ?? []
     identity.append(.init("folder", folder))
     if let key = freshness.key { identity.append(.init("key", key)) }
+    var upstream: [(name: String, digest: Digest)] = []
+    for dependency in op.dependencies {
+      if let made = produced[ObjectIdentifier(dependency)] { upstream.append((dependency.name, made.digest)) }
+    }
+    if upstream.count > 1 { upstream.sort { $0.name < $1.name } }
+    // The quick check: the same stats as at its last success, nothing read or decoded.
+    if let summary = index[op.name], let quick = summary.quick, freshness.depfile == nil, !always,
+      let inputs = Globs.stats(freshness.inputs), let outputs = Globs.stats(freshness.outputs),
+      OperationRecord.quickSignature(
+        identity: identity, inputs: inputs, outputs: outputs, upstream: upstream, scratch: &scratch) == quick
+    {
+      if let stale = freshness.check?(op) { return .run(stale) }
+      produced[id] = (summary.produced, nil)
+      return .reuse(.upToDate(since: summary.run), "up to date since run " + String(summary.run))
+    }
+    let previous = last(op.name)
     guard let inputPaths = Globs.expand(freshness.inputs) else {
       return .run("its inputs name more than \(Globs.maxFiles) files")
     }
     let inputs = looked(inputPaths, previous: previous?.inputs)
     let discovered = looked((previous?.discovered ?? []).map(\.path), previous: previous?.discovered)
-    var upstream: [OperationRecord.Upstream] = []
-    for dependency in op.dependencies {
-      if let outputs = produced[ObjectIdentifier(dependency)] {
-        upstream.append(.init(name: dependency.name, outputs: outputs))
-      }
+    var upstreamFiles: [OperationRecord.Upstream] = []
+    for dependency in op.dependencies where produced[ObjectIdentifier(dependency)] != nil {
+      upstreamFiles.append(.init(name: dependency.name, outputs: files(producedBy: dependency)))
     }
-    upstream.sort { $0.name < $1.name }
-    checked[ObjectIdentifier(op)] = Checked(
-      identity: identity, inputs: inputs, discovered: discovered, upstream: upstream)
+    upstreamFiles.sort { $0.name < $1.name }
+    checked[id] = Checked(identity: identity, inputs: inputs, discovered: discovered, upstream: upstreamFiles)
     guard let previous else {
-      if let outcome = lastOutcomes[op.name] {
+      if let outcome = lastOutcome(op.name) {
         return .run("last run failed (\(outcome.outcome) in run \(outcome.run))")
       }
       return .run("never ran")
@@ -176,15 +215,15 @@ public final class RunMemory {
     if fingerprint != previous.fingerprint {
       return .run(
         Why.difference(
-          before: previous, identity: identity, inputs: inputs, discovered: discovered, upstream: upstream)
+          before: previous, identity: identity, inputs: inputs, discovered: discovered, upstream: upstreamFiles)
           ?? "its fingerprint changed")
     }
     // The same inputs: its outputs must still be what it made.
     guard let outputPaths = Globs.expand(freshness.outputs) else {
       return .run("its outputs name more than \(Globs.maxFiles) files")
     }
-    let before = Dictionary(previous.outputs.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-    for path in outputPaths where before[path] == nil {
+    let before = Set(previous.outputs.map(\.path))
+    for path in outputPaths where !before.contains(path) {
       return .run("output \(path) is new since run \(previous.run)")
     }
     var outputs: [FileRecord] = []
@@ -194,26 +233,29 @@ public final class RunMemory {
       outputs.append(now)
     }
     if let stale = freshness.check?(op) { return .run(stale) }
-    produced[ObjectIdentifier(op)] = outputs.map { .init(path: $0.path, digest: $0.digest) }
+    produced[id] = (OperationRecord.producedDigest(previous.produced), previous.produced)
     if records, outputs != previous.outputs || inputs != previous.inputs || discovered != previous.discovered {
-      // Touched but not changed: the new stats spare the next run the hashing.
+      // Touched but not changed (or written just before it was hashed): the new stats spare
+      // the next run the hashing.
       var refreshed = previous
       (refreshed.outputs, refreshed.inputs, refreshed.discovered) = (outputs, inputs, discovered)
       store?.save(refreshed, of: op.name)
-      last[op.name] = refreshed
+      decoded[op.name] = refreshed
     }
-    return .reuse(.upToDate(since: previous.run), "up to date since run \(previous.run)")
+    return .reuse(.upToDate(since: previous.run), "up to date since run " + String(previous.run))
   }
 
   /// The files at `paths` now (a missing one has size -1), reusing trusted hashes of `previous`.
   private func looked(_ paths: [String], previous: [FileRecord]?) -> [FileRecord] {
+    let previous = previous ?? []
     var byPath: [String: FileRecord] = [:]
-    if let previous, previous.count > 0 {
+    if previous.count > 4 {
       byPath.reserveCapacity(previous.count)
       for file in previous { byPath[file.path] = file }
     }
     return paths.map { path in
-      look.look(path, previous: byPath[path])
+      let old = previous.count > 4 ? byPath[path] : previous.first { $0.path == path }
+      return look.look(path, previous: old)
         ?? FileRecord(path: path, size: -1, mtime: 0, inode: 0, digest: .zero, trusted: false)
     }
   }
@@ -290,7 +332,15 @@ public final class RunMemory {
     if op.freshness != nil || resumed != nil || op.body?.cheapIdentity ?? true {
       attempt.identity = Self.identityDigest(op)
     }
-    if outcome == .succeeded { attempt.result = resultText?(op) }
+    if outcome == .succeeded {
+      attempt.result = resultText?(op)
+      if let duration = attempt.duration {
+        var recent = [duration] + (durations[op.name] ?? [])
+        if recent.count > Self.keptDurations { recent.removeLast(recent.count - Self.keptDurations) }
+        durations[op.name] = recent
+        store.saveDurations(recent, of: op.name)
+      }
+    }
     attempt.why = op.why
     store.record(attempt, run: run)
     if outcome == .succeeded || op.isFinished { checked[id] = nil }
@@ -317,9 +367,10 @@ public final class RunMemory {
 
   private func succeeded(_ op: OperationNode, _ freshness: Freshness) {
     let id = ObjectIdentifier(op)
-    let previous = last[op.name]
+    let previous = last(op.name)
     let outputs = looked(Globs.expand(freshness.outputs) ?? [], previous: previous?.outputs).filter { $0.size >= 0 }
-    produced[id] = outputs.map { .init(path: $0.path, digest: $0.digest) }
+    let files = outputs.map { OperationRecord.Produced(path: $0.path, digest: $0.digest) }
+    produced[id] = (OperationRecord.producedDigest(files), files)
     guard records, let store, let parts = checked[id], freshness.declaresFiles else { return }
     var discovered = parts.discovered
     if let depfile = freshness.depfile {
@@ -335,9 +386,9 @@ public final class RunMemory {
     (record.discovered, record.outputs, record.upstream) = (discovered, outputs, parts.upstream)
     // The inputs as they were before it ran: one changed meanwhile makes the next run run it.
     record.fingerprint = OperationRecord.fingerprint(
-      identity: parts.identity, inputs: parts.inputs, discovered: discovered, upstream: parts.upstream)
+      identity: parts.identity, inputs: parts.inputs, discovered: discovered, upstream: record.upstreamDigests)
     store.save(record, of: op.name)
-    last[op.name] = record
+    decoded[op.name] = record
   }
 
   private func removeChanged(_ op: OperationNode, _ freshness: Freshness, before: [String: FileRecord]) {

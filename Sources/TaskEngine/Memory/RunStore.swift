@@ -50,6 +50,9 @@ public final class RunStore {
   private var uncommitted = 0
   private var insertAttempt: SQLiteStatement?
   private var upsertRecord: SQLiteStatement?
+  private var selectRecord: SQLiteStatement?
+  private var selectOutcome: SQLiteStatement?
+  private var upsertDurations: SQLiteStatement?
 
   /// How many runs are kept by default (`--keep-runs`).
   public static let defaultKeptRuns = 100
@@ -178,8 +181,9 @@ public final class RunStore {
         PRIMARY KEY(run, operation, attempt)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS attempts_of ON attempts(operation, run);
       CREATE TABLE IF NOT EXISTS records(
-        operation TEXT PRIMARY KEY, run INTEGER NOT NULL, fingerprint BLOB NOT NULL, record BLOB NOT NULL)
-        WITHOUT ROWID;
+        operation TEXT PRIMARY KEY, run INTEGER NOT NULL, fingerprint BLOB NOT NULL, quick BLOB,
+        produced BLOB NOT NULL, record BLOB NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS durations(operation TEXT PRIMARY KEY, recent BLOB NOT NULL) WITHOUT ROWID;
       """)
     if let version = try db.text("SELECT value FROM meta WHERE key = 'schema'") {
       guard version == Self.schemaVersion else {
@@ -274,16 +278,42 @@ public final class RunStore {
   }
 
   public func save(_ record: OperationRecord, of operation: String) {
-    if upsertRecord == nil { upsertRecord = try? db.prepare("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?)") }
+    if upsertRecord == nil {
+      upsertRecord = try? db.prepare("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)")
+    }
     guard let s = upsertRecord else { return }
     s.bind(1, operation)
     s.bind(2, record.run)
-    var w = ByteWriter()
-    w.digest(record.fingerprint)
-    s.bind(3, w.bytes)
-    s.bind(4, record.encoded())
+    s.bind(3, Self.bytes(record.fingerprint))
+    s.bind(4, record.quick.map(Self.bytes))
+    s.bind(5, Self.bytes(OperationRecord.producedDigest(record.produced)))
+    s.bind(6, record.encoded())
     try? writing()
     try? s.run()
+  }
+
+  /// An operation's recent successful durations, newest first.
+  public func saveDurations(_ list: [Double], of operation: String) {
+    if upsertDurations == nil { upsertDurations = try? db.prepare("INSERT OR REPLACE INTO durations VALUES (?, ?)") }
+    guard let s = upsertDurations else { return }
+    s.bind(1, operation)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(list.count * 8)
+    for d in list { withUnsafeBytes(of: d.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+    s.bind(2, bytes)
+    try? writing()
+    try? s.run()
+  }
+
+  static func bytes(_ digest: Digest) -> [UInt8] {
+    var w = ByteWriter()
+    w.digest(digest)
+    return w.bytes
+  }
+
+  static func digest(_ bytes: [UInt8]) -> Digest? {
+    var r = ByteReader(bytes)
+    return r.digest()
   }
 
   /// Keeps the newest `count` runs and their attempts (records of last successes stay).
@@ -299,46 +329,62 @@ public final class RunStore {
 
   // MARK: Reading
 
-  /// Every operation's record of its last success.
-  public func records() -> [String: OperationRecord] {
-    guard let s = try? db.prepare("SELECT operation, run, fingerprint, record FROM records") else { return [:] }
-    var found: [String: OperationRecord] = [:]
+  /// What the store says of an operation's last success, without its record decoded.
+  public struct Summary: Sendable {
+    public var run: Int64
+    public var fingerprint: Digest
+    /// Its quick signature (nil: its files must be looked at and hashed).
+    public var quick: Digest?
+    /// The hash of what it produced.
+    public var produced: Digest
+  }
+
+  /// Every operation's last success, in brief (one row each, nothing decoded).
+  public func summaries() -> [String: Summary] {
+    guard let s = try? db.prepare("SELECT operation, run, fingerprint, quick, produced FROM records") else {
+      return [:]
+    }
+    var found: [String: Summary] = [:]
+    if let count = try? db.text("SELECT count(*) FROM records").flatMap({ Int($0) }) { found.reserveCapacity(count) }
     while (try? s.step()) == true {
-      guard let name = s.text(0) else { continue }
-      var r = ByteReader(s.blob(2))
-      guard let fingerprint = r.digest(),
-        let record = OperationRecord(run: s.int(1), fingerprint: fingerprint, bytes: s.blob(3))
-      else { continue }
-      found[name] = record
+      guard let name = s.text(0), let fingerprint = s.digest(2), let produced = s.digest(4) else { continue }
+      found[name] = Summary(run: s.int(1), fingerprint: fingerprint, quick: s.digest(3), produced: produced)
     }
     return found
   }
 
-  /// Each operation's latest attempt's outcome and run (what `why` says of one that did not succeed).
-  public func lastOutcomes() -> [String: (run: Int64, outcome: String)] {
-    guard
-      let s = try? db.prepare(
-        "SELECT operation, run, outcome FROM attempts a WHERE run = (SELECT max(run) FROM attempts b WHERE b.operation = a.operation) GROUP BY operation"
-      )
-    else { return [:] }
-    var found: [String: (Int64, String)] = [:]
-    while (try? s.step()) == true {
-      if let name = s.text(0), let outcome = s.text(2) { found[name] = (s.int(1), outcome) }
+  /// One operation's record of its last success (nil: none, or not readable).
+  public func record(of operation: String) -> OperationRecord? {
+    if selectRecord == nil {
+      selectRecord = try? db.prepare("SELECT run, fingerprint, record FROM records WHERE operation = ?")
     }
-    return found
+    guard let s = selectRecord else { return nil }
+    defer { s.reset() }
+    s.bind(1, operation)
+    guard (try? s.step()) == true, let fingerprint = Self.digest(s.blob(1)) else { return nil }
+    return OperationRecord(run: s.int(0), fingerprint: fingerprint, bytes: s.blob(2))
   }
 
-  /// The durations of each operation's recent successes, newest first (at most `limit` each).
-  public func durations(limit: Int = 20) -> [String: [Double]] {
-    guard
-      let s = try? db.prepare(
-        "SELECT operation, duration FROM attempts WHERE outcome = 'succeeded' AND duration IS NOT NULL ORDER BY run DESC"
-      )
-    else { return [:] }
+  /// An operation's latest attempt: its run and outcome (what `why` says of one that did not succeed).
+  public func lastOutcome(of operation: String) -> (run: Int64, outcome: String)? {
+    if selectOutcome == nil {
+      selectOutcome = try? db.prepare(
+        "SELECT run, outcome FROM attempts WHERE operation = ? ORDER BY run DESC, attempt DESC LIMIT 1")
+    }
+    guard let s = selectOutcome else { return nil }
+    defer { s.reset() }
+    s.bind(1, operation)
+    guard (try? s.step()) == true, let outcome = s.text(1) else { return nil }
+    return (s.int(0), outcome)
+  }
+
+  /// The durations of each operation's recent successes, newest first.
+  public func durations() -> [String: [Double]] {
+    guard let s = try? db.prepare("SELECT operation, recent FROM durations") else { return [:] }
     var found: [String: [Double]] = [:]
     while (try? s.step()) == true {
-      guard let name = s.text(0), let duration = s.double(1) else { continue }
-      if found[name, default: []].count < limit { found[name, default: []].append(duration) }
+      guard let name = s.text(0) else { continue }
+      found[name] = s.doubles(1).filter { $0.isFinite && $0 >= 0 }
     }
     return found
   }

@@ -125,6 +125,21 @@ final class SQLiteStatement {
     let count = Int(sqlite3_column_bytes(handle, column))
     return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
   }
+  /// A 16-byte blob as a digest, read in place (nil: another size).
+  func digest(_ column: Int32) -> Digest? {
+    guard sqlite3_column_bytes(handle, column) == 16, let raw = sqlite3_column_blob(handle, column) else { return nil }
+    return Digest(
+      high: UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)),
+      low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+  }
+  /// A blob of little-endian doubles, read in place.
+  func doubles(_ column: Int32) -> [Double] {
+    let count = Int(sqlite3_column_bytes(handle, column)) / 8
+    guard count > 0, let raw = sqlite3_column_blob(handle, column) else { return [] }
+    return (0..<count).map {
+      Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * $0, as: UInt64.self)))
+    }
+  }
   func blob(_ column: Int32) -> [UInt8] {
     let count = Int(sqlite3_column_bytes(handle, column))
     guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
