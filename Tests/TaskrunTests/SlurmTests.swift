@@ -263,6 +263,40 @@ extension SlurmTests {
       "the run's folder is gone")
   }
 
+  /// `kill -9` of taskrun leaves its batch jobs running; `--resume` follows them (polls and
+  /// collects) instead of submitting them again, and reuses what had succeeded.
+  @Test(.enabled(if: cluster, "no Slurm cluster answers (scripts/slurm-up starts one, as root)"))
+  func resumeFollowsTheBatchJobsOfAKilledRun() throws {
+    let dir = try folder(
+      """
+      local q = queue { name = "work", executor = "slurm" }
+      operation { name = "quick", queue = q, sh = "echo ran >> quick.count" }
+      operation { name = "long", queue = q, sh = "echo $SLURM_JOB_ID >> jobs; sleep 4; echo done > long.out" }
+      operation { name = "after", after = "long", sh = "cat long.out > after.out" }
+      """)
+    let first = try Binary.start(["--progress", "plain", "w.lua"], in: dir, environment: Self.batchEnvironment)
+    let deadline = Date().addingTimeInterval(60)
+    let exists = { (name: String) in FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path) }
+    while Date() < deadline, !(exists("jobs") && exists("quick.count")) { usleep(50_000) }
+    usleep(1_000_000)  // quick's finish is seen and recorded
+    kill(first.child.pid, SIGKILL)
+    _ = Binary.finish(first, timeout: 10)
+    #expect(!exists("long.out"), "the job still runs after taskrun was killed")
+    let resumed = Binary.finish(
+      try Binary.start(["--resume", "--progress", "plain", "w.lua"], in: dir, environment: Self.batchEnvironment),
+      timeout: 120)
+    let read = { (name: String) in (try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+    #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
+    #expect(read("jobs").split(separator: "\n").count == 1, "submitted once: \(read("jobs"))")
+    #expect(read("quick.count") == "ran\n", "quick is reused, not run again")
+    #expect(read("after.out") == "done\n")
+    #expect(resumed.stdout.contains("resumed   quick"), "\(resumed.stdout)")
+    #expect(try liveJobs().isEmpty)
+    let left =
+      (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent(".taskrun/slurm").path)) ?? []
+    #expect(left.isEmpty, "the killed run's job folders are collected: \(left)")
+  }
+
   /// Pausing a batch job's operation stops its command on the node (state T: the wrapper
   /// stops the command's session, which Slurm's own signals do not reach) and resuming it lets
   /// it finish.

@@ -57,12 +57,13 @@ public final class CommandTable {
   /// `completion` gets the result on the scheduler's thread.
   func run(
     _ spec: CommandSpec, for owner: OperationNode?, on executor: (any CommandExecutor)?,
-    completion: @escaping (CommandResult) -> Void
+    attaching job: (id: String, folder: String)? = nil, completion: @escaping (CommandResult) -> Void
   ) -> CommandToken {
     lastToken += 1
     let token = CommandToken(lastToken)
     let executor = executor ?? processes
     entries[token.raw] = Entry(owner: owner, executor: executor, completion: completion, killTimer: nil)
+    if let job, executor.attach(job: job.id, folder: job.folder, token: token) { return token }
     executor.start(spec, token: token)
     return token
   }

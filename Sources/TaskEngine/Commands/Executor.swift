@@ -17,6 +17,13 @@ public protocol CommandExecutor: AnyObject {
   func finished(_ result: CommandResult) -> CommandResult
   /// Nothing it started outlives the run (called at every exit).
   func endAll()
+  /// Follows, for `token`, a job an earlier (killed) taskrun started: `job` in `folder`
+  /// (`--resume`). False where the executor cannot (then the command is started anew).
+  func attach(job: String, folder: String, token: CommandToken) -> Bool
+}
+
+extension CommandExecutor {
+  public func attach(job: String, folder: String, token: CommandToken) -> Bool { false }
 }
 
 extension ProcessRunner: CommandExecutor {

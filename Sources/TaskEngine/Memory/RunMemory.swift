@@ -45,6 +45,8 @@ public final class RunMemory {
     [ObjectIdentifier: (digest: Digest, files: [OperationRecord.Produced]?)] = [:]
   /// Bytes reused by every quick check.
   @exclusivity(unchecked) private var scratch = ByteWriter()
+  /// `--resume`: batch jobs a killed run left running, by operation (taken by the first attempt).
+  private var jobs: [String: (id: String, folder: String)] = [:]
   /// When each operation became ready (queue wait).
   @exclusivity(unchecked) private var readyAt: [ObjectIdentifier: Double] = [:]
 
@@ -79,8 +81,19 @@ public final class RunMemory {
       return .failure(StoreError("run \(id) is not in the store (see taskrun history)"))
     }
     var succeeded: [String: AttemptRecord] = [:]
-    for (_, attempt) in store.attempts(run: id) where attempt.outcome == "succeeded" {
-      succeeded[attempt.operation] = attempt
+    for (_, attempt) in store.attempts(run: id) {
+      switch attempt.outcome {
+      case "succeeded":
+        succeeded[attempt.operation] = attempt
+        jobs[attempt.operation] = nil
+      case "running":
+        // A batch job submitted and not seen to end: the run was killed while it ran.
+        if let text = attempt.job, let space = text.firstIndex(of: " ") {
+          jobs[attempt.operation] = (String(text[..<space]), String(text[text.index(after: space)...]))
+        }
+      default:
+        jobs[attempt.operation] = nil
+      }
     }
     resumed = (id, succeeded)
     return .success(id)
@@ -272,6 +285,24 @@ public final class RunMemory {
   }
 
   // MARK: Recording
+
+  /// A batch job was submitted for `op`: recorded at once, so that `--resume` after a
+  /// `kill -9` follows the job instead of submitting another.
+  func submitted(_ op: OperationNode, _ state: RemoteState) {
+    guard records, let store, run > 0, let folder = state.folder else { return }
+    var attempt = AttemptRecord(operation: op.name, attempt: op.attempt, outcome: "running", started: wallNow)
+    attempt.job = state.job + " " + folder
+    store.record(attempt, run: run)
+    store.commit()
+  }
+
+  /// The job of a killed run to follow for `op` (once), if `--resume` found one.
+  public func takeJob(of op: OperationNode) -> (id: String, folder: String)? {
+    guard !jobs.isEmpty, op.attempt == 1 else { return nil }
+    return jobs.removeValue(forKey: op.name)
+  }
+
+  private var wallNow: Double { Double(FileLook.wallNow()) / 1e9 }
 
   func ready(_ op: OperationNode, at time: Double) { readyAt[ObjectIdentifier(op)] = time }
 

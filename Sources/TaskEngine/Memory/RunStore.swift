@@ -177,9 +177,9 @@ public final class RunStore {
       CREATE TABLE IF NOT EXISTS attempts(
         run INTEGER NOT NULL, operation TEXT NOT NULL, attempt INTEGER NOT NULL, outcome TEXT NOT NULL,
         error TEXT, started REAL NOT NULL, duration REAL, queue_wait REAL, exit_status INTEGER,
-        peak_memory INTEGER, cpu REAL, identity TEXT, result TEXT, job TEXT, why TEXT,
-        PRIMARY KEY(run, operation, attempt)) WITHOUT ROWID;
+        peak_memory INTEGER, cpu REAL, identity TEXT, result TEXT, job TEXT, why TEXT);
       CREATE INDEX IF NOT EXISTS attempts_of ON attempts(operation, run);
+      CREATE INDEX IF NOT EXISTS attempts_in ON attempts(run);
       CREATE TABLE IF NOT EXISTS records(
         operation TEXT PRIMARY KEY, run INTEGER NOT NULL, fingerprint BLOB NOT NULL, quick BLOB,
         produced BLOB NOT NULL, record BLOB NOT NULL) WITHOUT ROWID;
@@ -255,7 +255,7 @@ public final class RunStore {
   public func record(_ a: AttemptRecord, run: Int64) {
     if insertAttempt == nil {
       insertAttempt = try? db.prepare(
-        "INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     }
     guard let s = insertAttempt else { return }
     s.bind(1, run)
@@ -418,7 +418,7 @@ public final class RunStore {
     let filter = run != nil ? "run = ?1" : "operation = ?2"
     guard
       let s = try? db.prepare(
-        "SELECT run, operation, attempt, outcome, error, started, duration, queue_wait, exit_status, peak_memory, cpu, identity, result, job, why FROM attempts WHERE \(filter) ORDER BY run DESC, attempt LIMIT ?3"
+        "SELECT run, operation, attempt, outcome, error, started, duration, queue_wait, exit_status, peak_memory, cpu, identity, result, job, why FROM attempts WHERE \(filter) ORDER BY run DESC, attempt, rowid LIMIT ?3"
       )
     else { return [] }
     if let run { s.bind(1, run) }

@@ -54,12 +54,14 @@ public struct RemoteState: Sendable, Equatable {
   /// Of a job that runs: seconds it had run when this state was seen (from its own start
   /// mark), so its duration counts from its start, not from the poll that saw it; nil: now.
   public var runningFor: Double?
+  /// Where a batch job keeps its output and status (what `--resume` needs to re-attach it).
+  public var folder: String?
   public init(
     executor: String, job: String, queued: Bool, reason: String? = nil, node: String? = nil,
-    runningFor: Double? = nil
+    runningFor: Double? = nil, folder: String? = nil
   ) {
     (self.executor, self.job, self.queued, self.reason, self.node) = (executor, job, queued, reason, node)
-    self.runningFor = runningFor
+    (self.runningFor, self.folder) = (runningFor, folder)
   }
 
   /// "queued on slurm as job 77 (Resources)", "running on node c12 as slurm job 77".

@@ -22,7 +22,10 @@ extension Scheduler {
     on executor: (any CommandExecutor)? = nil,
     completion: @escaping (CommandResult) -> Void
   ) -> CommandToken {
-    commands.run(spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), completion: completion)
+    // `--resume`: the batch job a killed taskrun left running for this operation is followed.
+    let job = remote ? op.flatMap { memory?.takeJob(of: $0) } : nil
+    return commands.run(
+      spec, for: op, on: executor ?? (remote ? op?.queue.executor : nil), attaching: job, completion: completion)
   }
 
   /// An executor of this run, ended at every exit (`endExecutors`).
@@ -107,6 +110,7 @@ extension Scheduler {
       guard op.remoteState != state else { break }
       if !state.queued, op.remoteState?.queued == true { op.remoteStartTime = remoteStart(of: op, state) }
       op.remoteState = state
+      if let memory, state.queued, state.folder != nil { memory.submitted(op, state) }
       let now = clock.now
       announcer.remoteState(of: op, state, startedAt: elapsed(at: op.startTime ?? now), at: elapsed(at: now))
     case .exited(let result, let completion):

@@ -109,7 +109,16 @@ public enum Slurm {
   /// State and reason of every job named `name`, by job id: one squeue for all of them
   /// (`-t all`: finished jobs too, while Slurm keeps them).
   static func states(name: String) -> [String: (state: String, reason: String, node: String)] {
-    let (status, output) = capture(["squeue", "-h", "-t", "all", "--name=\(name)", "-o", "%i|%T|%r|%N"], within: 15)
+    states(["--name=\(name)"])
+  }
+
+  /// The states of jobs by id (those of an earlier run, whose name is not this run's).
+  static func states(ids: [String]) -> [String: (state: String, reason: String, node: String)] {
+    states(["--jobs=\(ids.joined(separator: ","))"])
+  }
+
+  private static func states(_ filter: [String]) -> [String: (state: String, reason: String, node: String)] {
+    let (status, output) = capture(["squeue", "-h", "-t", "all"] + filter + ["-o", "%i|%T|%r|%N"], within: 15)
     guard status == 0 else { return [:] }
     var states: [String: (state: String, reason: String, node: String)] = [:]
     for line in output.split(separator: "\n") {

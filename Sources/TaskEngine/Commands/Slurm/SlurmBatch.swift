@@ -21,6 +21,11 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   private let queue = DispatchQueue(label: "taskrun.slurm")
   private var jobs: [CommandToken: Job] = [:]
   private var ticking = false
+  /// Jobs of an earlier taskrun followed by this one (`--resume`): asked about by id (their
+  /// name is the earlier run's), cancelled by id at the end, their folders removed.
+  private var attached: Set<String> = []
+  /// The folders of the earlier runs those jobs came from: removed when this run ends.
+  private var earlierFolders: Set<String> = []
 
   final class Job {
     let token: CommandToken
@@ -110,14 +115,42 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
         }
         job.id = id
         inbox.post(
-          .commandState(token: token, state: RemoteState(executor: "slurm", job: id, queued: true, reason: "submitted"))
-        )
+          .commandState(
+            token: token,
+            state: RemoteState(executor: "slurm", job: id, queued: true, reason: "submitted", folder: job.folder.path)))
         if job.stopping { _ = Slurm.run(["scancel", "--quiet", id], within: 10) }
       } catch {
         return end(job, CommandResult(status: 127, stdout: "", stderr: "", reason: "could not start (\(error))"))
       }
       tickSoon()
     }
+  }
+
+  /// Follows a job a killed taskrun submitted: its files are read from the start (its output
+  /// so far is replayed) and its state asked by id; one that ended meanwhile is collected
+  /// from its status file.
+  public func attach(job id: String, folder: String, token: CommandToken) -> Bool {
+    // Only a job folder of an earlier run under this run's base folder (`<base>/taskrun.*/N`):
+    // the folder comes from the store, and the earlier run's folder is removed at the end.
+    let job = URL(fileURLWithPath: folder).standardizedFileURL
+    let run = job.deletingLastPathComponent()
+    guard !id.isEmpty, id.allSatisfy(\.isNumber), folder.hasPrefix("/"), !folder.contains("/../"),
+      job.lastPathComponent.allSatisfy(\.isNumber), run.lastPathComponent.hasPrefix("taskrun."),
+      run.deletingLastPathComponent().path == self.folder.deletingLastPathComponent().standardizedFileURL.path
+    else { return false }
+    queue.async { [self] in
+      let job = Job(token: token, folder: job)
+      job.id = id
+      jobs[token] = job
+      attached.insert(id)
+      earlierFolders.insert(job.folder.deletingLastPathComponent().path)
+      inbox.post(
+        .commandState(
+          token: token,
+          state: RemoteState(executor: "slurm", job: id, queued: true, reason: "re-attached", folder: folder)))
+      tickSoon()
+    }
+    return true
   }
 
   /// TERM: scancel (TERM to the job; the wrapper stops the command's group with the grace);
@@ -144,6 +177,10 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   /// Every job of the run is cancelled by name, and the run's folder goes.
   public func endAll() {
     Slurm.cancel(name: tag)
+    queue.sync {
+      if !attached.isEmpty { _ = Slurm.run(["scancel", "--quiet"] + attached.sorted(), within: 10) }
+      for folder in earlierFolders { try? FileManager.default.removeItem(atPath: folder) }
+    }
     try? FileManager.default.removeItem(at: folder)
     // .taskrun/slurm and .taskrun, if this left them empty
     let parent = folder.deletingLastPathComponent()
@@ -163,7 +200,9 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
   private func tick() {
     ticking = false
     guard !jobs.isEmpty else { return }
-    let states = Slurm.states(name: tag)
+    var states = Slurm.states(name: tag)
+    let followed = jobs.values.compactMap { $0.id }.filter(attached.contains)
+    if !followed.isEmpty { states.merge(Slurm.states(ids: followed)) { a, _ in a } }
     for job in Array(jobs.values) {
       readOutput(job)
       let known = job.id.flatMap { states[$0] }
@@ -298,6 +337,7 @@ public final class SlurmBatchExecutor: CommandExecutor, @unchecked Sendable {
 
   private func end(_ job: Job, _ result: CommandResult) {
     jobs[job.token] = nil
+    if let id = job.id { attached.remove(id) }
     inbox.post(.processExited(token: job.token, result: result))
   }
 }
