@@ -107,7 +107,7 @@ import Testing
       func receive(_ event: RunEvent) { events.append(event) }
     }
     func starts(_ events: [RunEvent]) -> [String] {
-      events.compactMap { if case .operationStart(_, let name, _, _, _, _, _) = $0 { name } else { nil } }
+      events.compactMap { if case .operationStart(_, let name, _, _, _, _, _, _) = $0 { name } else { nil } }
     }
     func finishes(_ events: [RunEvent]) -> [String] {
       events.compactMap { if case .operationFinish(_, let name, _, _, _) = $0 { name } else { nil } }
@@ -137,7 +137,7 @@ import Testing
       var reasons: [String: StartReason?] = [:]
       var interests: EventInterests { [.starts] }
       func receive(_ event: RunEvent) {
-        if case .operationStart(_, let name, _, let reason, _, _, _) = event { reasons[name] = reason }
+        if case .operationStart(_, let name, _, let reason, _, _, _, _) = event { reasons[name] = reason }
       }
     }
     let (s, _) = makeScheduler()
@@ -222,7 +222,7 @@ import Testing
       var interests: EventInterests { [.startsAtTick, .successes] }
       func receive(_ event: RunEvent) {
         switch event {
-        case .operationStart(let time, let name, _, _, _, _, _): lines.append("start \(name) @\(time)")
+        case .operationStart(let time, let name, _, _, _, _, _, _): lines.append("start \(name) @\(time)")
         case .operationFinish(let time, let name, _, _, _): lines.append("finish \(name) @\(time)")
         case .runProgress(let time, let progress): lines.append("progress @\(time) running \(progress.running)")
         default: break

@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import taskrun
+
 @Suite struct IncrementalTests {
   /// A workflow folder with `build.lua` and `files`.
   func workflow(_ script: String, _ files: [String: String] = [:]) throws -> URL {
@@ -303,5 +305,17 @@ import Testing
     let predict = try Binary.run(["-n", "--predict", "-j1", "build.lua"], in: dir)
     #expect(predict.stdout.contains("Predicted: "))
     #expect(predict.stdout.contains("Critical path: long1"))
+  }
+}
+
+/// The live view marks a row that runs past the 90th percentile of its recorded durations.
+@Suite struct SlowRowTests {
+  @Test func aRowPastItsUsualTimeSaysSo() {
+    let late = LiveRegion(color: ColorPolicy(enabled: false), frame: 0, now: 10)
+    let row = LiveReporter.Row(name: "build", start: 0, usual: 4)
+    #expect(late.row(row, width: 100).contains("slower than usual (p90 4.0s)"))
+    let onTime = LiveRegion(color: ColorPolicy(enabled: false), frame: 0, now: 3)
+    #expect(!onTime.row(row, width: 100).contains("slower"))
+    #expect(!late.row(LiveReporter.Row(name: "new", start: 0), width: 100).contains("slower"))
   }
 }

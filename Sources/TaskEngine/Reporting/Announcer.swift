@@ -66,6 +66,9 @@ final class Announcer {
   }
 
   /// Tells `op`'s start (it started at `startedAt`), if it was not yet.
+  /// The 90th percentile of an operation's recorded durations (the run store's), if any.
+  var usualDuration: ((OperationNode) -> Double?)?
+
   func announceStart(of op: OperationNode, startedAt: Double, now: Double) {
     dropWaitingStart(of: op)
     emit(
@@ -73,7 +76,7 @@ final class Announcer {
         time: startedAt, name: op.name, attempt: op.attempt,
         reason: op.attempt == 1 && interests.contains(.startReasons) ? op.startCause.map(StartReason.init) : nil,
         group: op.group?.name,
-        isGroup: op.isGroup, sandbox: op.body?.sandbox), at: now)
+        isGroup: op.isGroup, sandbox: op.body?.sandbox, usual: usualDuration?(op)), at: now)
   }
 
   /// `op` stopped executing before its start was told (it ended before a tick): no start for it.

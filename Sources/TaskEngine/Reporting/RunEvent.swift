@@ -11,9 +11,11 @@ public enum RunEvent: Sendable {
   /// `reason`: what it waited for last before this start (nil: nothing, or a retry);
   /// `group`: the group it runs in; `isGroup`: it is a group (its children follow);
   /// `sandbox`: what its commands asked `--sandbox` for beyond the defaults (nil: nothing).
+  /// `usual`: the 90th percentile of its recorded durations, from the run store (nil: not
+  /// known), so a view can mark it once it runs longer.
   case operationStart(
     time: Double, name: String, attempt: Int, reason: StartReason?, group: String?, isGroup: Bool,
-    sandbox: SandboxGrant? = nil)
+    sandbox: SandboxGrant? = nil, usual: Double? = nil)
   /// `details`: its error, traceback and output (nil: a success that printed nothing).
   case operationFinish(time: Double, name: String, outcome: Outcome, duration: Double, details: FinishDetails?)
   /// Operations that succeeded since the last event, in the order they did, with how long

@@ -15,12 +15,4 @@ extension Scheduler {
     guard let memory else { return }
     if force || memory.wantsCommit { memory.commit() }
   }
-
-  /// Whether the live view should mark `op` as slow: running past the 90th percentile of its
-  /// recorded durations (and at least 1 s past its median).
-  public func isSlow(_ op: OperationNode, at now: Double) -> Bool {
-    guard let memory, let start = op.startTime, let slow = memory.slowDuration(of: op.name) else { return false }
-    let ran = now - start
-    return ran > slow && ran > (memory.typicalDuration(of: op.name) ?? 0) + 1
-  }
 }

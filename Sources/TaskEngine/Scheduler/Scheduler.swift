@@ -42,7 +42,10 @@ public final class Scheduler {
   @exclusivity(unchecked) var settings = RunSettings()
   /// The run store's memory: up-to-date checks, attempts, history (nil: `--no-store`, tests).
   public var memory: RunMemory? {
-    didSet { history = memory.flatMap(History.init) }
+    didSet {
+      history = memory.flatMap(History.init)
+      announcer.usualDuration = history == nil ? nil : { [unowned self] op in memory?.slowDuration(of: op.name) }
+    }
   }
   /// Typical durations from the store: the weights of the ETA and the order of ready work.
   @exclusivity(unchecked) var history: History?

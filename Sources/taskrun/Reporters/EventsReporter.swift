@@ -21,7 +21,7 @@ final class EventsReporter: EventSink {
     switch event {
     case .runStart(let time):
       fields = [("time", seconds(time)), ("event", .string("run_start"))]
-    case .operationStart(let time, let name, let attempt, let reason, let group, _, let sandbox):
+    case .operationStart(let time, let name, let attempt, let reason, let group, _, let sandbox, _):
       fields = [
         ("time", seconds(time)), ("event", .string("op_start")), ("operation", .string(name)),
         ("attempt", .int(attempt))

@@ -63,6 +63,10 @@ struct LiveRegion {
     }
     let elapsed = now - op.start
     tail += "  " + (elapsed < 60 ? formatFixed(elapsed, 1) + "s" : clock(elapsed))
+    if let usual = op.usual, elapsed > usual, elapsed > 1 {  // the run store's history says it is late
+      tail +=
+        "  " + color.paint("slower than usual (p90 \(usual < 60 ? formatFixed(usual, 1) + "s" : clock(usual)))", "33")
+    }
     let room = max(8, min(width / 2, width - 6 - tail.columns))
     let mark = op.progress?.paused == true ? "‖" : spin(op.name)  // a paused row does not spin
     return "  \(color.paint(mark, "36")) " + op.name.fitted(to: room, ellipsis: true) + tail

@@ -45,6 +45,12 @@ final class LiveReporter: EventSink {
     var progress: ProgressSnapshot?
     /// Its command's place in a cluster, when it runs there.
     var remote: RemoteState?
+    /// The 90th percentile of its recorded durations: past it, the row says it is slow.
+    var usual: Double?
+
+    init(name: String, start: Double, usual: Double? = nil) {
+      (self.name, self.start, self.usual) = (name, start, usual)
+    }
   }
 
   init(
@@ -84,11 +90,11 @@ final class LiveReporter: EventSink {
       progress = RunProgress()
       lastDraw = -1  // a REPL's next run() counts time from 0 again: the first frame is due
       activate()
-    case .operationStart(let time, let name, _, _, _, let isGroup, _):
+    case .operationStart(let time, let name, _, _, _, let isGroup, _, let usual):
       now = time
       activate()  // a REPL's next run(): the view comes back
       if isGroup { groups.insert(name); return }
-      running.append(Row(name: name, start: time))
+      running.append(Row(name: name, start: time, usual: usual))
       progress.running += 1
       progress.pending = max(0, progress.pending - 1)
       draw(force: false)

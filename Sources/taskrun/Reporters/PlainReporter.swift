@@ -107,7 +107,7 @@ final class PlainReporter: EventSink {
         label("retry", "33"),
         "\(name): attempt \(attempt) failed: \(Self.text(error)); "
           + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
-    case .operationStart(_, let name, let attempt, _, _, _, _):
+    case .operationStart(_, let name, let attempt, _, _, _, _, _):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
       line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))
     case .output(_, let name, _, let text):

@@ -50,7 +50,7 @@ final class TraceReporter: EventSink {
 
   func receive(_ event: RunEvent) {
     switch event {
-    case .operationStart(let time, let name, _, let reason, let group, let isGroup, _):
+    case .operationStart(let time, let name, _, let reason, let group, let isGroup, _, _):
       let pid = group.map(process) ?? 1
       if isGroup {  // a group: its own slice on lane 0 of its process
         placed[name] = Place(pid: process(name), tid: 0, start: time)
