@@ -26,10 +26,14 @@ import Testing
   }
 
   /// One run; each operation's finish (outcome, why) from its events.
-  func run(_ dir: URL, _ arguments: [String] = []) throws -> (run: Run, ops: [String: (outcome: String, why: String?)])
-  {
+  func run(_ dir: URL, _ arguments: [String] = [], script: [String] = []) throws -> (
+    run: Run, ops: [String: (outcome: String, why: String?)]
+  ) {
     let events = dir.appendingPathComponent("events-\(UUID().uuidString).jsonl")
-    let run = try Binary.run(["--progress", "plain", "--events", events.path] + arguments + ["build.lua"], in: dir)
+    let run = try Binary.run(
+      ["--progress", "plain", "--events", events.path] + arguments + ["build.lua"]
+        + (script.isEmpty ? [] : ["--"] + script),
+      in: dir)
     var ops: [String: (String, String?)] = [:]
     for line in (try? String(contentsOf: events, encoding: .utf8))?.split(separator: "\n") ?? [] {
       guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -171,6 +175,34 @@ import Testing
     let third = try run(dir)
     #expect(third.ops["cc"]?.why == "input inc/h.h changed (from its depfile)")
     #expect(read(dir, "a.o") == "#include inc/h.h\ntwo\n")
+  }
+
+  /// The README's worked example: examples/c-project, built, changed and built again.
+  @Test func theCProjectExampleRebuildsWhatAChangeReaches() throws {
+    let dir = try Scratch.folder("c-project", [:])
+    let example = Binary.packageRoot.appendingPathComponent("examples/c-project")
+    for name in ["build.lua", "src/main.c", "src/greet.c", "src/count.c", "include/greet.h", "include/count.h"] {
+      try write(try String(contentsOf: example.appendingPathComponent(name), encoding: .utf8), dir, name)
+    }
+    let first = try run(dir)
+    #expect(first.run.status == 0, "\(first.run.stdout)\(first.run.stderr)")
+    let again = try run(dir)
+    #expect(["main.o", "greet.o", "count.o", "app"].allSatisfy { again.ops[$0]?.outcome == "up_to_date" })
+    // A comment in a header: the objects that include it compile again and come out the same.
+    try write(read(dir, "include/greet.h")! + "/* v2 */\n", dir, "include/greet.h")
+    let comment = try run(dir)
+    #expect(comment.ops["greet.o"]?.why == "input include/greet.h changed (from its depfile)")
+    #expect(comment.ops["main.o"]?.outcome == "succeeded" && comment.ops["count.o"]?.outcome == "up_to_date")
+    #expect(comment.ops["app"]?.outcome == "up_to_date")
+    // A change to the code: the object differs and the program is linked again.
+    try write(read(dir, "src/greet.c")!.replacing("(%d)\\n", with: "(%d)!\\n"), dir, "src/greet.c")
+    let code = try run(dir)
+    #expect(code.ops["greet.o"]?.why == "input src/greet.c changed")
+    #expect(code.ops["app"]?.why == "upstream 'greet.o' produced a new build/greet.o")
+    #expect(code.ops["test"]?.outcome == "succeeded")
+    // Other flags: the key changes, so every object is built again.
+    let flags = try run(dir, script: ["-O2"])
+    #expect(flags.ops["count.o"]?.why?.hasPrefix("command changed (-O0 → -O2)") == true, "\(flags.run.stdout)")
   }
 
   @Test func aFailureRemovesTheOutputsItChangedAndAMissingOutputFails() throws {

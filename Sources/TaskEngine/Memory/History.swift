@@ -5,7 +5,7 @@
 /// second), and its longest path to the end of the run in those seconds, which orders ready
 /// operations of equal priority (the critical path runs first).
 final class History {
-  let memory: RunMemory
+  unowned let memory: RunMemory
   /// Ranks by operation id, made on first use from the whole graph.
   private var ranks: [Int: Double]?
   /// Seconds assumed for an operation with no history: the median of the known ones (made

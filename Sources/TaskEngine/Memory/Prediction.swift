@@ -54,7 +54,7 @@ extension Scheduler {
         prediction.verdicts.append((op, false, why))
       }
     }
-    guard let slots, let history = History(memory) ?? nil else { return prediction }
+    guard let slots, let history = memory.history else { return prediction }
     prediction.seconds = simulate(plan, running: runs, slots: max(1, slots), history: history)
     // The critical path: from the root with the longest rank, each step to its longest dependent.
     let wanted = Set(plan.map(ObjectIdentifier.init))

@@ -20,6 +20,8 @@ public final class RunMemory {
   @exclusivity(unchecked) private var decoded: [String: OperationRecord] = [:]
   /// Recent successful durations of each operation, newest first (at most `keptDurations`).
   @exclusivity(unchecked) public private(set) var durations: [String: [Double]]
+  /// Typical durations as the ETA's weights and the order of ready work (nil: no history).
+  @exclusivity(unchecked) private(set) var history: History?
   static let keptDurations = 20
   /// `--resume`: the run resumed, and what succeeded in it (by name).
   public private(set) var resumed: (run: Int64, succeeded: [String: AttemptRecord])?
@@ -55,6 +57,7 @@ public final class RunMemory {
     self.records = records && store != nil
     index = store?.summaries() ?? [:]
     durations = store?.durations() ?? [:]
+    defer { history = History(self) }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     folder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
   }

@@ -56,7 +56,7 @@ extension Scheduler {
   /// in typical seconds, then declaration order.
   @inline(__always)
   func readyEntry(_ op: OperationNode, rank: Double? = nil) -> ReadyEntry {
-    ReadyEntry(priority: op.priority.rawValue, rank: rank ?? history?.rank(op) ?? 0, id: op.id, operation: op)
+    ReadyEntry(priority: op.priority.rawValue, rank: rank ?? memory?.history?.rank(op) ?? 0, id: op.id, operation: op)
   }
 
   /// Starts ready operations while their queues have room. Returns whether any started.

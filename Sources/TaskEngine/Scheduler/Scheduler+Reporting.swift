@@ -88,7 +88,7 @@ extension Scheduler {
   func progressNow(at now: Double) -> RunProgress {
     var progress = ledger.progressNow(
       at: now, executing: executing, slots: mainQueue.maxConcurrent, stopping: stopping.interrupts > 0,
-      weightsAreSeconds: history != nil)
+      weightsAreSeconds: memory?.history != nil)
     if stopping.waitsForResume && (stopping.held || executing.allSatisfy { $0.isPaused || $0.isGroup }) {
       progress.eta = nil
     }

@@ -41,14 +41,12 @@ public final class Scheduler {
   /// What the command line chose for the run (-k, the kill grace, strays).
   @exclusivity(unchecked) var settings = RunSettings()
   /// The run store's memory: up-to-date checks, attempts, history (nil: `--no-store`, tests).
-  public var memory: RunMemory? {
+  @exclusivity(unchecked) public var memory: RunMemory? {
     didSet {
-      history = memory.flatMap(History.init)
-      announcer.usualDuration = history == nil ? nil : { [unowned self] op in memory?.slowDuration(of: op.name) }
+      announcer.usualDuration =
+        memory?.history == nil ? nil : { [unowned self] op in memory?.slowDuration(of: op.name) }
     }
   }
-  /// Typical durations from the store: the weights of the ETA and the order of ready work.
-  @exclusivity(unchecked) var history: History?
   /// Called when the run is interrupted or ended, after the operations were cancelled (the
   /// Lua host wakes the script's top level, which waits on no operation of its own).
   public var onHalt: () -> Void = {}
@@ -184,7 +182,7 @@ public final class Scheduler {
       if op.isScheduled { continue }
       op.isScheduled = true
       if !op.isFinished {
-        if let history { history.weigh(op) }
+        if let history = memory?.history { history.weigh(op) }
         ledger.scheduled(op)
       }
       newlyScheduled.append(op.id)

@@ -1,0 +1,2 @@
+/* count.h: counting letters. */
+int count(const char *text);

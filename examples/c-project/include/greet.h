@@ -1,0 +1,2 @@
+/* greet.h: the greeting. */
+void greet(const char *who);
