@@ -205,6 +205,65 @@ import Testing
     #expect(flags.ops["count.o"]?.why?.hasPrefix("command changed (-O0 → -O2)") == true, "\(flags.run.stdout)")
   }
 
+  /// An input changed while its operation ran: the run used the old or the new contents,
+  /// nobody knows which, so the next run runs it again.
+  @Test func anInputChangedWhileItsOperationRanRunsItAgain() throws {
+    let dir = try workflow(
+      #"operation { name = "slow", sh = "touch started; sleep 0.5; cat in.txt > out.txt", inputs = "in.txt", outputs = "out.txt" }"#,
+      ["in.txt": "one\n"])
+    let events = dir.appendingPathComponent("e.jsonl")
+    let started = try Binary.start(["--progress", "plain", "--events", events.path, "build.lua"], in: dir)
+    let deadline = Date().addingTimeInterval(20)
+    while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("started").path), Date() < deadline {
+      usleep(10_000)
+    }
+    try write("two\n", dir, "in.txt")
+    #expect(Binary.finish(started, timeout: 20).status == 0)
+    #expect(try run(dir).ops["slow"]?.why == "input in.txt changed")
+    #expect(try run(dir).ops["slow"]?.outcome == "up_to_date")
+  }
+
+  @Test func foldersLinksAndFreshChecksAreInputsAndOutputsToo() throws {
+    let dir = try workflow(
+      """
+      operation { name = "site", sh = "mkdir -p site/css; cat pages/*.md > site/index.html; cp style.css site/css/",
+        inputs = { "pages", "style.css" }, outputs = "site" }
+      operation { name = "marker", run = function() io.open("done", "w"):close() end,
+        fresh = function(op) return io.open("done") ~= nil end }
+      """, ["pages/a.md": "a\n", "real.css": "body{}\n"])
+    try FileManager.default.createSymbolicLink(
+      atPath: dir.appendingPathComponent("style.css").path, withDestinationPath: "real.css")
+    let first = try run(dir)
+    #expect(first.run.status == 0, "\(first.run.stderr)")
+    #expect(first.ops["marker"]?.why == "fresh() returned false")
+    let second = try run(dir)
+    #expect(second.ops["site"]?.outcome == "up_to_date" && second.ops["marker"]?.outcome == "up_to_date")
+    try write("body{color:red}\n", dir, "real.css")  // through the link
+    #expect(try run(dir).ops["site"]?.why == "input style.css changed")
+    try write("b\n", dir, "pages/b.md")  // a new file in an input folder
+    #expect(try run(dir).ops["site"]?.why == "input pages/b.md added")
+    try FileManager.default.removeItem(at: dir.appendingPathComponent("site/css/style.css"))  // inside an output folder
+    #expect(try run(dir).ops["site"]?.why == "output site/css/style.css missing")
+  }
+
+  @Test func badDeclarationsAreErrorsAtTheirLine() throws {
+    for (spec, message) in [
+      (
+        "key = { f = print }",
+        "field 'key' must be made of nil, booleans, numbers, strings and tables, to be compared between runs: key.f is a function"
+      ),
+      ("inputs = { 1 }", "field 'inputs' must hold paths (got number)"),
+      ("outputs = ''", "field 'outputs': a path must not be empty"),
+      ("depfile = {}", "field 'depfile' must be a path (got table)"),
+      ("fresh = true", "field 'fresh' must be a function (got boolean)")
+    ] {
+      let dir = try workflow("\n" + #"operation { name = "x", sh = "true", "# + spec + " }")
+      let run = try Binary.run(["build.lua"], in: dir)
+      #expect(
+        run.status == 2 && run.stderr.contains("build.lua:2: operation 'x': " + message), "\(spec): \(run.stderr)")
+    }
+  }
+
   @Test func aFailureRemovesTheOutputsItChangedAndAMissingOutputFails() throws {
     let dir = try workflow(
       """
