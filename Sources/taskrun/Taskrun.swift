@@ -169,6 +169,7 @@ enum Taskrun {
   /// Flushes output and ends the process at once: no atexit teardown while dispatch threads
   /// may still be reporting on children that were just killed.
   static func leave(_ code: Int32) -> Never {
+    RunRecording.current?.end(code: code)
     ControlSocket.removeAll()
     SpillFolder.shared.removeUnkept()
     Confinement.removeTemporaryFolders()

@@ -246,6 +246,61 @@ import Testing
     #expect(try run(dir).ops["site"]?.why == "output site/css/style.css missing")
   }
 
+  /// What a fresh-eyes pass found: each a way the store could hang, harm or lie.
+  @Test func hostileDeclarationsNeitherHangNorHarm() throws {
+    let dir = try workflow(
+      """
+      operation { name = "proc", outputs = "o", depfile = "o.d",
+        sh = "echo 'o: /proc/self/pagemap' > o.d; touch o" }
+      operation { name = "bad", after = "proc", outputs = { ".", "build.lua", "out/*.o" },
+        sh = "sleep 0.3; echo x >> build.lua.copy; echo b > out/bad.o; exit 3" }
+      operation { name = "good", outputs = "out/good.o", sh = "mkdir -p out; echo g > out/good.o" }
+      operation { name = "pipe", inputs = "fifo", sh = "true" }
+      """)
+    #expect(mkfifo(dir.appendingPathComponent("fifo").path, 0o600) == 0)
+    let first = try run(dir, ["-k"])
+    #expect(first.run.status == 1)
+    #expect(first.ops["proc"]?.outcome == "succeeded")  // /proc's endless file read as its stat's size
+    #expect(read(dir, "out/good.o") == "g\n", "another operation's file matched by a failed glob stays")
+    #expect(read(dir, "build.lua") != nil, "the script is never removed")
+    #expect(first.ops["pipe"]?.why == "input fifo cannot be read")
+    let history = try Binary.run(["history", "build.lua"], in: dir)
+    #expect(history.status == 0 && history.stdout.contains("failed"), "the store survived: \(history.stdout)")
+    #expect(try run(dir).ops["proc"]?.outcome == "up_to_date")
+  }
+
+  @Test func osExitInFreshEndsTheRunAndNothingStarts() throws {
+    let dir = try workflow(#"operation { name = "ex", sh = "touch RAN", fresh = function() os.exit(7) end }"#)
+    let run = try Binary.run(["--progress", "plain", "build.lua"], in: dir)
+    #expect(run.status == 7)
+    #expect(read(dir, "RAN") == nil, "\(run.stdout)")
+  }
+
+  @Test func afterAlwaysTheNextRunIsUpToDate() throws {
+    let dir = try workflow(Self.chain, ["a.txt": "A\n", "b.txt": "B\n"])
+    #expect(try run(dir, ["-B"]).run.status == 0)
+    #expect(try run(dir, ["-B"]).ops["gen"]?.why == "-B: every operation runs")
+    let after = try run(dir)
+    #expect(after.ops["gen"]?.outcome == "up_to_date" && after.ops["cc"]?.outcome == "up_to_date")
+  }
+
+  @Test func aDoctoredStoreIsShownNotTrusted() throws {
+    let dir = try workflow(#"operation { name = "a", sh = "true" }"#)
+    #expect(try run(dir).run.status == 0)
+    let db = dir.appendingPathComponent(".taskrun/build.lua.db").path
+    _ = try Child.output([
+      "sqlite3", db, "update runs set started = 1e20, ended = -5; update attempts set duration = -1e308, cpu = 1e300"
+    ])
+    let runs = try Binary.run(["history", "build.lua"], in: dir)
+    let op = try Binary.run(["history", "build.lua", "a"], in: dir)
+    #expect(runs.status == 0 && op.status == 0, "\(runs.stderr)\(op.stderr)")
+    let hostile = try Binary.run(["history", "build.lua", "\u{1B}]0;x\u{7}"], in: dir)
+    #expect(!hostile.stdout.contains("\u{1B}"))
+    let bad = try Binary.run(["--resume=0", "build.lua"], in: dir)
+    #expect(
+      bad.status == 2 && bad.stderr.contains("--resume=RUN needs a run id, a whole number from 1"), "\(bad.stderr)")
+  }
+
   @Test func badDeclarationsAreErrorsAtTheirLine() throws {
     for (spec, message) in [
       (

@@ -6,9 +6,10 @@
 --   touch include/greet.h; taskrun build.lua   # touched, not changed: still up to date
 --   echo '/* v2 */' >> include/greet.h; taskrun build.lua   # main.o and greet.o compile again, come
 --                                # out the same, so the link does not run (early cutoff)
---   sed -i 's/(%d)/[%d]/' src/greet.c; taskrun build.lua     # greet.o changes: app links again
+--   sed -i 's/hello/hi/' src/greet.c; taskrun build.lua      # greet.o changes: app links again
 --   taskrun why build.lua app    # why it would run (or that it is up to date)
---   taskrun build.lua -- -O2     # other flags: the key changes, everything rebuilds
+--   taskrun build.lua -- -O2     # other flags: the command (and the key) change, the objects rebuild
+--   taskrun why build.lua app -- -O2   # why asks with the same script arguments as the run
 local cflags = arg[1] or "-O0"
 local objects = {}
 for _, name in ipairs { "main", "greet", "count" } do
@@ -31,4 +32,4 @@ operation {
   outputs = "build/app",
   after = objects,
 }
-operation { name = "test", sh = "./build/app world | grep -q 'hello, world (5)'", after = "app" }
+operation { name = "test", sh = "./build/app world | grep -q 'world (5)'", after = "app" }

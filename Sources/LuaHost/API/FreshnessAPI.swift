@@ -4,6 +4,10 @@ import CLuaShim
 import TaskEngine
 
 extension ScriptHost {
+  /// Bytes of text a result may take to be kept for `--resume` (the store keeps it for every
+  /// kept run).
+  static let keptResultBytes = 64 << 10
+
   /// Most paths one field may list.
   static let maxDeclaredPaths = 10_000
 
@@ -128,14 +132,14 @@ extension ScriptHost {
     if op.hostData == nil {
       // A command's, from Swift: no Lua table is made for a result nobody read.
       guard let result = op.commandResult, result.stdoutFile == nil, result.stderrFile == nil,
-        result.stdoutBytes.count + result.stderrBytes.count <= 1 << 20
+        result.stdoutBytes.count + result.stderrBytes.count <= Self.keptResultBytes
       else { return nil }
       return "{[\"status\"]=\(result.status),[\"stderr\"]=\(StableText.quoted(result.stderrBytes)),"
         + "[\"stdout\"]=\(StableText.quoted(result.stdoutBytes))}"
     }
     pushResult(of: op, on: s)
     defer { s.pop() }
-    return try? StableText.of(s.L, -1, name: "result")
+    return try? StableText.of(s.L, -1, name: "result", limit: Self.keptResultBytes)
   }
 
   /// Pushes the result `--resume` kept for `op` (nil if none could be kept), made once.

@@ -44,7 +44,12 @@ struct StableText {
         try append(String(lua_tointegerx(L, i, nil)))
       } else {
         let n = lua_tonumberx(L, i, nil)
-        try append(n.isNaN ? "(0/0)" : n == .infinity ? "math.huge" : n == -.infinity ? "-math.huge" : "\(n)")
+        // 1.0 is 1, as Lua compares them.
+        if n == n.rounded(), abs(n) < 9.0e15 {
+          try append(String(Int64(n)))
+        } else {
+          try append(n.isNaN ? "(0/0)" : n == .infinity ? "math.huge" : n == -.infinity ? "-math.huge" : "\(n)")
+        }
       }
     case LUA_TSTRING:
       var length = 0

@@ -336,6 +336,7 @@ public final class CommandBody: OperationBody {
 /// "1.5 s", "2 min 3 s": a duration as people read it.
 public func formatSeconds(_ seconds: Double) -> String {
   guard seconds.isFinite, seconds < Limits.maxSeconds else { return "forever" }
+  let seconds = max(0, seconds)  // a negative value (a clock that moved, a doctored store) reads as 0
   if seconds < 60 {
     return seconds == seconds.rounded() ? "\(Int(seconds)) s" : formatFixed(seconds, 2) + " s"
   }

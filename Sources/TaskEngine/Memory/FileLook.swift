@@ -80,20 +80,26 @@ final class FileLook {
     return stat(record.path, &info) == 0 && record.sameStat(info)
   }
 
-  /// The XXH3-128 of the file's contents, or nil when it cannot be read.
+  /// The XXH3-128 of the file's contents, or nil when it cannot be read. At most the size
+  /// its stat gave is read: a file of /proc (size 0, endless) cannot hold the run, and one
+  /// that grows while it is hashed is hashed as it was.
   func hash(_ path: String) -> Digest? {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    var left = Int(info.st_size)
     hashed += 1
     XXH3_128bits_reset(state)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    while left > 0 {
+      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, left)) }
       if count < 0 {
         if errno == EINTR { continue }
         return nil
       }
       if count == 0 { break }
+      left -= count
       buffer.withUnsafeBytes { _ = XXH3_128bits_update(state, $0.baseAddress, count) }
     }
     let value = XXH3_128bits_digest(state)

@@ -94,7 +94,8 @@ enum Globs {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
         String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
       }
-      if name == "." || name == ".." { continue }
+      // The run store's own folder is never an input or an output (a run writes it).
+      if name == "." || name == ".." || name == RunStore.folderName { continue }
       var kind = entry.pointee.d_type
       if kind == UInt8(DT_UNKNOWN) {
         var info = stat()

@@ -20,6 +20,8 @@ public final class RunMemory {
   @exclusivity(unchecked) private var decoded: [String: OperationRecord] = [:]
   /// Recent successful durations of each operation, newest first (at most `keptDurations`).
   @exclusivity(unchecked) public private(set) var durations: [String: [Double]]
+  /// The operations whose latest attempt did not succeed (for "last run failed").
+  @exclusivity(unchecked) private var failures: [String: (run: Int64, outcome: String)]
   /// Typical durations as the ETA's weights and the order of ready work (nil: no history).
   @exclusivity(unchecked) private(set) var history: History?
   static let keptDurations = 20
@@ -32,14 +34,18 @@ public final class RunMemory {
   let folder: String
 
   /// What an operation's fingerprint was made of when it was checked, for its record after it
-  /// succeeds; and its outputs' stats before it started, to remove what a failure changed.
+  /// succeeds.
   private struct Checked {
     var identity: [OperationRecord.Part]
     var inputs: [FileRecord]
     var discovered: [FileRecord]
     var upstream: [OperationRecord.Upstream]
-    var outputsBefore: [String: FileRecord] = [:]
   }
+  /// Each running operation's plain outputs as they were before it started, to remove what a
+  /// failure changed.
+  @exclusivity(unchecked) private var outputsBefore: [ObjectIdentifier: [String: FileRecord]] = [:]
+  /// Real paths a failure never removes: the workflow script (set by the command line).
+  public var protectedPaths: Set<String> = []
   @exclusivity(unchecked) private var checked: [ObjectIdentifier: Checked] = [:]
   /// This run: what each operation with declarations produced (its dependents' fingerprints
   /// include it): the hash, and the files when they were looked at (nil: taken from the store).
@@ -57,6 +63,7 @@ public final class RunMemory {
     self.records = records && store != nil
     index = store?.summaries() ?? [:]
     durations = store?.durations() ?? [:]
+    failures = store?.failures() ?? [:]
     defer { history = History(self) }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     folder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
@@ -110,7 +117,18 @@ public final class RunMemory {
   }
 
   public func commit() { if records { store?.commit() } }
+  /// Commits now (the scheduler's clock reads `time`).
+  func commit(at time: Double) {
+    lastCommit = time
+    commit()
+  }
   var wantsCommit: Bool { store?.hasManyUncommitted ?? false }
+  var hasUncommitted: Bool { store?.hasUncommitted ?? false }
+  /// Seconds between commits while a run goes on (what a `kill -9` may lose at most).
+  static let commitInterval = 0.05
+  var lastCommit = -Double.infinity
+  /// A timer will commit what is left.
+  var commitScheduled = false
 
   // MARK: Deciding
 
@@ -156,11 +174,14 @@ public final class RunMemory {
           lastOutcome(op.name).map { "\($0.outcome) in run \($0.run)" } ?? "did not run in run \(r.run)"
         } ?? "no inputs or outputs declared")
     }
-    if always { return .run("-B: every operation runs") }
+    if always {
+      _ = decideByFingerprint(op)  // what its record is made of after it succeeds
+      return .run("-B: every operation runs")
+    }
     if !freshness.declaresFiles {
       // Only `fresh`: it alone decides.
       if let stale = freshness.check?(op) { return .run(stale) }
-      return .reuse(.upToDate(since: lastOutcome(op.name)?.run ?? 0), "fresh() says it is up to date")
+      return .reuse(.upToDate(since: 0), "fresh() says it is up to date")
     }
     return decideByFingerprint(op)
   }
@@ -173,7 +194,7 @@ public final class RunMemory {
     return record
   }
 
-  private func lastOutcome(_ name: String) -> (run: Int64, outcome: String)? { store?.lastOutcome(of: name) }
+  private func lastOutcome(_ name: String) -> (run: Int64, outcome: String)? { failures[name] }
 
   /// What an upstream operation produced, file by file (from the store when this run took
   /// it as up to date without looking).
@@ -213,6 +234,10 @@ public final class RunMemory {
       return .run("its inputs name more than \(Globs.maxFiles) files")
     }
     let inputs = looked(inputPaths, previous: previous?.inputs)
+    // A file that is there but cannot be read is no input one can vouch for: it runs.
+    if let unreadable = inputs.first(where: { $0.size < 0 && access($0.path, F_OK) == 0 }) {
+      return .run("input \(unreadable.path) cannot be read")
+    }
     let discovered = looked((previous?.discovered ?? []).map(\.path), previous: previous?.discovered)
     var upstreamFiles: [OperationRecord.Upstream] = []
     for dependency in op.dependencies where produced[ObjectIdentifier(dependency)] != nil {
@@ -309,20 +334,19 @@ public final class RunMemory {
 
   func ready(_ op: OperationNode, at time: Double) { readyAt[ObjectIdentifier(op)] = time }
 
-  /// An attempt starts: the stats of its outputs now (a failure removes what it changed).
+  /// An attempt starts: the stats of its plain outputs now (a failure removes what it changed).
   func starting(_ op: OperationNode) {
     guard let freshness = op.freshness, !freshness.outputs.isEmpty else { return }
     var before: [String: FileRecord] = [:]
-    for path in Globs.expand(freshness.outputs) ?? [] {
+    for path in freshness.outputs where !Globs.isPattern(path) {
       var info = stat()
-      if stat(path, &info) == 0 {
+      if lstat(path, &info) == 0 {
         before[path] = FileRecord(
           path: path, size: Int64(info.st_size), mtime: FileLook.nanoseconds(info.st_mtim),
           inode: UInt64(info.st_ino), digest: .zero, trusted: false)
       }
     }
-    checked[ObjectIdentifier(op), default: Checked(identity: [], inputs: [], discovered: [], upstream: [])]
-      .outputsBefore = before
+    outputsBefore[ObjectIdentifier(op)] = before
   }
 
   /// A succeeded attempt's declared outputs that are missing: the operation fails with this
@@ -349,7 +373,7 @@ public final class RunMemory {
       if outcome == .succeeded {
         succeeded(op, freshness)
       } else if !freshness.outputs.isEmpty {
-        removeChanged(op, freshness, before: checked[id]?.outputsBefore ?? [:])
+        removeChanged(op, freshness, before: outputsBefore[id] ?? [:])
       }
     }
     guard records, let store, run > 0 else { return }
@@ -377,7 +401,13 @@ public final class RunMemory {
     }
     attempt.why = op.why
     store.record(attempt, run: run)
-    if outcome == .succeeded || op.isFinished { checked[id] = nil }
+    if outcome != .succeeded {
+      failures[op.name] = (run, outcome.rawValue)
+      store.noteFailure(of: op.name, run: run, outcome: outcome.rawValue)
+    } else if failures.removeValue(forKey: op.name) != nil {
+      store.noteFailure(of: op.name, run: run, outcome: nil)
+    }
+    if outcome == .succeeded || op.isFinished { (checked[id], outputsBefore[id]) = (nil, nil) }
   }
 
   /// An operation `--resume` reused: recorded so that resuming this run reuses it too (an
@@ -410,7 +440,7 @@ public final class RunMemory {
     if let depfile = freshness.depfile {
       var info = stat()
       if stat(depfile, &info) == 0, info.st_size <= Depfile.maxBytes, let text = Self.read(depfile) {
-        discovered = looked(Depfile.prerequisites(text), previous: previous?.discovered)
+        discovered = looked(Array(Depfile.prerequisites(text).prefix(Globs.maxFiles)), previous: previous?.discovered)
       } else {
         discovered = []
       }
@@ -425,11 +455,17 @@ public final class RunMemory {
     decoded[op.name] = record
   }
 
+  /// Removes the plain output files (not globs, not folders: what they match may be another
+  /// operation's, or anyone's) whose stat the failed attempt changed; never the workflow
+  /// script, never the run store.
   private func removeChanged(_ op: OperationNode, _ freshness: Freshness, before: [String: FileRecord]) {
-    for path in Globs.expand(freshness.outputs) ?? [] {
+    for path in freshness.outputs where !Globs.isPattern(path) {
       var info = stat()
       guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else { continue }
       if let old = before[path], old.sameStat(info) { continue }
+      if path.split(separator: "/").contains(Substring(RunStore.folderName)) { continue }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      if let real = realpath(path, &buffer).map({ String(cString: $0) }), protectedPaths.contains(real) { continue }
       unlink(path)
     }
   }

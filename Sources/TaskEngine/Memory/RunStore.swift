@@ -51,7 +51,6 @@ public final class RunStore {
   private var insertAttempt: SQLiteStatement?
   private var upsertRecord: SQLiteStatement?
   private var selectRecord: SQLiteStatement?
-  private var selectOutcome: SQLiteStatement?
   private var upsertDurations: SQLiteStatement?
 
   /// How many runs are kept by default (`--keep-runs`).
@@ -83,7 +82,8 @@ public final class RunStore {
     let name = Self.fileName(script)
     path = folder + "/" + name + ".db"
     if lock {
-      if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+      // Private: it keeps commands' results and errors.
+      if mkdir(folder, 0o700) != 0 && errno != EEXIST {
         throw StoreError("cannot make \(folder): \(String(cString: strerror(errno)))")
       }
     }
@@ -178,8 +178,9 @@ public final class RunStore {
         run INTEGER NOT NULL, operation TEXT NOT NULL, attempt INTEGER NOT NULL, outcome TEXT NOT NULL,
         error TEXT, started REAL NOT NULL, duration REAL, queue_wait REAL, exit_status INTEGER,
         peak_memory INTEGER, cpu REAL, identity TEXT, result TEXT, job TEXT, why TEXT);
-      CREATE INDEX IF NOT EXISTS attempts_of ON attempts(operation, run);
       CREATE INDEX IF NOT EXISTS attempts_in ON attempts(run);
+      CREATE TABLE IF NOT EXISTS failures(operation TEXT PRIMARY KEY, run INTEGER NOT NULL, outcome TEXT NOT NULL)
+        WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS records(
         operation TEXT PRIMARY KEY, run INTEGER NOT NULL, fingerprint BLOB NOT NULL, quick BLOB,
         produced BLOB NOT NULL, record BLOB NOT NULL) WITHOUT ROWID;
@@ -221,6 +222,7 @@ public final class RunStore {
   }
 
   var hasManyUncommitted: Bool { uncommitted >= 500 }
+  var hasUncommitted: Bool { uncommitted > 0 }
 
   /// A new run; returns its id.
   public func beginRun(command: String, at time: Double) throws(StoreError) -> Int64 {
@@ -365,17 +367,30 @@ public final class RunStore {
     return OperationRecord(run: s.int(0), fingerprint: fingerprint, bytes: s.blob(2))
   }
 
-  /// An operation's latest attempt: its run and outcome (what `why` says of one that did not succeed).
-  public func lastOutcome(of operation: String) -> (run: Int64, outcome: String)? {
-    if selectOutcome == nil {
-      selectOutcome = try? db.prepare(
-        "SELECT run, outcome FROM attempts WHERE operation = ? ORDER BY run DESC, attempt DESC LIMIT 1")
+  /// The operations whose latest attempt did not succeed, with its run and outcome (what
+  /// `why` says of one that never succeeded since: `last run failed`).
+  public func failures() -> [String: (run: Int64, outcome: String)] {
+    guard let s = try? db.prepare("SELECT operation, run, outcome FROM failures") else { return [:] }
+    var found: [String: (Int64, String)] = [:]
+    while (try? s.step()) == true {
+      if let name = s.text(0), let outcome = s.text(2) { found[name] = (s.int(1), outcome) }
     }
-    guard let s = selectOutcome else { return nil }
-    defer { s.reset() }
+    return found
+  }
+
+  /// Notes an operation's failure (`outcome` nil: its success ends the note).
+  public func noteFailure(of operation: String, run: Int64, outcome: String?) {
+    let sql =
+      outcome == nil
+      ? "DELETE FROM failures WHERE operation = ?1" : "INSERT OR REPLACE INTO failures VALUES (?1, ?2, ?3)"
+    guard let s = try? db.prepare(sql) else { return }
     s.bind(1, operation)
-    guard (try? s.step()) == true, let outcome = s.text(1) else { return nil }
-    return (s.int(0), outcome)
+    if let outcome {
+      s.bind(2, run)
+      s.bind(3, outcome)
+    }
+    try? writing()
+    try? s.run()
   }
 
   /// The durations of each operation's recent successes, newest first.
@@ -449,6 +464,16 @@ public final class RunStore {
     s.bind(1, before ?? Int64.max)
     guard (try? s.step()) == true else { return nil }
     return s.optionalInt(0)
+  }
+
+  /// Whether a run of the script holds the store now (a reader's question: a run that never
+  /// ended while nobody holds the lock was killed).
+  public var isHeld: Bool {
+    if lockDescriptor >= 0 { return true }
+    let fd = open(String(path.dropLast(3)) + ".lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return flock(fd, LOCK_SH | LOCK_NB) != 0
   }
 
   /// `PRAGMA integrity_check`'s answer ("ok" for a sound store).

@@ -41,8 +41,11 @@ extension Scheduler {
 
   func makeReady(_ op: OperationNode) {
     if let memory {
-      if op.attempt == 0, !op.isGroup, op.freshness != nil || memory.resumed != nil, case .reuse = memory.check(op) {
-        return finishUnrun(op)  // Scheduler+Memory
+      if op.attempt == 0, !op.isGroup, op.freshness != nil || memory.resumed != nil {
+        let verdict = memory.check(op)  // may call the script's fresh(), which may end the run
+        if op.isFinished || op.state != .pending { return }
+        if stopping.halted, let reason = stopping.stopReason { return finish(op, .cancelled, error: reason) }
+        if case .reuse = verdict { return finishUnrun(op) }  // Scheduler+Memory
       }
       memory.ready(op, at: clock.now)
     }

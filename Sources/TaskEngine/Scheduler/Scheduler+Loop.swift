@@ -71,7 +71,7 @@ extension Scheduler {
         return done()
       }
       let deadlines = [loop.nextDeadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }
-      commitMemory(force: true)
+      commitMemory(beforeWaiting: true)
       loop.idle(until: deadlines.min())
     }
   }

@@ -172,6 +172,7 @@ extension RunOptions {
     }
     guard let memory else { return }
     memory.always = always
+    memory.protectedPaths = [Confinement.resolved(ScriptHost.wholePath(script))]
     if !dryRun {
       memory.begin(
         command: CommandLine.arguments.joined(separator: " "), at: RunStoreAccess.now,

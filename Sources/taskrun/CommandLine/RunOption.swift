@@ -249,9 +249,8 @@ enum RunOption: Int, CaseIterable {
         o.resume = o.resume ?? 0; return true
       }
     case .resumeRun:
-      Declaration(long: "--resume-run", value: .number, text: "") {
-        guard let run = Int($1), run > 0 else { return false }
-        $0.resume = run
+      Declaration(long: "--resume-run", value: .word, text: "") {
+        $0.resume = Int($1).map { $0 >= 1 ? $0 : -1 } ?? -1  // checked by `problem`, which says what a run id is
         return true
       }
     case .predict:

@@ -50,6 +50,9 @@ struct RunOptions: Equatable {
     if sandbox == .commands && executor == .slurm {
       return "--sandbox cannot confine commands run on Slurm: run without --executor slurm, or with --sandbox=lua"
     }
+    if let resume, resume < 0 || resume > Int(Int32.max) {
+      return "--resume=RUN needs a run id, a whole number from 1 (taskrun history lists them)"
+    }
     if let keepRuns, !(1...100_000).contains(keepRuns) {
       return "--keep-runs must be from 1 to 100000 (got \(keepRuns))"
     }

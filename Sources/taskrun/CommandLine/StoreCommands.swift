@@ -95,14 +95,14 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
     if let name = targets.first {
       let attempts = store.attempts(operation: name, limit: limit)
       guard !attempts.isEmpty else {
-        print("No attempts of '\(name)' are recorded.")
+        print("No attempts of '\(TerminalText.escaped(name))' are recorded.")
         throw Taskrun.Exit(.success)
       }
       print("run     attempt  outcome     duration   peak memory  CPU      why")
       for (run, a) in attempts {
-        let duration = a.duration.map { formatSeconds($0) } ?? "-"
-        let memory = a.peakMemory.map { StoreCommands.bytes($0) } ?? "-"
-        let cpu = a.cpuSeconds.map { formatFixed($0, 2) + " s" } ?? "-"
+        let duration = StoreCommands.seconds(a.duration)
+        let memory = a.peakMemory.flatMap { $0 >= 0 ? StoreCommands.bytes($0) : nil } ?? "-"
+        let cpu = StoreCommands.seconds(a.cpuSeconds)
         print(
           StoreCommands.pad("\(run)", 8) + StoreCommands.pad(a.attempt == 0 ? "-" : "\(a.attempt)", 9)
             + StoreCommands.pad(a.attempt == 0 ? "reused" : a.outcome, 12) + StoreCommands.pad(duration, 11)
@@ -122,12 +122,14 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
         throw Taskrun.Exit(.success)
       }
       print("run     started              duration   outcome      ran  up to date  failed  command")
-      for run in runs {
-        let duration = run.ended.map { formatSeconds($0 - run.started) } ?? "-"
+      let held = store.isHeld
+      for (k, run) in runs.enumerated() {
+        let duration = StoreCommands.seconds(run.ended.map { $0 - run.started })
         let c = run.counts
         print(
           StoreCommands.pad("\(run.id)", 8) + StoreCommands.pad(StoreCommands.date(run.started), 21)
-            + StoreCommands.pad(duration, 11) + StoreCommands.pad(run.outcome ?? "running", 13)
+            + StoreCommands.pad(duration, 11)
+            + StoreCommands.pad(run.outcome ?? (held && k == 0 ? "running" : "killed"), 13)
             + StoreCommands.pad("\(c["succeeded"] ?? 0)", 5) + StoreCommands.pad("\(c["up_to_date"] ?? 0)", 12)
             + StoreCommands.pad("\((c["failed"] ?? 0) + (c["cancelled"] ?? 0))", 8)
             + TerminalText.escaped(run.command, keepingLines: false))
@@ -159,8 +161,16 @@ enum StoreCommands {
       ? formatFixed(Double(n) / Double(1 << 30), 1) + " GB" : formatFixed(Double(n) / Double(1 << 20), 1) + " MB"
   }
 
-  /// A time of the store (seconds since 1970) as local "YYYY-MM-DD HH:MM:SS".
+  /// A duration read from the store ("-" for one that is no duration: the store is a file
+  /// anyone with the folder may change).
+  static func seconds(_ value: Double?) -> String {
+    guard let value, value.isFinite, value >= 0, value < 1e9 else { return "-" }
+    return formatSeconds(value)
+  }
+
+  /// A time of the store (seconds since 1970) as local "YYYY-MM-DD HH:MM:SS" ("-" out of range).
   static func date(_ seconds: Double) -> String {
+    guard seconds.isFinite, seconds >= 0, seconds < 1e11 else { return "-" }
     var t = time_t(seconds)
     var parts = tm()
     localtime_r(&t, &parts)

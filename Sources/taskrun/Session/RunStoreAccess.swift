@@ -31,7 +31,9 @@ enum RunStoreAccess {
       throw busy
     } catch {
       if writing || !"\(error)".hasPrefix("no run store") {
-        warn("\(error); this run \(writing ? "has" : "reads") no memory (nothing is up to date, nothing is recorded)")
+        warn(
+          "\(error); this run \(writing ? "has" : "reads") no memory (nothing is up to date, nothing is recorded)"
+            + (writing ? "; remove that file (or .taskrun/) to start a new store" : ""))
       }
       return RunMemory(store: nil, records: false)
     }
@@ -51,17 +53,24 @@ enum RunStoreAccess {
   }
 }
 
-/// The run's record in the store, ended by `Session.finish` with the run's exit code.
+/// The run's record in the store, ended once with the run's exit code: by `Session.finish`,
+/// or by `Taskrun.leave` on any other way out (a usage error after the top level ran work).
 final class RunRecording {
   let memory: RunMemory
   let keeping: Int
   unowned let scheduler: Scheduler
+  private var ended = false
+  /// The run's recording, for `Taskrun.leave` (on the scheduler's thread only).
+  nonisolated(unsafe) static var current: RunRecording?
 
   init(memory: RunMemory, keeping: Int, scheduler: Scheduler) {
     (self.memory, self.keeping, self.scheduler) = (memory, keeping, scheduler)
+    Self.current = self
   }
 
   func end(code: Int32) {
+    guard !ended else { return }
+    ended = true
     let summary = scheduler.summary
     memory.end(
       outcome: RunStoreAccess.outcome(code: code),
