@@ -152,7 +152,7 @@ public protocol OperationCleanup: AnyObject {
 /// estimator) keeps its check. The attribute holds inside this module only: code in other
 /// modules that reads a field on the hot path goes through a method (`Scheduler.operation(id:)`).
 ///
-/// A node is 184 bytes (a 192-byte block): word-sized fields first, then one-byte ones,
+/// A node is 192 bytes (a 192-byte block): word-sized fields first, then one-byte ones,
 /// yes/no fields as bits of one word (OperationNode+Fields), times with NaN for "not yet",
 /// and what most operations never set in Extras (OperationNode+Extras). Every node of a large
 /// graph is touched at least twice (declared, run), so its size is pages and cache misses.
@@ -165,6 +165,8 @@ public final class OperationNode {
   @exclusivity(unchecked) public var weight: Double = 1
   @exclusivity(unchecked) var startStamp = Double.nan
   @exclusivity(unchecked) var finishStamp = Double.nan
+  /// When it became ready (its queue wait, for the run store; NaN: not yet).
+  @exclusivity(unchecked) var readyStamp = Double.nan
   @exclusivity(unchecked) public internal(set) var attempt = 0
   /// What its first attempt started after (the kind is `causeKind`; see `startCause`).
   @exclusivity(unchecked) var causeAfter: OperationNode?

@@ -19,7 +19,7 @@ public final class RunMemory {
   @exclusivity(unchecked) private var index: [String: RunStore.Summary]
   @exclusivity(unchecked) private var decoded: [String: OperationRecord] = [:]
   /// Recent successful durations of each operation, newest first (at most `keptDurations`).
-  @exclusivity(unchecked) public private(set) var durations: [String: [Double]]
+  @exclusivity(unchecked) public let durations: [String: [Double]]
   /// The operations whose latest attempt did not succeed (for "last run failed").
   @exclusivity(unchecked) private var failures: [String: (run: Int64, outcome: String)]
   /// Typical durations as the ETA's weights and the order of ready work (nil: no history).
@@ -55,8 +55,6 @@ public final class RunMemory {
   @exclusivity(unchecked) private var scratch = ByteWriter()
   /// `--resume`: batch jobs a killed run left running, by operation (taken by the first attempt).
   private var jobs: [String: (id: String, folder: String)] = [:]
-  /// When each operation became ready (queue wait).
-  @exclusivity(unchecked) private var readyAt: [ObjectIdentifier: Double] = [:]
 
   public init(store: RunStore?, records: Bool) {
     self.store = store
@@ -332,7 +330,7 @@ public final class RunMemory {
 
   private var wallNow: Double { Double(FileLook.wallNow()) / 1e9 }
 
-  func ready(_ op: OperationNode, at time: Double) { readyAt[ObjectIdentifier(op)] = time }
+  func ready(_ op: OperationNode, at time: Double) { op.readyStamp = time }
 
   /// An attempt starts: the stats of its plain outputs now (a failure removes what it changed).
   func starting(_ op: OperationNode) {
@@ -381,7 +379,7 @@ public final class RunMemory {
       operation: op.name, attempt: op.attempt, outcome: outcome.rawValue, started: (op.startTime ?? time) + wallOffset)
     attempt.error = outcome == .succeeded ? nil : error ?? op.error
     attempt.duration = op.startTime.map { time - (op.remoteStartTime ?? $0) }
-    if let ready = readyAt[id], let start = op.startTime { attempt.queueWait = max(0, start - ready) }
+    if !op.readyStamp.isNaN, let start = op.startTime { attempt.queueWait = max(0, start - op.readyStamp) }
     if let result = op.commandResult {
       attempt.exitStatus = Int(result.status)
       attempt.peakMemory = result.peakMemory
@@ -393,10 +391,10 @@ public final class RunMemory {
     if outcome == .succeeded {
       attempt.result = resultText?(op)
       if let duration = attempt.duration {
-        var recent = [duration] + (durations[op.name] ?? [])
-        if recent.count > Self.keptDurations { recent.removeLast(recent.count - Self.keptDurations) }
-        durations[op.name] = recent
-        store.saveDurations(recent, of: op.name)
+        // For the next run: this run's weights and order were made from what was loaded, and
+        // keeping every new one here would grow with the run (a body that makes operations
+        // until the heap's cap is reached must not run taskrun out of memory).
+        store.saveDurations([duration] + (durations[op.name] ?? []).prefix(Self.keptDurations - 1), of: op.name)
       }
     }
     attempt.why = op.why
