@@ -132,7 +132,8 @@ extension ScriptHost {
     if op.hostData == nil {
       // A command's, from Swift: no Lua table is made for a result nobody read.
       guard let result = op.commandResult, result.stdoutFile == nil, result.stderrFile == nil,
-        result.stdoutBytes.count + result.stderrBytes.count <= Self.keptResultBytes
+        result.stdoutBytes.count + result.stderrBytes.count <= Self.keptResultBytes,
+        result.status != 0 || !result.stdoutBytes.isEmpty || !result.stderrBytes.isEmpty  // else nothing to keep
       else { return nil }
       return "{[\"status\"]=\(result.status),[\"stderr\"]=\(StableText.quoted(result.stderrBytes)),"
         + "[\"stdout\"]=\(StableText.quoted(result.stdoutBytes))}"
@@ -144,7 +145,12 @@ extension ScriptHost {
 
   /// Pushes the result `--resume` kept for `op` (nil if none could be kept), made once.
   func restoreResult(of op: OperationNode) -> Bool {
-    guard op.hostData == nil, let text = scheduler.memory?.restoredResult(op) else { return false }
+    guard op.hostData == nil else { return false }
+    // A command that succeeded in silence kept no text: its result is known.
+    let silent = #"{["status"]=0,["stderr"]="",["stdout"]=""}"#
+    guard let text = scheduler.memory?.restoredResult(op) ?? (op.body is CommandBody ? silent : nil) else {
+      return false
+    }
     let s = stack
     let chunk = "return " + text
     guard

@@ -15,8 +15,9 @@ final class History {
     return typical.isEmpty ? 1 : max(0.001, typical[typical.count / 2])
   }()
 
+  /// Nil when no operation has a typical time worth ordering by (10 ms and more).
   init?(_ memory: RunMemory) {
-    guard !memory.durations.isEmpty else { return nil }
+    guard memory.durations.values.contains(where: { ($0.max() ?? 0) >= RunMemory.timedDuration }) else { return nil }
     self.memory = memory
   }
 
@@ -32,6 +33,7 @@ final class History {
 
   /// Its longest path to the end of the run, itself included, in typical seconds.
   func rank(_ op: OperationNode) -> Double {
+    if op.dependents.isEmpty && op.children.isEmpty { return seconds(op) }  // most operations: no walk, no entry
     if ranks == nil { ranks = [:] }
     if let known = ranks![op.id] { return known }
     // Depth first over dependents (and a group's children), iteratively: a chain of

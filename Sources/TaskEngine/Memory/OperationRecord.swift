@@ -191,6 +191,21 @@ struct ByteWriter {
     withUnsafeBytes(of: d.high.littleEndian) { bytes.append(contentsOf: $0) }
     withUnsafeBytes(of: d.low.littleEndian) { bytes.append(contentsOf: $0) }
   }
+  mutating func double(_ d: Double) { withUnsafeBytes(of: d.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+  /// An optional as a presence byte, then the value.
+  mutating func optionalDouble(_ d: Double?) {
+    bytes.append(d == nil ? 0 : 1)
+    if let d { double(d) }
+  }
+  mutating func optionalInt(_ n: Int64?) {
+    bytes.append(n == nil ? 0 : 1)
+    if let n { signed(n) }
+  }
+  mutating func optionalString(_ s: String?) {
+    bytes.append(s == nil ? 0 : 1)
+    if let s { string(s) }
+  }
+
   /// The stats of files (the quick signature's part).
   mutating func files(_ list: [FileRecord]) {
     count(list.count)
@@ -251,6 +266,31 @@ struct ByteReader {
     for k in 0..<8 { low |= UInt64(bytes[at + 8 + k]) << (8 * UInt64(k)) }
     at += 16
     return Digest(high: high, low: low)
+  }
+  mutating func double() -> Double? {
+    guard bytes.count - at >= 8 else { return nil }
+    var bits: UInt64 = 0
+    for k in 0..<8 { bits |= UInt64(bytes[at + k]) << (8 * UInt64(k)) }
+    at += 8
+    return Double(bitPattern: bits)
+  }
+  /// An optional: nil when the bytes are not one (`.some(nil)` for an absent value).
+  mutating func optionalDouble() -> Double?? {
+    guard let flag = flag() else { return nil }
+    return flag ? double().map { .some($0) } : .some(nil)
+  }
+  mutating func optionalInt() -> Int64?? {
+    guard let flag = flag() else { return nil }
+    return flag ? signed().map { .some($0) } : .some(nil)
+  }
+  mutating func optionalString() -> String?? {
+    guard let flag = flag() else { return nil }
+    return flag ? string().map { .some($0) } : .some(nil)
+  }
+  private mutating func flag() -> Bool? {
+    guard at < bytes.count, bytes[at] <= 1 else { return nil }
+    at += 1
+    return bytes[at - 1] == 1
   }
   mutating func file() -> FileRecord? {
     guard let path = string(), let size = signed(), let mtime = signed(), let inode = varint(),

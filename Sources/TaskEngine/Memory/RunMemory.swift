@@ -25,6 +25,9 @@ public final class RunMemory {
   /// Typical durations as the ETA's weights and the order of ready work (nil: no history).
   @exclusivity(unchecked) private(set) var history: History?
   static let keptDurations = 20
+  /// Durations below this are not kept as history: the order and the ETA of work that short
+  /// gain nothing from it, and writing it cost more than running a `true`.
+  static let timedDuration = 0.01
   /// `--resume`: the run resumed, and what succeeded in it (by name).
   public private(set) var resumed: (run: Int64, succeeded: [String: AttemptRecord])?
   /// The host's text for an operation's result, kept for `--resume` (nil: not kept).
@@ -375,6 +378,17 @@ public final class RunMemory {
       }
     }
     guard records, let store, run > 0 else { return }
+    if outcome == .succeeded, op.freshness == nil, op.commandResult == nil, failures.isEmpty || failures[op.name] == nil
+    {
+      // A Lua body or a pure target that succeeded: what it is, without an AttemptRecord
+      // (10,000 no-op operations paid 35% more for one).
+      let start = op.startTime ?? time
+      return store.recordSuccess(
+        of: op.name, attempt: op.attempt, started: start + wallOffset,
+        duration: time - (op.remoteStartTime ?? start),
+        queueWait: op.readyStamp.isNaN ? nil : max(0, start - op.readyStamp),
+        run: run)
+    }
     var attempt = AttemptRecord(
       operation: op.name, attempt: op.attempt, outcome: outcome.rawValue, started: (op.startTime ?? time) + wallOffset)
     attempt.error = outcome == .succeeded ? nil : error ?? op.error
@@ -385,12 +399,14 @@ public final class RunMemory {
       attempt.peakMemory = result.peakMemory
       attempt.cpuSeconds = result.cpuSeconds
     }
-    if op.freshness != nil || resumed != nil || op.body?.cheapIdentity ?? true {
+    if op.freshness != nil || resumed != nil || op.body?.cheapIdentity == true {
       attempt.identity = Self.identityDigest(op)
     }
     if outcome == .succeeded {
       attempt.result = resultText?(op)
-      if let duration = attempt.duration {
+      // An operation shorter than 10 ms is not worth a weight or a place in the order of its
+      // own (it weighs the median of the others).
+      if let duration = attempt.duration, duration >= Self.timedDuration {
         // For the next run: this run's weights and order were made from what was loaded, and
         // keeping every new one here would grow with the run (a body that makes operations
         // until the heap's cap is reached must not run taskrun out of memory).
@@ -405,7 +421,7 @@ public final class RunMemory {
     } else if failures.removeValue(forKey: op.name) != nil {
       store.noteFailure(of: op.name, run: run, outcome: nil)
     }
-    if outcome == .succeeded || op.isFinished { (checked[id], outputsBefore[id]) = (nil, nil) }
+    if op.freshness != nil, outcome == .succeeded || op.isFinished { (checked[id], outputsBefore[id]) = (nil, nil) }
   }
 
   /// An operation `--resume` reused: recorded so that resuming this run reuses it too (an

@@ -48,7 +48,6 @@ public final class RunStore {
   private let lockDescriptor: Int32
   /// Writes since the last commit (a transaction is open while it is above 0).
   private var uncommitted = 0
-  private var insertAttempt: SQLiteStatement?
   private var upsertRecord: SQLiteStatement?
   private var selectRecord: SQLiteStatement?
   private var upsertDurations: SQLiteStatement?
@@ -174,10 +173,7 @@ public final class RunStore {
         id INTEGER PRIMARY KEY, started REAL NOT NULL, ended REAL, command TEXT NOT NULL,
         pid INTEGER, outcome TEXT, succeeded INTEGER, failed INTEGER, cancelled INTEGER,
         skipped INTEGER, up_to_date INTEGER);
-      CREATE TABLE IF NOT EXISTS attempts(
-        run INTEGER NOT NULL, operation TEXT NOT NULL, attempt INTEGER NOT NULL, outcome TEXT NOT NULL,
-        error TEXT, started REAL NOT NULL, duration REAL, queue_wait REAL, exit_status INTEGER,
-        peak_memory INTEGER, cpu REAL, identity TEXT, result TEXT, job TEXT, why TEXT);
+      CREATE TABLE IF NOT EXISTS attempts(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, batch BLOB NOT NULL);
       CREATE INDEX IF NOT EXISTS attempts_in ON attempts(run);
       CREATE TABLE IF NOT EXISTS failures(operation TEXT PRIMARY KEY, run INTEGER NOT NULL, outcome TEXT NOT NULL)
         WITHOUT ROWID;
@@ -216,13 +212,14 @@ public final class RunStore {
   /// Commits what was written since the last commit (the scheduler calls it before it waits,
   /// and every 500 writes): what finished is on disk, whatever happens to taskrun next.
   public func commit() {
+    flushAttempts()
     guard uncommitted > 0 else { return }
     uncommitted = 0
     try? db.execute("COMMIT")
   }
 
   var hasManyUncommitted: Bool { uncommitted >= 500 }
-  var hasUncommitted: Bool { uncommitted > 0 }
+  var hasUncommitted: Bool { uncommitted > 0 || pendingCount > 0 }
 
   /// A new run; returns its id.
   public func beginRun(command: String, at time: Double) throws(StoreError) -> Int64 {
@@ -254,27 +251,59 @@ public final class RunStore {
     commit()
   }
 
+  /// Notes an attempt; attempts are written together, one row a commit (an append-only log,
+  /// as ninja's `.ninja_log`: a row per attempt cost a command 20,000 instructions).
   public func record(_ a: AttemptRecord, run: Int64) {
-    if insertAttempt == nil {
-      insertAttempt = try? db.prepare(
-        "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-    }
-    guard let s = insertAttempt else { return }
-    s.bind(1, run)
-    s.bind(2, a.operation)
-    s.bind(3, a.attempt)
-    s.bind(4, a.outcome)
-    s.bind(5, a.error.map { String($0.prefix(4000)) })
-    s.bind(6, a.started)
-    s.bind(7, a.duration)
-    s.bind(8, a.queueWait)
-    s.bind(9, a.exitStatus)
-    s.bind(10, a.peakMemory)
-    s.bind(11, a.cpuSeconds)
-    s.bind(12, a.identity)
-    s.bind(13, a.result)
-    s.bind(14, a.job)
-    s.bind(15, a.why)
+    if pendingRun != run { flushAttempts() }
+    pendingRun = run
+    pending.string(a.operation)
+    pending.count(a.attempt)
+    pending.string(a.outcome)
+    pending.double(a.started)
+    pending.optionalDouble(a.duration)
+    pending.optionalDouble(a.queueWait)
+    pending.optionalInt(a.exitStatus.map(Int64.init))
+    pending.optionalInt(a.peakMemory)
+    pending.optionalDouble(a.cpuSeconds)
+    pending.optionalString(a.error.map { $0.utf8.count > 4000 ? String($0.prefix(4000)) : $0 })
+    pending.optionalString(a.identity)
+    pending.optionalString(a.result)
+    pending.optionalString(a.job)
+    pending.optionalString(a.why)
+    pendingCount += 1
+    if pendingCount >= 500 { flushAttempts() }
+  }
+
+  /// `record` of a success that has nothing but its times (a Lua body, a pure target).
+  public func recordSuccess(
+    of operation: String, attempt: Int, started: Double, duration: Double, queueWait: Double?, run: Int64
+  ) {
+    if pendingRun != run { flushAttempts() }
+    pendingRun = run
+    pending.string(operation)
+    pending.count(attempt)
+    pending.string("succeeded")
+    pending.double(started)
+    pending.optionalDouble(duration)
+    pending.optionalDouble(queueWait)
+    pending.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])  // no exit, memory, CPU, error, identity, result, job, why
+    pendingCount += 1
+    if pendingCount >= 500 { flushAttempts() }
+  }
+
+  /// Attempts noted and not yet written, for the run `pendingRun`.
+  private var pending = ByteWriter()
+  private var pendingCount = 0
+  private var pendingRun: Int64 = 0
+  private var insertBatch: SQLiteStatement?
+
+  private func flushAttempts() {
+    guard pendingCount > 0 else { return }
+    if insertBatch == nil { insertBatch = try? db.prepare("INSERT INTO attempts(run, batch) VALUES (?, ?)") }
+    defer { (pending.bytes, pendingCount) = ([], 0) }
+    guard let s = insertBatch else { return }
+    s.bind(1, pendingRun)
+    s.bind(2, pending.bytes)
     try? writing()
     try? s.run()
   }
@@ -426,36 +455,42 @@ public final class RunStore {
     return found
   }
 
-  /// The attempts of one run (the last attempt of each operation last), or of one operation
-  /// over the kept runs (newest first).
+  /// The attempts of one run (in the order they ended), or of one operation over the kept
+  /// runs (newest first), at most `limit`.
   public func attempts(run: Int64? = nil, operation: String? = nil, limit: Int = 1_000_000) -> [(Int64, AttemptRecord)]
   {
-    let filter = run != nil ? "run = ?1" : "operation = ?2"
-    guard
-      let s = try? db.prepare(
-        "SELECT run, operation, attempt, outcome, error, started, duration, queue_wait, exit_status, peak_memory, cpu, identity, result, job, why FROM attempts WHERE \(filter) ORDER BY run DESC, attempt, rowid LIMIT ?3"
-      )
-    else { return [] }
+    flushAttempts()
+    let filter = run != nil ? "WHERE run = ?1 ORDER BY id" : "ORDER BY id DESC"
+    guard let s = try? db.prepare("SELECT run, batch FROM attempts \(filter)") else { return [] }
     if let run { s.bind(1, run) }
-    if let operation { s.bind(2, operation) }
-    s.bind(3, limit)
     var found: [(Int64, AttemptRecord)] = []
-    while (try? s.step()) == true {
-      var a = AttemptRecord(
-        operation: s.text(1) ?? "", attempt: Int(s.int(2)), outcome: s.text(3) ?? "", started: s.double(5) ?? 0)
-      a.error = s.text(4)
-      a.duration = s.double(6)
-      a.queueWait = s.double(7)
-      a.exitStatus = s.optionalInt(8).map(Int.init)
-      a.peakMemory = s.optionalInt(9)
-      a.cpuSeconds = s.double(10)
-      a.identity = s.text(11)
-      a.result = s.text(12)
-      a.job = s.text(13)
-      a.why = s.text(14)
-      found.append((s.int(0), a))
+    while (try? s.step()) == true, found.count < limit {
+      let run = s.int(0)
+      var batch: [(Int64, AttemptRecord)] = []
+      var r = ByteReader(s.blob(1))
+      while !r.atEnd, let a = Self.attempt(&r) {
+        if operation == nil || a.operation == operation { batch.append((run, a)) }
+      }
+      found += run == nil ? Array(batch.reversed()) : batch  // newest first across runs
     }
-    return found
+    return Array(found.prefix(limit))
+  }
+
+  private static func attempt(_ r: inout ByteReader) -> AttemptRecord? {
+    guard let name = r.string(), let number = r.count(), let outcome = r.string(), let started = r.double(),
+      let duration = r.optionalDouble(), let wait = r.optionalDouble(), let exit = r.optionalInt(),
+      let memory = r.optionalInt(), let cpu = r.optionalDouble()
+    else { return nil }
+    var a = AttemptRecord(operation: name, attempt: number, outcome: outcome, started: started)
+    (a.duration, a.queueWait, a.exitStatus) = (duration, wait, exit.map { Int(truncatingIfNeeded: $0) })
+    (a.peakMemory, a.cpuSeconds) = (memory, cpu)
+    var texts: [String?] = []
+    for _ in 0..<5 {
+      guard let text = r.optionalString() else { return nil }
+      texts.append(text)
+    }
+    (a.error, a.identity, a.result, a.job, a.why) = (texts[0], texts[1], texts[2], texts[3], texts[4])
+    return a
   }
 
   /// The newest run's id (nil: none yet).

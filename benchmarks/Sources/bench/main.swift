@@ -1,6 +1,7 @@
 // bench: taskrun against the tools users would pick instead, measured side by side.
 //   benchmarks/run [--quick]        (builds taskrun and this harness in release, then runs)
 //   benchmarks/run --cascades       (only the cascade rows: benchmarks/cascades.lua)
+//   benchmarks/run --memory         (only the run store's rows: benchmarks/store.lua)
 //   bench oq SHAPE N JOBS           (internal: one OperationQueue graph, timed from outside)
 import Foundation
 
@@ -48,6 +49,13 @@ let (emptyTaskrun, emptyLua, emptyQueue) = (empties[0], empties[1], empties[2])
 // `--cascades`: only the cascade rows (and their targets).
 if arguments.contains("--cascades") {
   cascadeTable().print()
+  targets.print()
+  exit(0)
+}
+
+// `--memory`: only the run store's rows (and their targets).
+if arguments.contains("--memory") {
+  printRunStoreTables()
   targets.print()
   exit(0)
 }
@@ -246,5 +254,8 @@ for (layers, width, seconds) in [(4, jobs, 0.25), (8, jobs * 2, 0.1)] {
   targets.check("makespan / ideal, \(layers) layers × \(width)", makespan / ideal, atMost: 1.02)
 }
 parallel.print()
+
+// 6. The run store: a no-op run against ninja's, a first run's cost, the ETA and the order from history.
+printRunStoreTables()
 
 targets.print()
