@@ -54,7 +54,7 @@ public final class RunStore {
 
   /// How many runs are kept by default (`--keep-runs`).
   public static let defaultKeptRuns = 100
-  static let schemaVersion = "1"
+  static let schemaVersion = "2"
   public static let folderName = ".taskrun"
 
   /// Why a run could not take the folder's lock: another run holds it.
@@ -166,6 +166,21 @@ public final class RunStore {
     // WAL: a run's commits are appends; `kill -9` at any moment leaves the last commit intact.
     _ = try db.text("PRAGMA journal_mode = WAL")
     try db.execute("PRAGMA synchronous = NORMAL")
+    // A store of this version has its tables: only a new one reads their definitions.
+    let found = try? db.text("SELECT value FROM meta WHERE key = 'schema'")
+    if found == schemaVersion {
+      try db.execute("UPDATE runs SET outcome = 'killed' WHERE ended IS NULL AND outcome IS NULL")
+      return
+    }
+    // An older store (a memory, not a record to keep) is started again; a newer one is left
+    // to the taskrun that made it.
+    if let found, let old = Int(found), let now = Int(schemaVersion), old < now {
+      try db.execute(
+        """
+        DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS attempts; DROP TABLE IF EXISTS failures;
+        DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS durations; DELETE FROM meta;
+        """)
+    }
     try db.execute(
       """
       CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
