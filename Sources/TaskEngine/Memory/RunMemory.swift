@@ -378,14 +378,16 @@ public final class RunMemory {
       }
     }
     guard records, let store, run > 0 else { return }
-    if outcome == .succeeded, op.freshness == nil, op.commandResult == nil, failures.isEmpty || failures[op.name] == nil
+    if outcome == .succeeded, op.freshness == nil, op.commandResult == nil, op.hostData == nil,
+      failures.isEmpty || failures[op.name] == nil
     {
-      // A Lua body or a pure target that succeeded: what it is, without an AttemptRecord
+      // A Lua body that returned nothing, or a pure target: what it is, without an AttemptRecord
       // (10,000 no-op operations paid 35% more for one).
       let start = op.startTime ?? time
+      let duration = time - (op.remoteStartTime ?? start)
+      if duration >= Self.timedDuration { keep(duration, of: op.name) }
       return store.recordSuccess(
-        of: op.name, attempt: op.attempt, started: start + wallOffset,
-        duration: time - (op.remoteStartTime ?? start),
+        of: op.name, attempt: op.attempt, started: start + wallOffset, duration: duration,
         queueWait: op.readyStamp.isNaN ? nil : max(0, start - op.readyStamp),
         run: run)
     }
@@ -406,12 +408,7 @@ public final class RunMemory {
       attempt.result = resultText?(op)
       // An operation shorter than 10 ms is not worth a weight or a place in the order of its
       // own (it weighs the median of the others).
-      if let duration = attempt.duration, duration >= Self.timedDuration {
-        // For the next run: this run's weights and order were made from what was loaded, and
-        // keeping every new one here would grow with the run (a body that makes operations
-        // until the heap's cap is reached must not run taskrun out of memory).
-        store.saveDurations([duration] + (durations[op.name] ?? []).prefix(Self.keptDurations - 1), of: op.name)
-      }
+      if let duration = attempt.duration, duration >= Self.timedDuration { keep(duration, of: op.name) }
     }
     attempt.why = op.why
     store.record(attempt, run: run)
@@ -422,6 +419,13 @@ public final class RunMemory {
       store.noteFailure(of: op.name, run: run, outcome: nil)
     }
     if op.freshness != nil, outcome == .succeeded || op.isFinished { (checked[id], outputsBefore[id]) = (nil, nil) }
+  }
+
+  /// A new duration of `name`, for the next run: this run's weights and order were made from
+  /// what was loaded, and keeping every new one here would grow with the run (a body that makes
+  /// operations until the heap's cap is reached must not run taskrun out of memory).
+  private func keep(_ duration: Double, of name: String) {
+    store?.saveDurations([duration] + (durations[name] ?? []).prefix(Self.keptDurations - 1), of: name)
   }
 
   /// An operation `--resume` reused: recorded so that resuming this run reuses it too (an

@@ -508,9 +508,11 @@ public final class RunStore {
     return a
   }
 
-  /// The newest run's id (nil: none yet).
+  /// The newest run's id (nil: none yet), not counting runs that ended in a usage or script
+  /// error (they ran nothing to resume).
   public func lastRun(before: Int64? = nil) -> Int64? {
-    guard let s = try? db.prepare("SELECT max(id) FROM runs WHERE id < ?") else { return nil }
+    guard let s = try? db.prepare("SELECT max(id) FROM runs WHERE id < ? AND coalesce(outcome, '') != 'error'")
+    else { return nil }
     s.bind(1, before ?? Int64.max)
     guard (try? s.step()) == true else { return nil }
     return s.optionalInt(0)

@@ -173,19 +173,20 @@ extension RunOptions {
     guard let memory else { return }
     memory.always = always
     memory.protectedPaths = [Confinement.resolved(ScriptHost.wholePath(script))]
-    if !dryRun {
-      memory.begin(
-        command: CommandLine.arguments.joined(separator: " "), at: RunStoreAccess.now,
-        clock: session.scheduler.clock.now)
-      session.recording = RunRecording(
-        memory: memory, keeping: keepRuns ?? RunStore.defaultKeptRuns, scheduler: session.scheduler)
-    }
+    // The run to resume is found before this run is recorded: a refused --resume is no run.
     if let resume {
       switch memory.resume(run: resume == 0 ? nil : Int64(resume)) {
       case .success(let run):
         reporter.note("resuming run \(run): what succeeded in it and is still up to date is reused")
       case .failure(let error): throw usage("--resume: \(error)")
       }
+    }
+    if !dryRun {
+      memory.begin(
+        command: CommandLine.arguments.joined(separator: " "), at: RunStoreAccess.now,
+        clock: session.scheduler.clock.now)
+      session.recording = RunRecording(
+        memory: memory, keeping: keepRuns ?? RunStore.defaultKeptRuns, scheduler: session.scheduler)
     }
     session.host.remember(memory)
   }
