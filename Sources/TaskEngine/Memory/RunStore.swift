@@ -124,6 +124,8 @@ public final class RunStore {
       }
     } else {
       lockDescriptor = -1
+      // A reader of a script that never ran here: nothing to read, and nothing is made.
+      guard access(path, F_OK) == 0 else { throw StoreError("no run store in this folder yet") }
     }
     let opened: Result<SQLiteDatabase, StoreError> = Self.openDatabase(path, writing: lock)
     switch opened {
