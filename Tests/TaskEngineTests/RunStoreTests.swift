@@ -103,6 +103,13 @@ import Testing
     #expect(store.runs().map(\.id) == [5, 4])
   }
 
+  @Test func everyScriptNameHasAStoreOfItsOwn() {
+    let names = ["a b.lua", "a_b.lua", "a+b.lua", "a%20b.lua", ".hidden.lua", "ü.lua", "build.lua"]
+    #expect(Set(names.map(RunStore.fileName)).count == names.count)
+    #expect(RunStore.fileName("dir/build.lua") == "build.lua")
+    #expect(!RunStore.fileName(".hidden.lua").hasPrefix("."))
+  }
+
   @Test func aStoreFolderThatIsALinkOrABrokenFileIsRefused() throws {
     let dir = try folder()
     let elsewhere = try folder()

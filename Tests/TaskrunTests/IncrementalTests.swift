@@ -429,6 +429,44 @@ import Testing
     #expect(bad.status == 2 && bad.stderr.contains("run 99 is not in the store"))
   }
 
+  @Test func resumedResultsComeBackAsTheyWere() throws {
+    let script = """
+      local a = operation { name = "a", run = function()
+        return { 7.0, -0.0, 1/0, -1/0, math.mininteger, 2^63, "\\0x", [true] = "t", nested = { 1e15 } } end }
+      operation { name = "b", after = a, run = function()
+        if io.open("fail") then error("b fails") end
+        local r = a.result
+        local f = io.open("seen.txt", "w")
+        f:write(math.type(r[1]), " ", tostring(1/r[2]), " ", tostring(r[3]), " ", tostring(r[4]), " ",
+          math.type(r[5]), " ", tostring(r[5] == math.mininteger), " ", tostring(r[6] == 2^63), " ",
+          tostring(r[true]), " ", math.type(r.nested[1]))
+        f:close()
+      end }
+      """
+    let dir = try workflow(script, ["fail": ""])
+    #expect(try run(dir).run.status == 1)
+    try FileManager.default.removeItem(at: dir.appendingPathComponent("fail"))
+    let resumed = try run(dir, ["--resume"])
+    #expect(resumed.ops["a"]?.outcome == "resumed", "\(resumed.run.stdout)\(resumed.run.stderr)")
+    #expect(read(dir, "seen.txt") == "float -inf inf -inf integer true true t float")
+  }
+
+  /// What finished is committed within 50 ms even while another operation runs on.
+  @Test func whatFinishedIsInTheStoreWhileTheRunGoesOn() throws {
+    let dir = try workflow(
+      #"operation { name = "quick", sh = "true" } operation { name = "long", sh = "touch started; sleep 3" }"#)
+    let started = try Binary.start(["--progress", "plain", "build.lua"], in: dir)
+    let deadline = Date().addingTimeInterval(20)
+    while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("started").path), Date() < deadline {
+      usleep(20_000)
+    }
+    usleep(500_000)
+    kill(started.child.pid, SIGKILL)
+    _ = Binary.finish(started, timeout: 10)
+    let resumed = try run(dir, ["--resume", "--no-color"], script: [])
+    #expect(resumed.ops["quick"]?.outcome == "resumed", "\(resumed.run.stdout)")
+  }
+
   @Test func historyMakesTheETAKnownFromTheStartAndRunsTheLongChainFirst() throws {
     // The long chain is declared last: without history, -j1 starts "short" first.
     let dir = try workflow(

@@ -27,7 +27,7 @@ extension ScriptHost {
     }
     if !s.isNil(spec[.key]) {
       do {
-        freshness.key = try StableText.of(s.L, spec[.key], name: "key", limit: 1 << 16)
+        freshness.key = try StableText.of(s.L, spec[.key], name: "key", limit: 1 << 16, normalizing: true)
       } catch {
         throw ScriptError(
           "\(what()): field 'key' must be made of nil, booleans, numbers, strings and tables, to be compared between runs: \(error.description)"

@@ -14,9 +14,14 @@ struct StableText {
   private var text: [UInt8] = []
   private var open: [UnsafeRawPointer] = []
 
-  init(L: OpaquePointer, limit: Int = 1 << 20) {
+  /// Whether a float with an integral value is written as the integer (a fingerprint's `key`,
+  /// where 1.0 and 1 are the same value); a kept result keeps each number's type.
+  var normalizing = false
+
+  init(L: OpaquePointer, limit: Int = 1 << 20, normalizing: Bool = false) {
     self.L = L
     self.limit = limit
+    self.normalizing = normalizing
   }
 
   struct Refused: Error, CustomStringConvertible {
@@ -24,10 +29,21 @@ struct StableText {
   }
 
   /// The value at `i` as text.
-  static func of(_ L: OpaquePointer, _ i: Int32, name: String, limit: Int = 1 << 20) throws(Refused) -> String {
-    var writer = StableText(L: L, limit: limit)
+  static func of(_ L: OpaquePointer, _ i: Int32, name: String, limit: Int = 1 << 20, normalizing: Bool = false)
+    throws(Refused) -> String
+  {
+    var writer = StableText(L: L, limit: limit, normalizing: normalizing)
     try writer.write(lua_absindex(L, i), path: name, depth: 0)
     return String(decoding: writer.text, as: UTF8.self)
+  }
+
+  /// A float as Lua reads it back (no `math` is needed: the text is loaded with no globals).
+  static func float(_ n: Double, normalizing: Bool) -> String {
+    if n.isNaN { return "(0/0)" }
+    if n.isInfinite { return n > 0 ? "(1/0)" : "(-1/0)" }
+    if normalizing, n == n.rounded(), abs(n) < 9.0e15 { return String(Int64(n)) }  // 1.0 is 1, as Lua compares them
+    let text = "\(n)"  // shortest round trip: "7.0", "1e+15", "-0.0"
+    return text.contains(where: { $0 == "." || $0 == "e" }) ? text : text + ".0"
   }
 
   private mutating func append(_ s: String) throws(Refused) {
@@ -41,15 +57,10 @@ struct StableText {
     case LUA_TBOOLEAN: try append(lua_toboolean(L, i) != 0 ? "true" : "false")
     case LUA_TNUMBER:
       if lua_isinteger(L, i) != 0 {
-        try append(String(lua_tointegerx(L, i, nil)))
+        let n = lua_tointegerx(L, i, nil)
+        try append(n == .min ? "(-9223372036854775807-1)" : String(n))  // the literal would read as a float
       } else {
-        let n = lua_tonumberx(L, i, nil)
-        // 1.0 is 1, as Lua compares them.
-        if n == n.rounded(), abs(n) < 9.0e15 {
-          try append(String(Int64(n)))
-        } else {
-          try append(n.isNaN ? "(0/0)" : n == .infinity ? "math.huge" : n == -.infinity ? "-math.huge" : "\(n)")
-        }
+        try append(Self.float(lua_tonumberx(L, i, nil), normalizing: normalizing))
       }
     case LUA_TSTRING:
       var length = 0
@@ -63,7 +74,7 @@ struct StableText {
       open.append(pointer)
       defer { open.removeLast() }
       // Keys sorted: numbers first (by value), then strings (by bytes); others are refused.
-      var numbers: [Double] = [], strings: [[UInt8]] = []
+      var numbers: [Double] = [], strings: [[UInt8]] = [], booleans: [Bool] = []
       let base = lua_gettop(L)
       lua_pushnil(L)
       while tl_next(L, i) != 0 {
@@ -74,6 +85,8 @@ struct StableText {
           var length = 0
           let bytes = lua_tolstring(L, -2, &length)!
           strings.append(Array(UnsafeRawBufferPointer(start: bytes, count: length)))
+        case LUA_TBOOLEAN:
+          booleans.append(lua_toboolean(L, -2) != 0)
         default:
           let kind = String(cString: lua_typename(L, lua_type(L, -2)))
           lua_settop(L, base)
@@ -83,11 +96,20 @@ struct StableText {
       }
       try append("{")
       var first = true
+      for b in booleans.sorted(by: { !$0 && $1 }) {
+        if !first { try append(",") }
+        first = false
+        try append(b ? "[true]=" : "[false]=")
+        lua_pushboolean(L, b ? 1 : 0)
+        lua_rawget(L, i)
+        defer { lua_settop(L, base) }
+        try write(lua_gettop(L), path: "\(path)[\(b)]", depth: depth + 1)
+      }
       for n in numbers.sorted() {
         if !first { try append(",") }
         first = false
         let isInteger = n == n.rounded() && abs(n) < 9.0e15
-        try append(isInteger ? "[\(Int64(n))]=" : "[\(n)]=")
+        try append(isInteger ? "[\(Int64(n))]=" : "[\(Self.float(n, normalizing: false))]=")
         if isInteger {
           lua_rawgeti(L, i, lua_Integer(Int64(n)))
         } else {

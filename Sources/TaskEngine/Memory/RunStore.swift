@@ -140,12 +140,19 @@ public final class RunStore {
   /// hold (or should not) replaced.
   static func fileName(_ script: String) -> String {
     let base = script.split(separator: "/").last.map(String.init) ?? "workflow"
-    let safe = String(
-      base.unicodeScalars.map { c -> Character in
-        c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "." || c == "-" || c == "_")
-          ? Character(c) : "_"
-      })
-    return safe.isEmpty || safe.hasPrefix(".") ? "_" + safe.prefix(200) : String(safe.prefix(200))
+    // Percent-encoded, so that two names never share a store ("a b.lua" is "a%20b.lua").
+    var safe = ""
+    for byte in base.utf8 {
+      let c = Character(Unicode.Scalar(byte))
+      if (c.isASCII && (c.isLetter || c.isNumber)) || c == "." || c == "-" || c == "_" {
+        safe.append(c)
+      } else {
+        safe += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+      }
+    }
+    if safe.hasPrefix(".") { safe = "%2E" + safe.dropFirst() }
+    return safe.isEmpty
+      ? "workflow" : safe.utf8.count > 200 ? String(safe.prefix(160)) + "%" + Digest.of(Array(base.utf8)).short : safe
   }
 
   private static func openDatabase(_ path: String, writing: Bool) -> Result<SQLiteDatabase, StoreError> {
@@ -303,7 +310,8 @@ public final class RunStore {
     pending.double(started)
     pending.optionalDouble(duration)
     pending.optionalDouble(queueWait)
-    pending.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])  // no exit, memory, CPU, error, identity, result, job, why
+    // No exit status, memory, CPU, error, identity, result, job or why.
+    pending.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])
     pendingCount += 1
     if pendingCount >= 500 { flushAttempts() }
   }
@@ -482,11 +490,11 @@ public final class RunStore {
     if let run { s.bind(1, run) }
     var found: [(Int64, AttemptRecord)] = []
     while (try? s.step()) == true, found.count < limit {
-      let run = s.int(0)
+      let batchRun = s.int(0)
       var batch: [(Int64, AttemptRecord)] = []
       var r = ByteReader(s.blob(1))
       while !r.atEnd, let a = Self.attempt(&r) {
-        if operation == nil || a.operation == operation { batch.append((run, a)) }
+        if operation == nil || a.operation == operation { batch.append((batchRun, a)) }
       }
       found += run == nil ? Array(batch.reversed()) : batch  // newest first across runs
     }

@@ -70,8 +70,8 @@ extension Scheduler {
         if cancelUnstartable() || onStall() { continue }
         return done()
       }
+      commitMemory(beforeWaiting: true)  // first: it may set the timer the wait must end for
       let deadlines = [loop.nextDeadline, tickInterval == nil ? nil : nextTick].compactMap { $0 }
-      commitMemory(beforeWaiting: true)
       loop.idle(until: deadlines.min())
     }
   }

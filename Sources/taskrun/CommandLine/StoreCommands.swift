@@ -84,6 +84,9 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
     }
     let (script, targets) = try StoreCommands.resolve(file: file, directory: directory, words: words)
     guard targets.count <= 1 else { throw StoreCommands.usage("taskrun history takes at most one operation") }
+    guard access(script, F_OK) == 0 else {
+      throw StoreCommands.usage("no script '\(TerminalText.escaped(script))' here")
+    }
     guard let folder = RunStoreAccess.workflowFolder(of: script) else {
       throw StoreCommands.usage("a script read from standard input has no run store")
     }
