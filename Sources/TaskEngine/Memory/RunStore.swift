@@ -175,6 +175,9 @@ public final class RunStore {
     // WAL: a run's commits are appends; `kill -9` at any moment leaves the last commit intact.
     _ = try db.text("PRAGMA journal_mode = WAL")
     try db.execute("PRAGMA synchronous = NORMAL")
+    // A run ends with _exit, never closing the store: the WAL is checkpointed as it goes (every
+    // 64 pages, not 1,000) and cut back, so the next open does not read megabytes of it.
+    try db.execute("PRAGMA wal_autocheckpoint = 64; PRAGMA journal_size_limit = 1048576")
     // A store of this version has its tables: only a new one reads their definitions.
     let found = try? db.text("SELECT value FROM meta WHERE key = 'schema'")
     if found == schemaVersion {
