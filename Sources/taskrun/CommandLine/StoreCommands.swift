@@ -13,19 +13,13 @@ struct WhyCommand: ParsableCommand, InvokedCommand {
     usage: "taskrun why [-C DIR] [-f FILE | SCRIPT] OPERATION...",
     discussion: "Without SCRIPT (or -f), taskrun.lua or workflow.lua here or in a parent folder, as for a run.")
 
-  @Option(
-    name: .customShort("f"),
-    help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
-  var file: String?
-
-  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
-  var directory: String?
+  @OptionGroup var place: ScriptPlace
 
   @Argument(help: ArgumentHelp("The workflow script, then the operations.", valueName: "script-and-operations"))
   var words: [String] = []
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
-    let (script, targets) = try StoreCommands.resolve(file: file, directory: directory, words: words)
+    let (script, targets) = try StoreCommands.resolve(file: place.file, directory: place.directory, words: words)
     guard !targets.isEmpty else { throw StoreCommands.usage("taskrun why needs the name of an operation") }
     let session = Session(
       jobs: nil, keepGoing: false, display: .sinks([MessagesToStandardError()]),
@@ -64,13 +58,7 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
     usage: "taskrun history [-C DIR] [-f FILE | SCRIPT] [OPERATION] [--limit N]",
     discussion: "Without SCRIPT (or -f), taskrun.lua or workflow.lua here or in a parent folder, as for a run.")
 
-  @Option(
-    name: .customShort("f"),
-    help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
-  var file: String?
-
-  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
-  var directory: String?
+  @OptionGroup var place: ScriptPlace
 
   @Option(help: "How many runs or attempts to show (1 to 10000).")
   var limit: Int = 20
@@ -82,7 +70,7 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
     guard (1...10_000).contains(limit) else {
       throw StoreCommands.usage("--limit must be from 1 to 10000 (got \(limit))")
     }
-    let (script, targets) = try StoreCommands.resolve(file: file, directory: directory, words: words)
+    let (script, targets) = try StoreCommands.resolve(file: place.file, directory: place.directory, words: words)
     guard targets.count <= 1 else { throw StoreCommands.usage("taskrun history takes at most one operation") }
     guard access(script, F_OK) == 0 else {
       throw StoreCommands.usage("no script '\(TerminalText.escaped(script))' here")
@@ -140,6 +128,17 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
     }
     throw Taskrun.Exit(.success)
   }
+}
+
+/// `-f FILE` and `-C DIR` of the store's subcommands: which script's store.
+struct ScriptPlace: ParsableArguments {
+  @Option(
+    name: .customShort("f"),
+    help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
+  var file: String?
+
+  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
+  var directory: String?
 }
 
 enum StoreCommands {
