@@ -20,13 +20,7 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
   @Option(help: "dot (Graphviz), mermaid or json.")
   var format: GraphFormat = .dot
 
-  @Option(
-    name: .customShort("f"),
-    help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
-  var file: String?
-
-  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
-  var directory: String?
+  @OptionGroup var place: ScriptPlace
 
   @OptionGroup var sandboxOptions: SandboxOptions
 
@@ -40,7 +34,7 @@ struct GraphCommand: ParsableCommand, InvokedCommand {
     var session: Session?
     let ops: [OperationNode]
     do {
-      let (script, targets) = try ScriptFinder.resolve(file: file, directory: directory, words: words)
+      let (script, targets) = try ScriptFinder.resolve(file: place.file, directory: place.directory, words: words)
       let loaded = try load(script, invocation: invocation, choice: choice)
       session = loaded
       ops = loaded.scheduler.plan(for: try loaded.host.select(targets: targets))

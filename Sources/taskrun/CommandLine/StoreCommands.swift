@@ -130,17 +130,6 @@ struct HistoryCommand: ParsableCommand, InvokedCommand {
   }
 }
 
-/// `-f FILE` and `-C DIR` of the store's subcommands: which script's store.
-struct ScriptPlace: ParsableArguments {
-  @Option(
-    name: .customShort("f"),
-    help: ArgumentHelp("The workflow script (instead of finding taskrun.lua).", valueName: "file"))
-  var file: String?
-
-  @Option(name: .customShort("C"), help: ArgumentHelp("Change to DIR first.", valueName: "dir"))
-  var directory: String?
-}
-
 enum StoreCommands {
   static func usage(_ message: String) -> Taskrun.Exit {
     TerminalText.writeMessage("taskrun: " + message)
