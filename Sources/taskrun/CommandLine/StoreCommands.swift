@@ -40,10 +40,11 @@ struct WhyCommand: ParsableCommand, InvokedCommand {
     let prediction = session.scheduler.predict(session.scheduler.plan(for: selected), slots: nil)
     for op in selected {
       guard let verdict = prediction.verdicts.first(where: { $0.operation === op }) else { continue }
-      print("\(op.name): \(verdict.runs ? "would run: " : "")\(verdict.why)")
+      print("\(op.name): \(verdict.runs ? "would run: " : "")" + TerminalText.escaped(verdict.why, keepingLines: false))
       if let (run, last) = memory.store?.attempts(operation: op.name, limit: 1).first {
         let how = last.attempt == 0 ? "reused" : "\(last.outcome)"
-        print("  last: run \(run), \(how)" + (last.why.map { ": \($0)" } ?? "") + (last.error.map { " (\($0))" } ?? ""))
+        let said = (last.why.map { ": \($0)" } ?? "") + (last.error.map { " (\($0))" } ?? "")
+        print("  last: run \(run), \(how)" + TerminalText.escaped(said, keepingLines: false))
       }
     }
     throw Taskrun.Exit(.success)
