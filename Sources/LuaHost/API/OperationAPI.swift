@@ -92,11 +92,14 @@ extension ScriptHost {
     }
     let grant = s.isNil(spec[.sandbox]) ? nil : try sandboxGrant(s, spec[.sandbox], what: what())
     let qos = s.isNil(spec[.qos]) ? nil : try qualityOfService(s, spec[.qos], what: what())
+    let service = s.isNil(spec[.service]) && s.isNil(spec[.ready]) ? nil : try serviceSpec(s, spec, what: what())
     if !s.isNil(sh) {
       var command = try commandSpec(s, sh, options: 1, function: what(), field: "sh")
       command.sandbox = grant
       command.qos = qos
-      body = CommandBody(command)
+      body = service.map { ServiceBody(command, ready: $0, keeper: scheduler.services) } ?? CommandBody(command)
+    } else if service != nil {
+      throw ScriptError("\(what()): a service runs a command: give 'sh' (not 'run')")
     } else if !s.isNil(spec[.env]) || !s.isNil(spec[.cwd]) || !s.isNil(spec[.progress]) {
       throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
     }
@@ -155,6 +158,28 @@ extension ScriptHost {
     }
     pushHandle(.operation, id: op.id, on: s)
     return 1
+  }
+
+  /// `service = true` and its `ready = condition` (or none: ready once started); nil when
+  /// `service` is false. `ready` without `service` is an error.
+  private func serviceSpec(_ s: LuaStack, _ spec: SpecSlots, what: @autoclosure () -> String) throws
+    -> (any OperationCondition)??
+  {
+    let flag = spec[.service], ready = spec[.ready]
+    guard s.isNil(flag) || s.type(flag) == LUA_TBOOLEAN else {
+      throw ScriptError("\(what()): field 'service' must be a boolean (got \(s.typeName(flag)))")
+    }
+    guard s.boolean(flag) else {
+      if !s.isNil(ready) { throw ScriptError("\(what()): field 'ready' applies to a service (service = true)") }
+      return nil
+    }
+    if s.isNil(ready) { return .some(nil) }
+    guard case .condition(let condition)? = condition(at: ready, on: s) else {
+      throw ScriptError(
+        "\(what()): field 'ready' must be a condition, such as reachable(\"127.0.0.1\", 8080) (got \(s.typeName(ready)))"
+      )
+    }
+    return .some(condition)
   }
 
   /// The fields operations and groups share, from their slots.

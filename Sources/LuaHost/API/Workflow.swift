@@ -1,6 +1,8 @@
+import CLua
 // Workflow: what the command line does with a loaded script: pick targets, plan, run.
 import CLuaShim
 import FoundationEssentials
+import Glibc
 import TaskEngine
 
 extension ScriptHost {
@@ -64,4 +66,39 @@ extension ScriptHost {
 
   /// Marks the current interrupt for the interrupt hook (safe from any thread).
   public static func interruptLua(_ on: Bool) { setInterrupt(on) }
+}
+
+extension ScriptHost {
+  /// The files of the Lua modules the script loaded with `require` (those of `package.loaded`
+  /// that `package.path` finds now), for `taskrun -w`. Read with raw accesses only: a
+  /// `package` table the script replaced is read as it is, or not at all.
+  public func loadedLuaFiles() -> [String] {
+    let s = stack
+    let top = s.top
+    defer { lua_settop(L, top) }
+    lua_rawgeti(L, tl_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
+    guard s.rawGet(-1, "package") == LUA_TTABLE else { return [] }
+    let package = s.top
+    guard s.rawGet(package, "path") == LUA_TSTRING, let path = s.string(-1) else { return [] }
+    guard s.rawGet(package, "loaded") == LUA_TTABLE else { return [] }
+    let loaded = s.top
+    var names: [String] = []
+    s.pushNil()
+    while tl_next(L, loaded) != 0 && names.count < 10_000 {
+      if s.type(-2) == LUA_TSTRING, let name = s.string(-2) { names.append(name) }
+      s.pop()
+    }
+    var files: [String] = []
+    for name in names where !name.isEmpty && !name.contains("/") {
+      let stem = String(name.map { $0 == "." ? "/" : $0 })
+      for template in path.split(separator: ";") {
+        let file = template.split(separator: "?", omittingEmptySubsequences: false).joined(separator: stem)
+        if access(file, R_OK) == 0 {
+          files.append(file)
+          break
+        }
+      }
+    }
+    return files
+  }
 }

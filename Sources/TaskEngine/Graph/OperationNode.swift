@@ -118,6 +118,9 @@ public protocol OperationBody: AnyObject {
   /// Whether `identity` costs little enough to record for every attempt (a command's text);
   /// a Lua function's is made from its code, only for operations with declarations.
   var cheapIdentity: Bool { get }
+  /// Whether the run store may take it as up to date without starting it (a service that
+  /// no longer runs must start again).
+  func mayBeReused(_ operation: OperationNode) -> Bool
 }
 
 extension OperationBody {
@@ -126,6 +129,7 @@ extension OperationBody {
   public func resume(_ operation: OperationNode, scheduler: Scheduler) {}
   public var identity: [OperationRecord.Part] { [OperationRecord.Part("body", summary)] }
   public var cheapIdentity: Bool { true }
+  public func mayBeReused(_ operation: OperationNode) -> Bool { true }
 }
 
 /// What an operation runs after its body stopped for a failure, a cancel or a timeout (the

@@ -75,8 +75,12 @@ public final class EventLoop {
     return lastCompletion
   }
 
-  /// Watches `watcher`'s descriptors whenever the loop looks at the inbox (one at a time).
-  public func watch(_ watcher: any DescriptorSource) { inbox.watcher = watcher }
+  /// Watches `watcher`'s descriptors whenever the loop looks at the inbox, beside those
+  /// watched already (a run's control socket and `-w`'s file watcher).
+  public func watch(_ watcher: any DescriptorSource) {
+    guard let present = inbox.watcher else { return inbox.watcher = watcher }
+    inbox.watcher = DescriptorSources([present, watcher])
+  }
 
   /// Hands the answer of `perform`'s work `number` (an inbox `.completion`) to its `then`,
   /// or a message to a registered service.

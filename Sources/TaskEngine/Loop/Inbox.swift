@@ -34,6 +34,30 @@ public protocol DescriptorSource: AnyObject {
   func handle(_ fds: [pollfd], from first: Int)
 }
 
+/// Several watchers as one: each is given its own part of the descriptors.
+final class DescriptorSources: DescriptorSource {
+  private let parts: [any DescriptorSource]
+  private var firsts: [Int]
+
+  init(_ parts: [any DescriptorSource]) {
+    self.parts = parts.flatMap { ($0 as? DescriptorSources)?.parts ?? [$0] }
+    firsts = Array(repeating: 0, count: self.parts.count)
+  }
+
+  func watch(_ fds: inout [pollfd]) -> Double? {
+    var limit: Double?
+    for (i, part) in parts.enumerated() {
+      firsts[i] = fds.count
+      if let allowed = part.watch(&fds) { limit = min(limit ?? allowed, allowed) }
+    }
+    return limit
+  }
+
+  func handle(_ fds: [pollfd], from first: Int) {
+    for (i, part) in parts.enumerated() { part.handle(fds, from: firsts[i]) }
+  }
+}
+
 /// A thread-safe FIFO; only the scheduler's thread takes from it. While that thread waits for
 /// it, it also watches a `DescriptorSource` (the commands' pipes and exits), so a command's
 /// output and exit reach the scheduler without a hand-off between threads.

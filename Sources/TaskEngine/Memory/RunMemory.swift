@@ -13,6 +13,9 @@ public final class RunMemory {
   public private(set) var run: Int64 = 0
   /// `-B`/`--always`: every operation runs, whatever the store says (its successes are still recorded).
   public var always = false
+  /// A cycle of `taskrun -w` after the first: what the previous cycle ran is resumed, and
+  /// operations that declare nothing are kept unless what they depend on ran again.
+  public var watching = false
   /// Whether checks may write (false for `-n` and `why`).
   public let records: Bool
   /// The last success of each operation, by name, in brief; and the records decoded so far.
@@ -68,6 +71,13 @@ public final class RunMemory {
     defer { history = History(self) }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     folder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
+  }
+
+  /// A memory of the same store for the next run in this process (a cycle of `taskrun -w`):
+  /// what this one recorded is committed, and read back as the next one's past.
+  public func next() -> RunMemory {
+    commit()
+    return RunMemory(store: store, records: records)
   }
 
   /// Seconds to add to the scheduler's clock for wall-clock time (what the store keeps).
@@ -156,6 +166,9 @@ public final class RunMemory {
   }
 
   private func decide(_ op: OperationNode) -> Verdict {
+    if watching, let resumed, resumed.succeeded[op.name] != nil {
+      return decideInCycle(op, after: resumed.run)
+    }
     if let resumed, let attempt = resumed.succeeded[op.name] {
       let identity = Self.identityDigest(op)
       if let recorded = attempt.identity, recorded != identity {
@@ -185,6 +198,32 @@ public final class RunMemory {
       return .reuse(.upToDate(since: 0), "fresh() says it is up to date")
     }
     return decideByFingerprint(op)
+  }
+
+  /// In a cycle of `-w` after the first (`watching`, the previous cycle resumed): an operation
+  /// that declares files is up to date by its fingerprint; one that does not is kept while
+  /// what it runs is the same and none of its dependencies ran again in this cycle.
+  private func decideInCycle(_ op: OperationNode, after previous: Int64) -> Verdict {
+    if let freshness = op.freshness, freshness.declaresFiles { return decideByFingerprint(op) }
+    if let recorded = resumed?.succeeded[op.name]?.identity, recorded != Self.identityDigest(op) {
+      return .run("what it runs changed")
+    }
+    if let dependency = op.dependencies.first(where: Self.ranAgain) { return .run("\(dependency.name) ran again") }
+    if let stale = op.freshness?.check?(op) { return .run(stale) }
+    return .reuse(.upToDate(since: previous), "not affected by the change")
+  }
+
+  /// Whether `op` ran in this run (a group: whether one of its operations did).
+  private static func ranAgain(_ op: OperationNode) -> Bool {
+    guard op.outcome == .succeeded else { return false }
+    if op.isGroup { return op.children.contains(where: ranAgain) }
+    return op.reuse == nil
+  }
+
+  /// The files `op`'s depfile named at its last success (`-w` watches them).
+  public func discoveredPaths(of op: OperationNode) -> [String] {
+    guard op.freshness?.depfile != nil else { return [] }
+    return last(op.name)?.discovered.map(\.path) ?? []
   }
 
   /// The record of an operation's last success, decoded once.
@@ -378,7 +417,7 @@ public final class RunMemory {
       }
     }
     guard records, let store, run > 0 else { return }
-    if outcome == .succeeded, op.freshness == nil, op.commandResult == nil, op.hostData == nil,
+    if outcome == .succeeded, op.freshness == nil, op.commandResult == nil, op.hostData == nil, !watching,
       failures.isEmpty || failures[op.name] == nil
     {
       // A Lua body that returned nothing, or a pure target: what it is, without an AttemptRecord
@@ -431,19 +470,19 @@ public final class RunMemory {
   /// An operation `--resume` reused: recorded so that resuming this run reuses it too (an
   /// up-to-date one is found up to date again; 10,000 of them write nothing).
   func reused(_ op: OperationNode, at time: Double) {
-    guard records, let store, run > 0, case .resumed = op.reuse else { return }
+    guard records, let store, run > 0, let reuse = op.reuse else { return }
+    if case .upToDate = reuse, !watching { return }
     var attempt = AttemptRecord(operation: op.name, attempt: 0, outcome: "succeeded", started: time + wallOffset)
     attempt.identity = Self.identityDigest(op)
-    if case .resumed(let from) = op.reuse, let old = resumed?.succeeded[op.name], from > 0 {
-      attempt.result = old.result
-    }
+    if let old = resumed?.succeeded[op.name], resumed!.run > 0 { attempt.result = old.result }
     attempt.why = op.why
     store.record(attempt, run: run)
   }
 
   /// The result text `--resume` restores for `op` (nil: none was kept).
   public func restoredResult(_ op: OperationNode) -> String? {
-    guard case .resumed = op.reuse else { return nil }
+    guard let reuse = op.reuse else { return nil }
+    if case .upToDate = reuse, !watching { return nil }
     return resumed?.succeeded[op.name]?.result
   }
 

@@ -45,7 +45,8 @@ extension Scheduler {
         let verdict = memory.check(op)  // may call the script's fresh(), which may end the run
         if op.isFinished || op.state != .pending { return }
         if stopping.halted, let reason = stopping.stopReason { return finish(op, .cancelled, error: reason) }
-        if case .reuse = verdict { return finishUnrun(op) }  // Scheduler+Memory
+        if case .reuse = verdict, op.body?.mayBeReused(op) ?? true { return finishUnrun(op) }  // Scheduler+Memory
+        op.reuse = nil
       }
       memory.ready(op, at: clock.now)
     }

@@ -47,6 +47,8 @@ public final class Scheduler {
         memory?.history == nil ? nil : { [unowned self] op in memory?.slowDuration(of: op.name) }
     }
   }
+  /// The processes of `service = true` operations (`-w` gives every cycle's scheduler the same).
+  public var services = ServiceKeeper()
   /// Called when the run is interrupted or ended, after the operations were cancelled (the
   /// Lua host wakes the script's top level, which waits on no operation of its own).
   public var onHalt: () -> Void = {}

@@ -145,10 +145,17 @@ extension RunOptions {
 
   /// The run store of the script's folder for this run: opened with its lock (read only for
   /// a dry run), the run recorded, `-B` and `--resume` applied.
-  private func useStore(_ session: Session, script: String, reporter: PlainReporter) throws {
+  private func useStore(_ session: Session, script: String, reporter: PlainReporter, after previous: RunMemory?) throws
+  {
     func usage(_ message: String) -> Taskrun.Exit {
       reporter.error(message)
       return Taskrun.Exit(.usage)
+    }
+    if let previous {  // a cycle of -w: the same store, what the cycle before it ran resumed
+      let memory = previous.next()
+      memory.watching = previous.run > 0
+      if previous.run > 0 { _ = memory.resume(run: previous.run) }
+      return remember(memory, in: session, script: script)
     }
     let memory: RunMemory?
     var told = false
@@ -171,8 +178,6 @@ extension RunOptions {
       throw usage("\(error)")
     }
     guard let memory else { return }
-    memory.always = always
-    memory.protectedPaths = [Confinement.resolved(ScriptHost.wholePath(script))]
     // The run to resume is found before this run is recorded: a refused --resume is no run.
     if let resume {
       switch memory.resume(run: resume == 0 ? nil : Int64(resume)) {
@@ -181,6 +186,13 @@ extension RunOptions {
       case .failure(let error): throw usage("--resume: \(error)")
       }
     }
+    remember(memory, in: session, script: script)
+  }
+
+  /// `memory` is the run's: `-B` and the protected script applied, the run recorded.
+  private func remember(_ memory: RunMemory, in session: Session, script: String) {
+    memory.always = always
+    memory.protectedPaths = [Confinement.resolved(ScriptHost.wholePath(script))]
     if !dryRun {
       memory.begin(
         command: CommandLine.arguments.joined(separator: " "), at: RunStoreAccess.now,
@@ -249,12 +261,42 @@ extension RunOptions {
     {
       throw usage(problem)
     }
+    if watch {
+      try WatchCycles(options: self, reporter: reporter, script: script, targets: targets).run(first: session)
+    }
+    let selected = try load(session, script: script, targets: targets, reporter: reporter)
+    let summary = session.host.run(selected)
+    // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
+    // process ends here.
+    session.finish(code: Session.exitCode(of: summary).rawValue)
+  }
+
+  /// Loads the script into `session` (after `previous`, the cycle of `-w` before this one)
+  /// and selects its targets: the signals, the control socket, the run store, the sandbox
+  /// and the executor first. A listing or a dry run ends here.
+  func load(
+    _ session: Session, script: String, targets: [String], reporter: PlainReporter, after previous: Session? = nil
+  ) throws -> [OperationNode] {
+    /// An error of the command line or the script: said, and the exit code 2.
+    func usage(_ message: String) -> Taskrun.Exit {
+      reporter.error(message)
+      return Taskrun.Exit(.usage)
+    }
     session.attachSignals()
+    let writesNothing = dryRun || list || listNames
     if !writesNothing { session.publish(script: script) }
-    if !noStore && !list && !listNames { try useStore(session, script: script, reporter: reporter) }
+    if !noStore && !list && !listNames {
+      try useStore(session, script: script, reporter: reporter, after: previous?.scheduler.memory)
+    }
     let host = session.host
+    let scheduler = session.scheduler
     host.dryRun = dryRun
-    if let sandbox {
+    if let previous {  // a cycle of -w: the sandbox made for the first
+      host.commandSandbox = previous.host.commandSandbox
+      if let sandbox {
+        host.applySandbox(environment: sandbox == .commands ? scheduler.processes.confinement?.environment : nil)
+      }
+    } else if let sandbox {
       do { try Self.sandbox(session, sandbox, script: script, allowing: sandboxAllow?.kinds ?? []) } catch {
         throw usage(Self.cannotConfine(error))
       }
@@ -276,10 +318,11 @@ extension RunOptions {
       if error.operationFailed {  // a top-level wait on a failed operation: a failed run, as run() is
         reporter.error(error.description)
         _ = session.settle()
+        if watch { throw Taskrun.Exit(.failure) }  // -w waits for the next change
         session.finish(code: ExitCode.failure.rawValue)
       }
       reporter.error(error.description)
-      scheduler.processes.endDescendants()
+      if !watch { scheduler.processes.endDescendants() }  // -w: the services stay
       throw Taskrun.Exit(.usage)
     }
     if host.exitCode != nil {  // os.exit caught by a pcall at the top level: still the end
@@ -304,9 +347,6 @@ extension RunOptions {
       if let caveat = host.dryRunCaveat { print(caveat) }
       throw Taskrun.Exit(.success)
     }
-    let summary = host.run(selected)
-    // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
-    // process ends here.
-    session.finish(code: Session.exitCode(of: summary).rawValue)
+    return selected
   }
 }

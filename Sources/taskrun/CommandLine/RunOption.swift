@@ -11,9 +11,9 @@ import ArgumentParser
 enum RunOption: Int, CaseIterable {
   // In the order a completion offers them: flags, files, folders, words, numbers.
   case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, sandboxLua, list
-  case always, noStore, resume, predict
+  case always, noStore, resume, predict, watch
   case file, events, trace, directory, progress, executor, sandboxAllow, lang, answer
-  case jobs, memory, outputLimit, outputFileLimit, listNames, keepRuns, resumeRun
+  case jobs, memory, outputLimit, outputFileLimit, listNames, keepRuns, resumeRun, debounce
 
   /// What follows an option: what the quick parse reads, and what a completion offers.
   enum Value: Sendable {
@@ -260,6 +260,21 @@ enum RunOption: Int, CaseIterable {
       ) { o, _ in
         o.predict = true; return true
       }
+    case .watch:
+      Declaration(
+        short: "-w", long: "--watch", value: .flag,
+        text:
+          "Run, then watch the inputs, the script and its Lua files; on a change, rerun what it made out of date (Ctrl-C ends)."
+      ) { o, _ in
+        o.watch = true; return true
+      }
+    case .debounce:
+      Declaration(
+        long: "--debounce", value: .number,
+        text: "With -w: milliseconds without a change before a cycle starts (0 to 10000, default 100).", valueName: "ms"
+      ) {
+        $0.debounce = Int($1); return $0.debounce != nil
+      }
     }
   }
 
@@ -287,7 +302,7 @@ enum RunOption: Int, CaseIterable {
 
   /// A bit per option, for the quick parse's "given twice" check (a Set costs start-up a
   /// conformance search).
-  var bit: UInt32 { 1 << UInt32(rawValue) }
+  var bit: UInt64 { 1 << UInt64(rawValue) }
 
   var takesValue: Bool {
     if case .flag = declaration.value { return false }

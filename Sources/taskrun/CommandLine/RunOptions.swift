@@ -36,6 +36,9 @@ struct RunOptions: Equatable {
   var keepRuns: Int?
   var resume: Int?
   var predict = false
+  /// `-w`: cycles of runs on changes, `--debounce` milliseconds apart at least.
+  var watch = false
+  var debounce: Int?
   var words: [String] = []
 
   /// Why these options cannot run together, or nil.
@@ -58,6 +61,18 @@ struct RunOptions: Equatable {
     }
     if noStore && (resume != nil || keepRuns != nil) {
       return "--no-store cannot be used with \(resume != nil ? "--resume" : "--keep-runs"): they need the run store"
+    }
+    if let debounce, !(0...10_000).contains(debounce) {
+      return "--debounce must be from 0 to 10000 milliseconds (got \(debounce))"
+    }
+    if debounce != nil && !watch { return "--debounce goes with -w" }
+    if watch && (dryRun || list || listNames) {
+      return "-w cannot be used with \(dryRun ? "-n" : "--list"): it runs the workflow"
+    }
+    if watch && (noStore || resume != nil) {
+      return noStore
+        ? "-w needs the run store (it tells what a change made out of date): drop --no-store"
+        : "-w cannot be used with --resume: each cycle resumes the one before"
     }
     if predict && !dryRun { return "--predict goes with -n: it predicts a run without running it" }
     if resume != nil && (list || listNames) { return "--resume cannot be used with --list" }
@@ -82,7 +97,7 @@ struct RunOptions: Equatable {
   /// answers them. `RunOptionsTests` checks that both parsers agree wherever this one answers.
   static func parse(_ arguments: [String]) -> RunOptions? {
     var options = RunOptions()
-    var seen: UInt32 = 0  // a bit per option: a Set or a Dictionary here costs start-up a conformance search
+    var seen: UInt64 = 0  // a bit per option: a Set or a Dictionary here costs start-up a conformance search
     var i = 0
     while i < arguments.count {
       let argument = arguments[i]

@@ -11,6 +11,21 @@ final class EventsReporter: EventSink {
   /// Every event, `op_ready` too.
   var interests: EventInterests { EventInterests.all.union(.readiness) }
 
+  /// `-w`: the cycle every event belongs to (a field of each line), and the file stays open
+  /// after a run's end for the next cycle's.
+  var cycle: Int?
+
+  /// `-w`: a cycle starts, because of what changed (`watch_cycle`).
+  func cycleStarts(_ number: Int, changed: [String], at time: Double) {
+    cycle = number
+    var fields: [(String, JSON)] = [
+      ("time", seconds(time)), ("event", .string("watch_cycle")), ("cycle", .int(number)),
+      ("changed", .array(changed.prefix(1000).map(JSON.string)))
+    ]
+    if changed.count > 1000 { fields.append(("changed_more", .int(changed.count - 1000))) }
+    file.append(JSON.object(fields).text + "\n")
+  }
+
   /// `path` "-" means standard error.
   init(path: String, folder: Int32 = AT_FDCWD) throws {
     file = try ReportFile(path: path, what: "events", folder: folder)
@@ -123,10 +138,11 @@ final class EventsReporter: EventSink {
         ("critical_path_because", .array(summary.criticalPath.map { $0.reason.map(Self.because) ?? .null }))
       ]
     }
+    if let cycle { fields.append(("cycle", .int(cycle))) }
     var line = JSON.object(fields).text
     line += "\n"
     file.append(line)
-    if case .runFinish = event { file.close() }
+    if case .runFinish = event, cycle == nil { file.close() }
   }
 
   static func json(_ value: ProgressNode.InfoValue) -> JSON {

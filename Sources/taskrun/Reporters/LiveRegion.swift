@@ -5,6 +5,8 @@ struct LiveRegion {
   let color: ColorPolicy
   let frame: Int
   let now: Double
+  /// `-w`'s cycle, first on the overall line.
+  var heading: String? = nil
 
   /// The overall line, the activities, and a row per running operation; when they do not
   /// fit in `height` lines, as many rows as fit and "… and N more running".
@@ -32,6 +34,7 @@ struct LiveRegion {
   func overall(_ progress: RunProgress, width: Int) -> String {
     let words = ProgressLanguage.current
     var parts = ["\(Int(progress.fraction * 100))%".leftPadded(4)]
+    if let heading { parts.insert(color.paint(heading, "1;36"), at: 0) }
     if progress.stopping { parts.append(color.paint(words.status(.stopping), "1;33")) }
     parts.append(words.status(.done, progress.done))
     let failed = progress.failed - progress.cancelled

@@ -64,6 +64,9 @@ final class LiveReporter: EventSink {
     ct_show_cursor_on_crash()
   }
 
+  /// `-w`: the cycle and what started it, first on the overall line ("cycle 3 · src/a.c").
+  var heading: String?
+
   /// `--events -` with standard error on the same terminal: each event's line is written above
   /// the region, as the lines of finished operations are, not into it.
   var eventsAbove: EventSink?
@@ -247,11 +250,14 @@ final class LiveReporter: EventSink {
     let rows = Int(ct_rows(STDOUT_FILENO))
     // The region never reaches the top row: the overall line stays on screen.
     let height = max(1, (rows > 0 ? rows : 24) - 1)
-    let region = LiveRegion(color: color, frame: frame, now: now)
+    var region = LiveRegion(color: color, frame: frame, now: now)
+    region.heading = heading
+    let shown =
+      region
       .lines(progress: progress, activities: activities, running: running, height: height, width: width)
     clear()
-    write(region.joined(separator: "\n"))
-    regionHeight = region.count
+    write(shown.joined(separator: "\n"))
+    regionHeight = shown.count
     taskbar?.show(progress)
     fflush(nil)
   }

@@ -29,6 +29,9 @@ final class TraceReporter: EventSink {
     var end: Double?
   }
 
+  /// `-w`: each cycle's trace replaces the one before, and the file stays open for the next.
+  var keepsOpen = false
+
   init(path: String, folder: Int32 = AT_FDCWD) throws {
     file = try ReportFile(path: path, what: "the trace", folder: folder)
     if file.isRegular { file.replace(with: Self.document([]).text) }  // a pipe gets one document, at the end
@@ -174,6 +177,11 @@ final class TraceReporter: EventSink {
         record.args + [("critical_path_step", .int(steps[record.name]!))])
     }
     file.replace(with: Self.document(all + marked).text)
-    file.close()
+    if keepsOpen {  // the next cycle starts a trace of its own
+      (events, processes, processNames, lanes, placed, running, flows, slices) =
+        ([], [:], [(1, "taskrun")], [:], [:], 0, 0, [])
+    } else {
+      file.close()
+    }
   }
 }

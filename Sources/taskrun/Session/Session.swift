@@ -15,7 +15,7 @@ final class Session {
   let liveView: LiveReporter?
   /// Lines per event, when the session shows its run (also what the live view scrolls).
   let lines: PlainReporter?
-  private let setup: HostSetup
+  let setup: HostSetup
 
   /// The Lua host. Built on first use: a command checks its options and report files first,
   /// and their errors come before anything the host says (a lowered --memory). A command
@@ -79,6 +79,32 @@ final class Session {
     }
   }
 
+  /// The next cycle of `taskrun -w` after `previous` (ended with `endCycle`): a new scheduler
+  /// and Lua host, the same live view, lines and report files, and the same services.
+  init(following previous: Session, jobs: Int?, keepGoing: Bool, host setup: HostSetup) {
+    scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
+    scheduler.keepGoing = keepGoing
+    self.setup = setup
+    (lines, liveView) = (previous.lines, previous.liveView)
+    scheduler.sinks = previous.scheduler.sinks
+    scheduler.tickInterval = previous.scheduler.tickInterval
+    scheduler.services = previous.scheduler.services
+    scheduler.processes.outputLimits = previous.scheduler.processes.outputLimits
+    scheduler.processes.confinement = previous.scheduler.processes.confinement
+  }
+
+  /// Ends one cycle of `taskrun -w` without leaving: its record, its socket, its executors
+  /// and its Lua state (finalizers run); the services and what is watched stay.
+  func endCycle(code: Int32) {
+    control?.end(summary: "exit status \(code)")
+    control = nil
+    recording?.end(code: code)
+    recording = nil
+    RunRecording.current = nil
+    scheduler.endExecutors()
+    host.close()
+  }
+
   /// Whether standard output is a terminal that can show a live view (not TERM=dumb).
   static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 && Environment.variable("TERM") != "dumb" }
 
@@ -133,6 +159,7 @@ final class Session {
   func finish(code: Int32) -> Never {
     control?.end(summary: host.exitCode.map { "os.exit(\($0))" } ?? "exit status \(code)")
     recording?.end(code: host.exitCode ?? code)
+    stopServices()
     scheduler.processes.endDescendants()
     scheduler.endExecutors()  // Slurm jobs of the run are cancelled by name
     SignalWatcher.shared.attach(inbox: scheduler.inbox, processes: scheduler.processes) { _, _ in
@@ -145,6 +172,13 @@ final class Session {
     Taskrun.leave(
       status == 0 && ReportFile.failures.load(ordering: .sequentiallyConsistent) > 0
         ? ExitCode.failure.rawValue : status)
+  }
+
+  /// The run's services are stopped (TERM, KILL after the grace), each with a line.
+  func stopServices() {
+    for name in scheduler.services.stopAll(grace: scheduler.killGrace) {
+      lines?.note("stopped service \(name)")
+    }
   }
 
   /// The exit code of a run that ended with `summary`.

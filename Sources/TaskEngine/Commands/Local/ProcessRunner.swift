@@ -68,45 +68,14 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Starts `spec`; its completion arrives as `.processExited(token:…)`. A command that
   /// cannot start completes at once with status 127 and the reason on stderr.
   public func start(_ spec: CommandSpec, token: CommandToken) {
-    let argv = spec.argv
-    var rules: cs_confinement?
-    if let confinement {
-      do { rules = try confinement.rules(for: spec.sandbox) } catch {
-        return fail(token: token, "sandbox: \(error.description)")
-      }
-    }
-    let env = confinement.map { $0.environment(adding: spec.environment) } ?? mergedEnvironment(spec.environment)
-    // taskrun's own PATH, unless the command's env sets one
-    let searchPath: String?? = spec.environment["PATH"].map { .some($0) }
-    let program: String
-    switch resolve(argv[0], in: searchPath) {
-    case .success(let path): program = path
-    case .failure(let error): return fail(token: token, describe(error.code.rawValue, argv[0], spec.directory))
-    }
     var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
     guard cs_pipe(&outPipe) == 0, cs_pipe(&errPipe) == 0 else {
       return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
     var pid: pid_t = 0, pidfd: Int32 = -1
-    let qos = spec.qos
-    if let qos { cs_set_spawn_qos(qos.niceDelta, qos.ioPriority) }
-    let rc = withCStrings(argv) { cArgv in
-      withOptionalCStrings(env) { cEnv in
-        guard var rules else {
-          return cs_spawn(program, cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid, &pidfd)
-        }
-        // Joining the sandbox's mount namespace leaves the old one: the folder must be whole.
-        let directory = spec.directory.map { $0.hasPrefix("/") ? $0 : Self.currentDirectory() + "/" + $0 }
-        return (directory ?? Self.currentDirectory()).withCString { folder in
-          rules.directory = folder
-          return cs_spawn_confined(program, cArgv, cEnv, nil, -1, outPipe[1], errPipe[1], &rules, &pid, &pidfd)
-        }
-      }
-    }
-    if qos != nil { cs_set_spawn_qos(0, -1) }  // the next spawn is as taskrun's again
-    if rc != 0 {
+    if let problem = launch(spec, stdout: outPipe[1], stderr: errPipe[1], pid: &pid, pidfd: &pidfd) {
       for fd in outPipe + errPipe { close(fd) }
-      return fail(token: token, describe(rc, argv[0], spec.directory))
+      return fail(token: token, problem)
     }
     // Without a pidfd the exit is looked for every 20 ms: the pipes' end of file wakes us sooner.
     if pidfd < 0 {
@@ -121,6 +90,53 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     live.append(child)
     lock.unlock()
     inbox.interruptWait()  // a wait that began before it watches its descriptors from now on
+  }
+
+  /// Starts `spec` writing to `stdout` and `stderr` (a service's log: `ServiceKeeper`), in a
+  /// process group of its own, confined as commands are; nil, or why it could not start.
+  /// The caller owns the process: it is not one of the running commands.
+  public func spawn(_ spec: CommandSpec, stdout: Int32, stderr: Int32, pid: inout pid_t, pidfd: inout Int32)
+    -> String?
+  {
+    launch(spec, stdout: stdout, stderr: stderr, pid: &pid, pidfd: &pidfd)
+  }
+
+  /// Resolves the program, confines and spawns it; why it could not, or nil.
+  private func launch(_ spec: CommandSpec, stdout: Int32, stderr: Int32, pid: inout pid_t, pidfd: inout Int32)
+    -> String?
+  {
+    let argv = spec.argv
+    var rules: cs_confinement?
+    if let confinement {
+      do { rules = try confinement.rules(for: spec.sandbox) } catch {
+        return "sandbox: \(error.description)"
+      }
+    }
+    let env = confinement.map { $0.environment(adding: spec.environment) } ?? mergedEnvironment(spec.environment)
+    // taskrun's own PATH, unless the command's env sets one
+    let searchPath: String?? = spec.environment["PATH"].map { .some($0) }
+    let program: String
+    switch resolve(argv[0], in: searchPath) {
+    case .success(let path): program = path
+    case .failure(let error): return describe(error.code.rawValue, argv[0], spec.directory)
+    }
+    let qos = spec.qos
+    if let qos { cs_set_spawn_qos(qos.niceDelta, qos.ioPriority) }
+    let rc = withCStrings(argv) { cArgv in
+      withOptionalCStrings(env) { cEnv in
+        guard var rules else {
+          return cs_spawn(program, cArgv, cEnv, spec.directory, stdout, stderr, &pid, &pidfd)
+        }
+        // Joining the sandbox's mount namespace leaves the old one: the folder must be whole.
+        let directory = spec.directory.map { $0.hasPrefix("/") ? $0 : Self.currentDirectory() + "/" + $0 }
+        return (directory ?? Self.currentDirectory()).withCString { folder in
+          rules.directory = folder
+          return cs_spawn_confined(program, cArgv, cEnv, nil, -1, stdout, stderr, &rules, &pid, &pidfd)
+        }
+      }
+    }
+    if qos != nil { cs_set_spawn_qos(0, -1) }  // the next spawn is as taskrun's again
+    return rc == 0 ? nil : describe(rc, argv[0], spec.directory)
   }
 
   /// taskrun's current folder (a confined command starts from a whole path).
