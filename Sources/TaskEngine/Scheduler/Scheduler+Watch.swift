@@ -20,7 +20,8 @@ extension Scheduler {
     for op in executing where !op.isGroup && !op.isFinished {
       guard let path = paths.first(where: { WatchSet.declares(op, $0, folder: folder) }) else { continue }
       names.append(op.name)
-      cancel(op, reason: "its input \(path) changed")
+      let shown = path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path
+      cancel(op, reason: "its input \(shown) changed")
     }
     return names
   }

@@ -283,7 +283,7 @@ enum RunOption: Int, CaseIterable {
   static let helpOrder: [RunOption] = [
     .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
     .answer, .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .lang,
-    .list, .listNames, .always, .noStore, .keepRuns, .resume, .resumeRun, .predict
+    .list, .listNames, .always, .noStore, .keepRuns, .resume, .resumeRun, .predict, .watch, .debounce
   ]
 
   /// Every spelling with its option, in the options' order.
