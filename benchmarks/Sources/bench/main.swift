@@ -2,6 +2,7 @@
 //   benchmarks/run [--quick]        (builds taskrun and this harness in release, then runs)
 //   benchmarks/run --cascades       (only the cascade rows: benchmarks/cascades.lua)
 //   benchmarks/run --memory         (only the run store's rows: benchmarks/store.lua)
+//   benchmarks/run --watch          (only -w's rows: a change to its command, CPU while idle)
 //   bench oq SHAPE N JOBS           (internal: one OperationQueue graph, timed from outside)
 import Foundation
 
@@ -56,6 +57,13 @@ if arguments.contains("--cascades") {
 // `--memory`: only the run store's rows (and their targets).
 if arguments.contains("--memory") {
   printRunStoreTables()
+  targets.print()
+  exit(0)
+}
+
+// `--watch`: only -w's rows (and their targets).
+if arguments.contains("--watch") {
+  watchTable().print()
   targets.print()
   exit(0)
 }
@@ -257,5 +265,6 @@ parallel.print()
 
 // 6. The run store: a no-op run against ninja's, a first run's cost, the ETA and the order from history.
 printRunStoreTables()
+watchTable().print()
 
 targets.print()
