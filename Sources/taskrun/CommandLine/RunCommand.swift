@@ -145,7 +145,7 @@ extension RunOptions {
 
   /// The run store of the script's folder for this run: opened with its lock (read only for
   /// a dry run), the run recorded, `-B` and `--resume` applied.
-  private func useStore(_ session: Session, script: String, reporter: PlainReporter) throws {
+  private func useStore(_ session: Session, script: String, targets: [String], reporter: PlainReporter) throws {
     func usage(_ message: String) -> Taskrun.Exit {
       reporter.error(message)
       return Taskrun.Exit(.usage)
@@ -183,7 +183,7 @@ extension RunOptions {
     }
     if !dryRun {
       memory.begin(
-        command: CommandLine.arguments.joined(separator: " "), at: RunStoreAccess.now,
+        command: CommandLine.arguments.joined(separator: " "), targets: targets, at: RunStoreAccess.now,
         clock: session.scheduler.clock.now)
       session.recording = RunRecording(
         memory: memory, keeping: keepRuns ?? RunStore.defaultKeptRuns, scheduler: session.scheduler)
@@ -251,7 +251,7 @@ extension RunOptions {
     }
     session.attachSignals()
     if !writesNothing { session.publish(script: script) }
-    if !noStore && !list && !listNames { try useStore(session, script: script, reporter: reporter) }
+    if !noStore && !list && !listNames { try useStore(session, script: script, targets: targets, reporter: reporter) }
     let host = session.host
     host.dryRun = dryRun
     if let sandbox {
