@@ -83,7 +83,8 @@ struct RunCommand: ParsableCommand, InvokedCommand {
     version: TaskrunVersion.text,
     subcommands: [
       ReplCommand.self, TestCommand.self, GraphCommand.self, StatusCommand.self, WatchCommand.self, CancelCommand.self,
-      PauseCommand.self, ResumeCommand.self, WhyCommand.self, HistoryCommand.self
+      PauseCommand.self, ResumeCommand.self, WhyCommand.self, HistoryCommand.self, RunsCommand.self,
+      ReportCommand.self
     ])
 
   /// What the command line asked for: the value `RunOptions.parse` makes. swift-argument-parser
