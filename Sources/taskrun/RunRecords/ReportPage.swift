@@ -94,12 +94,17 @@ struct ReportPage {
     while power * 10 <= raw { power *= 10 }
     while power > raw { power /= 10 }
     let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= raw } ?? raw
-    var t = 0.0
-    while t <= span * 1.0001 {
+    // Labels with the decimals the step needs (0.005 s steps are not all "0.01 s").
+    var digits = 0
+    while digits < 3 && (step * pow10(digits)).rounded() != step * pow10(digits) { digits += 1 }
+    var k = 0.0
+    while k * step <= span * 1.0001 {
+      let t = k * step
       let x = formatFixed(Self.left + t * scale, 1)
       h += "<line class=\"tick\" x1=\"\(x)\" x2=\"\(x)\" y1=\"14\" y2=\"\(Int(height))\"/>"
-      h += "<text class=\"tick\" x=\"\(x)\" y=\"11\">\(formatSeconds(t))</text>\n"
-      t += step
+      h +=
+        "<text class=\"tick\" x=\"\(x)\" y=\"11\">\(step >= 1 ? formatSeconds(t) : formatFixed(t, digits) + " s")</text>\n"
+      k += 1
     }
     // The bars with a title: failures and the critical path first, then the longest.
     let order = bars.indices.sorted {
@@ -133,6 +138,8 @@ struct ReportPage {
         "<p class=\"note\">\(bars.count - Self.maxHoverBars) shorter successful attempts are drawn without a hover title (the first \(Self.maxHoverBars) have one).</p>\n"
     }
   }
+
+  private func pow10(_ n: Int) -> Double { [1, 10, 100, 1000][min(3, n)] }
 
   /// The bar's colour class.
   static func kind(_ bar: TimelineBar) -> String {

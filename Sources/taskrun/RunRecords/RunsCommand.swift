@@ -9,8 +9,8 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
     abstract: "List the runs kept in the run store, show one's summary again, or compare two.",
     usage: """
       taskrun runs [-C DIR] [-f FILE | SCRIPT] [--json] [--limit N]
-        taskrun runs [-C DIR] [-f FILE | SCRIPT] show ID
-        taskrun runs [-C DIR] [-f FILE | SCRIPT] diff [A [B]]
+      taskrun runs [-C DIR] [-f FILE | SCRIPT] show ID
+      taskrun runs [-C DIR] [-f FILE | SCRIPT] diff [A [B]]
       """,
     discussion: """
       Runs are listed newest first, as git log and taskrun history list them. ID is a run's id \
