@@ -90,6 +90,18 @@ import Testing
     #expect(same.stdout.contains("No operation changed"), "\(same.stdout)")
   }
 
+  @Test func aTargetNamedReportOrRunsIsThatTargetUnlessAfterTheSeparator() throws {
+    let dir = try Scratch.folder(
+      "runs-target", ["workflow.lua": #"operation { name = "report", sh = "echo made > made.txt" }"#])
+    let target = try Binary.run(["-q", "report"], in: dir)
+    #expect(target.status == 0 && FileManager.default.fileExists(atPath: dir.appendingPathComponent("made.txt").path))
+    let subcommand = try Binary.run(["--", "report"], in: dir)
+    #expect(subcommand.status == 0 && subcommand.stdout.contains("Wrote the report of run 1"), "\(subcommand.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("taskrun-report-1.html").path))
+    let runs = try Binary.run(["--", "runs"], in: dir)
+    #expect(runs.status == 0 && runs.stdout.contains("\n1 "), "\(runs.stdout)")
+  }
+
   @Test func theNotableDurationRule() {
     #expect(RunsDiff.isNotable(0.1, 0.2))
     #expect(!RunsDiff.isNotable(0.1, 0.14), "under 50 ms")
