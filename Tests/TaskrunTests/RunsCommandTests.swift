@@ -135,7 +135,7 @@ import Testing
         command = CAST(X'41FF42' AS TEXT), targets = X'0203FF4142' WHERE id = 1;
       UPDATE runs SET started = 1e300, ended = 'x' WHERE id = 2;
       UPDATE summaries SET summary = X'01' || X'000000000000F87F' || substr(summary, 10) WHERE run = 2;
-      UPDATE summaries SET summary = randomblob(64) WHERE run = 1;
+      UPDATE summaries SET summary = X'FF0102' WHERE run = 1;
       INSERT INTO attempts(run, batch) VALUES (2, randomblob(200));
       INSERT INTO attempts(run, batch) VALUES (1, X'03414243' || X'01' || X'03787878' || X'000000000000F0FF' || X'01' || X'000000000000F87F'
         || X'000000000000000000');
@@ -151,7 +151,12 @@ import Testing
       #expect(!run.stdout.contains("\u{1B}"), "\(arguments)")
     }
     let show = try Binary.run(["runs", "show", "1"], in: dir)
-    #expect(show.stdout.contains("No summary was recorded") || show.stdout.contains("Run 1"), "\(show.stdout)")
+    #expect(
+      show.stdout.contains("No summary was recorded for this run (the store's summary of it cannot be read)."),
+      "\(show.stdout)")
+    #expect(show.stdout.contains("Command: A\u{FFFD}B"), "invalid UTF-8 read as U+FFFD: \(show.stdout)")
+    let nan = try Binary.run(["runs", "show", "2"], in: dir)
+    #expect(nan.stdout.contains("3 succeeded, 1 failed in 0.00 s"), "a NaN elapsed time reads as 0: \(nan.stdout)")
   }
 
   /// The tables of schema 2, as taskrun made them before runs kept targets and summaries.

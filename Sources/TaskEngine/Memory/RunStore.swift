@@ -1,4 +1,4 @@
-// RunStore: the workflow folder's `.taskrun/store.db` (SQLite, WAL): runs, attempts, last successes; its lock.
+// RunStore: the workflow folder's `.taskrun/SCRIPT.db` (SQLite, WAL): runs, attempts, summaries, last successes; its lock.
 import CSQLite
 import Glibc
 
@@ -547,13 +547,22 @@ public final class RunStore {
     return found
   }
 
-  /// The summary a run's end recorded (nil: none, as for a killed run, a run of a schema 2
-  /// store, or one that does not read).
+  /// The summary a run's end recorded (nil: none, as for a killed run or a run of a schema 2
+  /// store, or one that does not read: `summaryIsDamaged`).
   public func summary(of run: Int64) -> RecordedSummary? {
+    summaryBytes(of: run).flatMap(RecordedSummary.init(bytes:))
+  }
+
+  /// Whether the run has a summary row that is no summary (a damaged or doctored store).
+  public func summaryIsDamaged(of run: Int64) -> Bool {
+    summaryBytes(of: run).map { RecordedSummary(bytes: $0) == nil } ?? false
+  }
+
+  private func summaryBytes(of run: Int64) -> [UInt8]? {
     guard version != "2", let s = try? db.prepare("SELECT summary FROM summaries WHERE run = ?") else { return nil }
     s.bind(1, run)
     guard (try? s.step()) == true else { return nil }
-    return RecordedSummary(bytes: s.blob(0))
+    return s.blob(0)
   }
 
   /// The attempts of one run (in the order they ended), or of one operation over the kept

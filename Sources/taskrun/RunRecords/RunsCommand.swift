@@ -115,9 +115,10 @@ enum RunsShow {
         + ", targets: " + TerminalText.escaped(RunsCommand.targets(run), keepingLines: false))
     print("Command: " + TerminalText.escaped(run.command, keepingLines: false))
     guard let recorded = store.summary(of: run.id) else {
-      print(
-        "No summary was recorded for this run (it \(run.outcome == nil ? "never ended" : "was recorded by an older taskrun"))."
-      )
+      let why =
+        store.summaryIsDamaged(of: run.id)
+        ? "the store's summary of it cannot be read" : run.outcome == nil ? "it never ended" : "an older taskrun ran it"
+      print("No summary was recorded for this run (\(why)).")
       return
     }
     let reporter = PlainReporter(
