@@ -62,6 +62,14 @@ import Testing
       report.stdout.contains("&lt;b\u{FFFD}&gt;") && !report.stdout.contains("\u{1B}") && !report.stdout.contains("\0"))
   }
 
+  @Test func theReportNeverReplacesTheScript() throws {
+    let (dir, _) = try Self.reported()
+    let before = try String(contentsOf: dir.appendingPathComponent("workflow.lua"), encoding: .utf8)
+    let run = try Binary.run(["report", "-o", "./workflow.lua"], in: dir)
+    #expect(run.status == 2 && run.stderr.contains("-o './workflow.lua' is the script"), "\(run.stderr)")
+    #expect(try String(contentsOf: dir.appendingPathComponent("workflow.lua"), encoding: .utf8) == before)
+  }
+
   @Test func historyMarksWhatRanSlowerThanUsual() throws {
     let dir = try Scratch.folder(
       "report-history", ["workflow.lua": #"operation { name = "s", sh = "sleep $(cat d)" }"#, "d": "0.02"])

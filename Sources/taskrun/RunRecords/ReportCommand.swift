@@ -32,7 +32,12 @@ struct ReportCommand: ParsableCommand, InvokedCommand {
     // A relative -o is where taskrun started, not where the script is found.
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let startFolder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
-    let (store, rest) = try RunRecords.open(place, words: words, none: RunRecords.noRuns)
+    let (store, rest, script) = try RunRecords.open(place, words: words, none: RunRecords.noRuns)
+    if let output,
+      let problem = ScriptOverwriteCheck.problem(option: "-o", report: output, script: script, folder: startFolder)
+    {
+      throw StoreCommands.usage(TerminalText.escaped(problem))
+    }
     guard rest.count <= 1 else { throw StoreCommands.usage("taskrun report takes one run: an id or last") }
     let run = try RunRecords.run(rest.first ?? "last", in: store)
     let newest = store.runs(limit: 1).first?.id == run.id

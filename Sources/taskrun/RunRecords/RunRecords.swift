@@ -6,7 +6,7 @@ enum RunRecords {
   /// The store of the script `words` (and -f, -C) mean, read only, and the words after the
   /// script. No store yet: `none` is called (it says so and exits).
   static func open(_ place: ScriptPlace, words: [String], none: (String) throws -> Never) throws -> (
-    store: RunStore, words: [String]
+    store: RunStore, words: [String], script: String
   ) {
     let (script, rest) = try StoreCommands.resolve(file: place.file, directory: place.directory, words: words)
     guard access(script, F_OK) == 0 else {
@@ -17,7 +17,7 @@ enum RunRecords {
     }
     do {
       let store = try RunStore(workflowFolder: folder, script: script, lock: false)
-      return (store, rest)
+      return (store, rest, script)
     } catch {
       let text = "\(error)"
       // A store that is there and cannot be read is an error of its own, not "no runs".

@@ -39,7 +39,7 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
       if !json { print("No runs recorded in \(TerminalText.escaped(folder)) yet.") }
       throw Taskrun.Exit(.success)
     }
-    let (store, rest) = listing
+    let (store, rest, _) = listing
     switch rest.first {
     case nil: list(store)
     case "show"?:
