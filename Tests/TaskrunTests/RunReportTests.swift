@@ -95,14 +95,25 @@ import Testing
     #expect(html.contains("8000 shorter successful attempts are drawn without a hover title"))
   }
 
-  /// Runs chromium on the page with every name resolving nowhere (no network); its output.
-  static func browse(_ page: URL, _ extra: [String]) throws -> (status: Int32, stdout: String) {
-    try Child.output(
+  /// Runs chromium on the page with every name resolving nowhere (no network) and the page's
+  /// console on standard error; its output.
+  static func browse(_ page: URL, _ extra: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let folder = page.deletingLastPathComponent()
+    let (out, err) = (folder.appendingPathComponent("chromium.out"), folder.appendingPathComponent("chromium.err"))
+    let child = try Child(
       [
-        chromium!, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-        "--user-data-dir=" + page.deletingLastPathComponent().path + "/chromium"
-      ] + extra + [page.absoluteString])
+        chromium!, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--enable-logging=stderr",
+        "--v=0", "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + folder.path + "/chromium"
+      ] + extra + [page.absoluteString], stdout: out.path, stderr: err.path)
+    var status = child.wait(timeout: 120)
+    if status == nil {  // a browser that hangs is ended, and the test fails
+      kill(child.pid, SIGKILL)
+      status = child.wait()
+    }
+    return (
+      status ?? -1, (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+      (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+    )
   }
 
   @Test(.enabled(if: chromium != nil, "no chromium (scripts/setup installs Debian's chromium)"))
@@ -114,6 +125,7 @@ import Testing
     #expect(dom.stdout.contains("<body data-ready=\"1\">"), "the script ran to its end: \(dom.stdout.prefix(2000))")
     #expect(dom.stdout.contains("<div id=\"errors\" hidden=\"\"></div>"), "no script error")
     #expect(dom.stdout.contains("(7 with a hover title)"), "the script counted the bars")
+    #expect(!dom.stderr.contains(":CONSOLE"), "nothing on the page's console: \(dom.stderr)")
     for name in ["fetch", "gen", "compile", "docs", "lint", "link"] {
       #expect(dom.stdout.contains("data-op=\"\(name)\""), "\(name)")
     }
