@@ -63,6 +63,8 @@ struct RunCommand: ParsableCommand, InvokedCommand {
                                             taskrun on a terminal where no script is found)
         taskrun test [ROOT...]              busted specs:               taskrun test -o TAP spec
         taskrun graph [SCRIPT] [TARGET...]  the graph, without running: taskrun graph build.lua | dot -Tsvg
+        taskrun runs [show ID | diff A B]   past runs of the run store: taskrun runs diff
+        taskrun report [ID] [-o FILE]       a run as one HTML page:     taskrun report -o run.html
         taskrun help [SUBCOMMAND]           this text, or a subcommand's
         taskrun [OPTIONS] -- test ...       the subcommand, where the script has a target 'test'
       """,
