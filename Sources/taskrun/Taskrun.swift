@@ -149,6 +149,8 @@ enum Taskrun {
     if let command = command as? ResumeCommand { return command }
     if let command = command as? WhyCommand { return command }
     if let command = command as? HistoryCommand { return command }
+    if let command = command as? RunsCommand { return command }
+    if let command = command as? ReportCommand { return command }
     return nil
   }
 

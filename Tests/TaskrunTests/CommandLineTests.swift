@@ -39,7 +39,8 @@ import Testing
     #expect(
       none.status == 2
         && none.stderr.contains(
-          "no subcommand 'nosuch' (repl, test, graph, status, watch, cancel, pause, resume, why, history, help)"),
+          "no subcommand 'nosuch' (repl, test, graph, status, watch, cancel, pause, resume, why, history, runs, report, help)"
+        ),
       "\(none.stderr)")
     let bad = try Binary.run(["--badopt"])
     #expect(bad.status == 2 && bad.stderr.contains("taskrun: unknown option '--badopt'"), "\(bad.stderr)")

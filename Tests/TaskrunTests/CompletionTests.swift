@@ -98,9 +98,12 @@ import Testing
       "test takes spec roots: \(test)")
     #expect(try Self.complete(shell, "taskrun test --ex").isSuperset(of: ["--exclude-pattern", "--exclude-tags"]))
     #expect(try Self.complete(shell, "taskrun graph --format ") == ["dot", "mermaid", "json"])
+    #expect(try Self.complete(shell, "taskrun runs ").isSuperset(of: ["show", "diff"]))
+    #expect(try Self.complete(shell, "taskrun runs --").isSuperset(of: ["--json", "--limit"]))
+    #expect(try Self.complete(shell, "taskrun report -").contains("-o"))
     #expect(
       try Self.complete(shell, "taskrun help ") == [
-        "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume", "why", "history"
+        "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume", "why", "history", "runs", "report"
       ])
   }
 

@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import taskrun
+
 @Suite struct DocumentationTests {
   func text(_ path: String) throws -> String {
     try String(contentsOf: Binary.packageRoot.appendingPathComponent(path), encoding: .utf8)
@@ -20,6 +22,27 @@ import Testing
     let page = try text("docs/taskrun.1").replacingOccurrences(of: "\\-", with: "-")
     #expect(options.count > 15, "\(help.stdout)")
     for option in options { #expect(page.contains(option), "docs/taskrun.1 lacks \(option)") }
+  }
+
+  /// Every subcommand is in the man page, and the contract's synopsis and `--` line.
+  @Test func theManPageAndTheContractNameEverySubcommand() throws {
+    let page = try text("docs/taskrun.1")
+    let contract = try text("docs/lua-contract.md")
+    let synopsis = contract.split(separator: "\n").filter { $0.hasPrefix("taskrun ") }.joined(separator: "\n")
+    for name in CommandChoice.subcommands {
+      #expect(
+        page.contains(".B \(name)\n") || page.contains(".BR \(name) ") || page.contains("\" \(name) \"")
+          || page.contains("\" \(name)\n") || name == "help",
+        "docs/taskrun.1 does not describe \(name)")
+      #expect(
+        page.contains("\\fB\(name)\\fR|") || page.contains("|\\fB\(name)\\fR"), "docs/taskrun.1's -- line lacks \(name)"
+      )
+      #expect(
+        synopsis.contains("taskrun \(name) ") || synopsis.contains("|\(name) ") || synopsis.contains("\(name)|"),
+        "docs/lua-contract.md's synopsis lacks \(name)")
+    }
+    let separator = CommandChoice.subcommands.joined(separator: "|")
+    #expect(contract.contains("taskrun [OPTIONS] -- \(separator) ..."), "the contract's -- line")
   }
 
   /// The guide's example of `--events` (docs/guide.md, moved there from the README) has, for

@@ -85,10 +85,10 @@ public final class RunMemory {
 
   /// Starts recording a run (its command line) in the store; `time` is the wall clock's now,
   /// `clock` the scheduler's.
-  public func begin(command: String, at time: Double, clock: Double) {
+  public func begin(command: String, targets: [String] = [], at time: Double, clock: Double) {
     wallOffset = time - clock
     guard records, let store else { return }
-    run = (try? store.beginRun(command: command, at: time)) ?? 0
+    run = (try? store.beginRun(command: command, targets: targets, at: time)) ?? 0
   }
 
   /// `--resume [RUN]`: what succeeded in that run (default: the last one before this) is
@@ -120,10 +120,12 @@ public final class RunMemory {
     return .success(id)
   }
 
-  /// Ends the run's record: its outcome and counts; keeps the newest `keeping` runs.
-  public func end(outcome: String, counts: [String: Int], keeping: Int, at time: Double) {
+  /// Ends the run's record: its outcome, counts and summary; keeps the newest `keeping` runs.
+  public func end(
+    outcome: String, counts: [String: Int], summary: RunSummary? = nil, keeping: Int, at time: Double
+  ) {
     guard records, let store, run > 0 else { return }
-    store.endRun(run, outcome: outcome, counts: counts, at: time)
+    store.endRun(run, outcome: outcome, counts: counts, summary: summary, at: time)
     store.prune(keeping: keeping)
   }
 

@@ -1,4 +1,4 @@
-// RunStore: the workflow folder's `.taskrun/store.db` (SQLite, WAL): runs, attempts, last successes; its lock.
+// RunStore: the workflow folder's `.taskrun/SCRIPT.db` (SQLite, WAL): runs, attempts, summaries, last successes; its lock.
 import CSQLite
 import Glibc
 
@@ -35,7 +35,12 @@ public struct RunRecord: Sendable {
   public var ended: Double?
   public var command: String
   public var outcome: String?
+  /// `succeeded` (that ran), `failed`, `cancelled`, `skipped`, `up_to_date`, `resumed`: the
+  /// ones the run's end recorded (none for a run that never ended).
   public var counts: [String: Int]
+  /// The targets its command line named (empty: the script's default; nil: not recorded,
+  /// a run of a schema 2 store).
+  public var targets: [String]? = nil
 }
 
 /// The run store of one workflow folder. A run holds the folder's lock for as long as it is
@@ -54,7 +59,7 @@ public final class RunStore {
 
   /// How many runs are kept by default (`--keep-runs`).
   public static let defaultKeptRuns = 100
-  static let schemaVersion = "2"
+  static let schemaVersion = "3"
   public static let folderName = ".taskrun"
 
   /// Why a run could not take the folder's lock: another run holds it.
@@ -129,7 +134,9 @@ public final class RunStore {
     }
     let opened: Result<SQLiteDatabase, StoreError> = Self.openDatabase(path, writing: lock)
     switch opened {
-    case .success(let database): db = database
+    case .success(let database):
+      db = database
+      if !lock { version = (try? db.text("SELECT value FROM meta WHERE key = 'schema'")) ?? Self.schemaVersion }
     case .failure(let error):
       if lockDescriptor >= 0 { close(lockDescriptor) }
       throw StoreError("\(path) cannot be used (\(error.description))")
@@ -184,9 +191,12 @@ public final class RunStore {
       try db.execute("UPDATE runs SET outcome = 'killed' WHERE ended IS NULL AND outcome IS NULL")
       return
     }
+    // Version 2 lacks only what version 3 added (the targets and resumed count of a run, its
+    // summary): it gains them and keeps its history.
+    if found == "2" { try migrateFrom2(db) }
     // An older store (a memory, not a record to keep) is started again; a newer one is left
     // to the taskrun that made it.
-    if let found, let old = Int(found), let now = Int(schemaVersion), old < now {
+    if let found, found != "2", let old = Int(found), let now = Int(schemaVersion), old < now {
       try db.execute(
         """
         DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS attempts; DROP TABLE IF EXISTS failures;
@@ -199,7 +209,8 @@ public final class RunStore {
       CREATE TABLE IF NOT EXISTS runs(
         id INTEGER PRIMARY KEY, started REAL NOT NULL, ended REAL, command TEXT NOT NULL,
         pid INTEGER, outcome TEXT, succeeded INTEGER, failed INTEGER, cancelled INTEGER,
-        skipped INTEGER, up_to_date INTEGER);
+        skipped INTEGER, up_to_date INTEGER, resumed INTEGER, targets BLOB);
+      CREATE TABLE IF NOT EXISTS summaries(run INTEGER PRIMARY KEY, summary BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS attempts(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, batch BLOB NOT NULL);
       CREATE INDEX IF NOT EXISTS attempts_in ON attempts(run);
       CREATE TABLE IF NOT EXISTS failures(operation TEXT PRIMARY KEY, run INTEGER NOT NULL, outcome TEXT NOT NULL)
@@ -220,9 +231,30 @@ public final class RunStore {
     try db.execute("UPDATE runs SET outcome = 'killed' WHERE ended IS NULL AND outcome IS NULL")
   }
 
+  /// Schema 2 to 3, in one transaction: the runs' new columns and the summaries' table.
+  private static func migrateFrom2(_ db: SQLiteDatabase) throws(StoreError) {
+    try db.execute("BEGIN IMMEDIATE")
+    do {
+      try db.execute(
+        """
+        ALTER TABLE runs ADD COLUMN resumed INTEGER; ALTER TABLE runs ADD COLUMN targets BLOB;
+        CREATE TABLE IF NOT EXISTS summaries(run INTEGER PRIMARY KEY, summary BLOB NOT NULL);
+        UPDATE meta SET value = '3' WHERE key = 'schema';
+        """)
+    } catch {
+      try? db.execute("ROLLBACK")
+      throw error
+    }
+    try db.execute("COMMIT")
+  }
+
+  /// The schema version read (a reader also reads a version 2 store, which no run has
+  /// migrated yet: it has no targets, resumed counts or summaries).
+  public private(set) var version = RunStore.schemaVersion
+
   private static func checkVersion(_ db: SQLiteDatabase) throws(StoreError) {
     let version = try db.text("SELECT value FROM meta WHERE key = 'schema'")
-    guard version == Self.schemaVersion else {
+    guard version == Self.schemaVersion || version == "2" else {
       throw StoreError(
         "its schema is version \(version ?? "unknown"); this taskrun reads version \(Self.schemaVersion)")
     }
@@ -249,11 +281,15 @@ public final class RunStore {
   var hasUncommitted: Bool { uncommitted > 0 || pendingCount > 0 }
 
   /// A new run; returns its id.
-  public func beginRun(command: String, at time: Double) throws(StoreError) -> Int64 {
-    let statement = try db.prepare("INSERT INTO runs(started, command, pid) VALUES (?, ?, ?)")
+  public func beginRun(command: String, targets: [String] = [], at time: Double) throws(StoreError) -> Int64 {
+    let statement = try db.prepare("INSERT INTO runs(started, command, pid, targets) VALUES (?, ?, ?, ?)")
     statement.bind(1, time)
     statement.bind(2, command)
     statement.bind(3, Int(getpid()))
+    var list = ByteWriter()
+    list.count(targets.count)
+    for target in targets { list.string(target) }
+    statement.bind(4, list.bytes)
     try writing()
     try statement.run()
     let id = db.lastInsertedRow
@@ -261,20 +297,31 @@ public final class RunStore {
     return id
   }
 
-  public func endRun(_ run: Int64, outcome: String, counts: [String: Int], at time: Double) {
+  /// The counts a run's row keeps, in its columns' order.
+  static let countNames = ["succeeded", "failed", "cancelled", "skipped", "up_to_date", "resumed"]
+
+  /// Ends a run's row: its outcome, counts and (when given) its summary, for `taskrun runs show`
+  /// and `taskrun report`.
+  public func endRun(_ run: Int64, outcome: String, counts: [String: Int], summary: RunSummary? = nil, at time: Double)
+  {
     guard
       let statement = try? db.prepare(
-        "UPDATE runs SET ended = ?, outcome = ?, succeeded = ?, failed = ?, cancelled = ?, skipped = ?, up_to_date = ? WHERE id = ?"
+        "UPDATE runs SET ended = ?, outcome = ?, succeeded = ?, failed = ?, cancelled = ?, skipped = ?, up_to_date = ?, resumed = ? WHERE id = ?"
       )
     else { return }
     statement.bind(1, time)
     statement.bind(2, outcome)
-    for (k, key) in ["succeeded", "failed", "cancelled", "skipped", "up_to_date"].enumerated() {
+    for (k, key) in Self.countNames.enumerated() {
       statement.bind(Int32(k + 3), counts[key] ?? 0)
     }
-    statement.bind(8, run)
+    statement.bind(9, run)
     try? writing()
     try? statement.run()
+    if let summary, let s = try? db.prepare("INSERT OR REPLACE INTO summaries VALUES (?, ?)") {
+      s.bind(1, run)
+      s.bind(2, RecordedSummary.encoded(summary))
+      try? s.run()
+    }
     commit()
   }
 
@@ -381,6 +428,7 @@ public final class RunStore {
     try? db.execute(
       """
       DELETE FROM attempts WHERE run IN (SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET \(max(1, count)));
+      DELETE FROM summaries WHERE run IN (SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET \(max(1, count)));
       DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY id DESC LIMIT -1 OFFSET \(max(1, count)));
       """)
     commit()
@@ -461,26 +509,60 @@ public final class RunStore {
     return found
   }
 
-  /// The newest runs, newest first.
-  public func runs(limit: Int = 20) -> [RunRecord] {
+  /// The newest runs, newest first (`id`: that run only).
+  public func runs(limit: Int = 20, id: Int64? = nil) -> [RunRecord] {
+    let newer = version != "2"
     guard
       let s = try? db.prepare(
-        "SELECT id, started, ended, command, outcome, succeeded, failed, cancelled, skipped, up_to_date FROM runs ORDER BY id DESC LIMIT ?"
+        "SELECT id, started, ended, command, outcome, succeeded, failed, cancelled, skipped, up_to_date, "
+          + (newer ? "resumed, targets" : "NULL, NULL")
+          + " FROM runs WHERE id = coalesce(?2, id) ORDER BY id DESC LIMIT ?1"
       )
     else { return [] }
     s.bind(1, limit)
+    s.bind(2, id)
     var found: [RunRecord] = []
     while (try? s.step()) == true {
       var counts: [String: Int] = [:]
-      for (k, key) in ["succeeded", "failed", "cancelled", "skipped", "up_to_date"].enumerated() {
-        if let n = s.optionalInt(Int32(k + 5)) { counts[key] = Int(n) }
+      for (k, key) in Self.countNames.enumerated() {
+        // A count is a count: a doctored row's negative or huge one is not shown as one.
+        if let n = s.optionalInt(Int32(k + 5)), n >= 0, n < 1 << 40 { counts[key] = Int(n) }
       }
-      found.append(
-        RunRecord(
-          id: s.int(0), started: s.double(1) ?? 0, ended: s.double(2), command: s.text(3) ?? "",
-          outcome: s.text(4), counts: counts))
+      var run = RunRecord(
+        id: s.int(0), started: s.double(1) ?? 0, ended: s.double(2), command: s.text(3) ?? "",
+        outcome: s.text(4), counts: counts)
+      if newer, !s.isNull(11) {
+        var r = ByteReader(s.blob(11))
+        if let n = r.count() {
+          var targets: [String] = []
+          for _ in 0..<n {
+            guard let target = r.string() else { break }
+            targets.append(target)
+          }
+          run.targets = targets
+        }
+      }
+      found.append(run)
     }
     return found
+  }
+
+  /// The summary a run's end recorded (nil: none, as for a killed run or a run of a schema 2
+  /// store, or one that does not read: `summaryIsDamaged`).
+  public func summary(of run: Int64) -> RecordedSummary? {
+    summaryBytes(of: run).flatMap(RecordedSummary.init(bytes:))
+  }
+
+  /// Whether the run has a summary row that is no summary (a damaged or doctored store).
+  public func summaryIsDamaged(of run: Int64) -> Bool {
+    summaryBytes(of: run).map { RecordedSummary(bytes: $0) == nil } ?? false
+  }
+
+  private func summaryBytes(of run: Int64) -> [UInt8]? {
+    guard version != "2", let s = try? db.prepare("SELECT summary FROM summaries WHERE run = ?") else { return nil }
+    s.bind(1, run)
+    guard (try? s.step()) == true else { return nil }
+    return s.blob(0)
   }
 
   /// The attempts of one run (in the order they ended), or of one operation over the kept

@@ -41,6 +41,10 @@ public struct StartReason: Sendable, Equatable {
   public init(_ cause: StartCause) {
     (after, kind, detail) = (cause.after.name, cause.kind.rawValue, cause.detail)
   }
+  /// A reason as the run store kept it.
+  public init(after: String, kind: String, detail: String?) {
+    (self.after, self.kind, self.detail) = (after, kind, detail)
+  }
 }
 
 /// Where a command that runs elsewhere is: `queued` in the cluster (with the reason it

@@ -15,7 +15,8 @@ import TaskEngine
 final class CommandChoice {
   /// The words that name subcommands.
   static let subcommands = [
-    "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume", "why", "history", "help"
+    "repl", "test", "graph", "status", "watch", "cancel", "pause", "resume", "why", "history", "runs", "report",
+    "help"
   ]
 
   /// Seconds the check of `taskrun test`, `help` or `repl` may spend loading the found script

@@ -75,6 +75,11 @@ enum Completer {
     flags: ["--yes", "--sandbox", "--version", "-h", "--help"], files: ["-f"], dirs: ["-C"],
     words: [(["--sandbox-allow"], SandboxAllowance.allCases.map(\.rawValue))], other: ["-j", "--jobs"])
 
+  static let runs = Options(
+    flags: ["--json", "--version", "-h", "--help"], files: ["-f"], dirs: ["-C"], other: ["--limit"])
+
+  static let report = Options(flags: ["--version", "-h", "--help"], files: ["-f", "-o", "--output"], dirs: ["-C"])
+
   /// The answer for `words` (after the program's name; the last is the word being completed).
   static func answer(_ words: [String]) -> String {
     let loads = CommandChoice(scriptArguments: [])  // a completion's loads: each script once
@@ -96,6 +101,8 @@ enum Completer {
       case "test": test
       case "graph": graph
       case "repl": repl
+      case "runs": runs
+      case "report": report
       case "help": Options(flags: [])
       default: run
       }
@@ -115,6 +122,10 @@ enum Completer {
     case "test": return reply(.files, [], current)
     case "repl": return reply(positional.isEmpty ? .lua : .none, [], current)
     case "status", "watch", "cancel", "pause", "resume", "why", "history": return reply(.none, [], current)
+    case "runs":  // a script first, then show or diff
+      let words = positional.first.map(ScriptFinder.isScript) == true ? Array(positional.dropFirst()) : positional
+      return reply(positional.isEmpty ? .lua : .none, words.isEmpty ? ["show", "diff"] : ["last"], current)
+    case "report": return reply(positional.isEmpty ? .lua : .none, ["last"], current)
     case "help": return reply(.none, positional.isEmpty ? Array(CommandChoice.subcommands.dropLast()) : [], current)
     default:
       let targets = self.targets(before, positional, options, loads)

@@ -63,6 +63,8 @@ struct RunCommand: ParsableCommand, InvokedCommand {
                                             taskrun on a terminal where no script is found)
         taskrun test [ROOT...]              busted specs:               taskrun test -o TAP spec
         taskrun graph [SCRIPT] [TARGET...]  the graph, without running: taskrun graph build.lua | dot -Tsvg
+        taskrun runs [show ID | diff A B]   past runs of the run store: taskrun runs diff
+        taskrun report [ID] [-o FILE]       a run as one HTML page:     taskrun report -o run.html
         taskrun help [SUBCOMMAND]           this text, or a subcommand's
         taskrun [OPTIONS] -- test ...       the subcommand, where the script has a target 'test'
       """,
@@ -83,7 +85,8 @@ struct RunCommand: ParsableCommand, InvokedCommand {
     version: TaskrunVersion.text,
     subcommands: [
       ReplCommand.self, TestCommand.self, GraphCommand.self, StatusCommand.self, WatchCommand.self, CancelCommand.self,
-      PauseCommand.self, ResumeCommand.self, WhyCommand.self, HistoryCommand.self
+      PauseCommand.self, ResumeCommand.self, WhyCommand.self, HistoryCommand.self, RunsCommand.self,
+      ReportCommand.self
     ])
 
   /// What the command line asked for: the value `RunOptions.parse` makes. swift-argument-parser
@@ -145,8 +148,9 @@ extension RunOptions {
 
   /// The run store of the script's folder for this run: opened with its lock (read only for
   /// a dry run), the run recorded, `-B` and `--resume` applied.
-  private func useStore(_ session: Session, script: String, reporter: PlainReporter, after previous: RunMemory?) throws
-  {
+  private func useStore(
+    _ session: Session, script: String, targets: [String], reporter: PlainReporter, after previous: RunMemory?
+  ) throws {
     func usage(_ message: String) -> Taskrun.Exit {
       reporter.error(message)
       return Taskrun.Exit(.usage)
@@ -155,7 +159,7 @@ extension RunOptions {
       let memory = previous.next()
       memory.watching = previous.run > 0
       if previous.run > 0 { _ = memory.resume(run: previous.run) }
-      return remember(memory, in: session, script: script)
+      return remember(memory, in: session, script: script, targets: targets)
     }
     let memory: RunMemory?
     var told = false
@@ -186,16 +190,16 @@ extension RunOptions {
       case .failure(let error): throw usage("--resume: \(error)")
       }
     }
-    remember(memory, in: session, script: script)
+    remember(memory, in: session, script: script, targets: targets)
   }
 
   /// `memory` is the run's: `-B` and the protected script applied, the run recorded.
-  private func remember(_ memory: RunMemory, in session: Session, script: String) {
+  private func remember(_ memory: RunMemory, in session: Session, script: String, targets: [String]) {
     memory.always = always
     memory.protectedPaths = [Confinement.resolved(ScriptHost.wholePath(script))]
     if !dryRun {
       memory.begin(
-        command: CommandLine.arguments.joined(separator: " "), at: RunStoreAccess.now,
+        command: CommandLine.arguments.joined(separator: " "), targets: targets, at: RunStoreAccess.now,
         clock: session.scheduler.clock.now)
       session.recording = RunRecording(
         memory: memory, keeping: keepRuns ?? RunStore.defaultKeptRuns, scheduler: session.scheduler)
@@ -286,7 +290,7 @@ extension RunOptions {
     let writesNothing = dryRun || list || listNames
     if !writesNothing { session.publish(script: script) }
     if !noStore && !list && !listNames {
-      try useStore(session, script: script, reporter: reporter, after: previous?.scheduler.memory)
+      try useStore(session, script: script, targets: targets, reporter: reporter, after: previous?.scheduler.memory)
     }
     let host = session.host
     let scheduler = session.scheduler

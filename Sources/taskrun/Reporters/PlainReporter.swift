@@ -203,10 +203,15 @@ final class PlainReporter: EventSink {
     writeStandardError(text + "\n")
   }
 
-  private func printSummary(_ summary: RunSummary) {
+  /// The run's summary: failures (on standard error, unless `toStandardOutput`: `taskrun runs
+  /// show`), Slowest, the critical path (`omitted`: steps the store did not keep) and counts.
+  func printSummary(
+    _ summary: RunSummary, omitted: (steps: Int, seconds: Double) = (0, 0), toStandardOutput: Bool = false
+  ) {
+    let say = { (text: String) in toStandardOutput ? print(text) : self.failure(text) }
     let failed = summary.failures.filter { $0.outcome == .failed }
     if !failed.isEmpty {
-      self.failure(color.paint("Failures:", "1;31"))
+      say(color.paint("Failures:", "1;31"))
       // The operations that failed by themselves; the groups around them, one line per
       // cause (100,000 nested groups are one line, not 100,000 repeating the same error).
       var groups: [String: [String]] = [:], causes: [String] = []
@@ -216,13 +221,13 @@ final class PlainReporter: EventSink {
           groups[cause, default: []].append(failure.name)
           continue
         }
-        self.failure("  \(failure.name): \(Self.text(failure.error))")
+        say("  \(failure.name): \(Self.text(failure.error))")
         let tail = failure.output.split(separator: "\n").suffix(5)
-        for output in tail { self.failure("    | " + Self.shown(output)) }
+        for output in tail { say("    | " + Self.shown(output)) }
       }
       for cause in causes {
         let names = groups[cause]!
-        self.failure(
+        say(
           "  \(names.count) group\(names.count == 1 ? "" : "s") failed because of '\(cause)': "
             + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : ""))
       }
@@ -232,13 +237,13 @@ final class PlainReporter: EventSink {
       let names =
         notStarted.prefix(8).map(\.name).joined(separator: ", ")
         + (notStarted.count > 8 ? ", …" : "")
-      failure("Cancelled: \(names)")
+      say("Cancelled: \(names)")
     }
     if verbosity == .normal || verbosity == .verbose, summary.slowest.count > 1 {
       let seconds = { (t: RunSummary.Timing) in formatFixed(t.duration, 2) + " s" }
       print("Slowest: " + summary.slowest.prefix(3).map { "\($0.name) \(seconds($0))" }.joined(separator: ", "))
       if !summary.criticalPath.isEmpty {
-        print("Critical path: " + Self.criticalPath(summary.criticalPath))
+        print("Critical path: " + Self.criticalPath(summary.criticalPath, omitted: omitted))
       }
     }
     var text = summary.counts + " in " + formatFixed(summary.elapsed, 2) + " s"
@@ -248,16 +253,18 @@ final class PlainReporter: EventSink {
 
   /// "a (0.10 s) → b (0.20 s) →[slot of 'main'] c (0.05 s)": each step says why the next
   /// one started then, when it was not simply its dependency finishing.
-  static func criticalPath(_ path: [RunSummary.Timing]) -> String {
+  static func criticalPath(_ path: [RunSummary.Timing], omitted: (steps: Int, seconds: Double) = (0, 0)) -> String {
     // A chain of a million operations is no line to read: its first and last ten steps, and
-    // what lies between them in one (the events keep the whole path).
+    // what lies between them in one (the events keep the whole path; the run store, its first
+    // and last 1,000 steps: `omitted` are those between).
     let shown = 10
     var text = ""
     for (i, step) in path.enumerated() {
-      if path.count > 2 * shown + 1 && i >= shown && i < path.count - shown {
+      if path.count + omitted.steps > 2 * shown + 1 && i >= shown && i < path.count - shown {
         if i == shown {
           let left = path[shown..<(path.count - shown)]
-          text += " → … \(left.count) more steps (\(formatFixed(left.reduce(0) { $0 + $1.duration }, 2)) s) …"
+          let seconds = left.reduce(0) { $0 + $1.duration } + omitted.seconds
+          text += " → … \(left.count + omitted.steps) more steps (\(formatFixed(seconds, 2)) s) …"
         }
         continue
       }

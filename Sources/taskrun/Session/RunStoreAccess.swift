@@ -76,7 +76,8 @@ final class RunRecording {
       outcome: RunStoreAccess.outcome(code: code),
       counts: [
         "succeeded": summary.succeeded - summary.upToDate - summary.resumed, "failed": summary.failed,
-        "cancelled": summary.cancelled, "skipped": summary.skipped, "up_to_date": summary.upToDate + summary.resumed
-      ], keeping: keeping, at: RunStoreAccess.now)
+        "cancelled": summary.cancelled, "skipped": summary.skipped, "up_to_date": summary.upToDate + summary.resumed,
+        "resumed": summary.resumed
+      ], summary: summary, keeping: keeping, at: RunStoreAccess.now)
   }
 }

@@ -1,0 +1,85 @@
+// RunRecords: how `taskrun runs` and `taskrun report` open the run store read only and name a run (a number or `last`).
+import Glibc
+import TaskEngine
+
+enum RunRecords {
+  /// The store of the script `words` (and -f, -C) mean, read only, and the words after the
+  /// script. No store yet: `none` is called (it says so and exits).
+  static func open(_ place: ScriptPlace, words: [String], none: (String) throws -> Never) throws -> (
+    store: RunStore, words: [String], script: String
+  ) {
+    let (script, rest) = try StoreCommands.resolve(file: place.file, directory: place.directory, words: words)
+    guard access(script, F_OK) == 0 else {
+      throw StoreCommands.usage("no script '\(TerminalText.escaped(script))' here")
+    }
+    guard let folder = RunStoreAccess.workflowFolder(of: script) else {
+      throw StoreCommands.usage("a script read from standard input has no run store")
+    }
+    do {
+      let store = try RunStore(workflowFolder: folder, script: script, lock: false)
+      return (store, rest, script)
+    } catch {
+      let text = "\(error)"
+      // A store that is there and cannot be read is an error of its own, not "no runs".
+      if !text.hasPrefix("no run store") {
+        TerminalText.writeMessage("taskrun: " + TerminalText.escaped(text))
+        throw Taskrun.Exit(.failure)
+      }
+      try none(folder)
+    }
+  }
+
+  /// "No runs recorded" for a command that needs a run: on standard error, exit 1.
+  static func noRuns(_ folder: String) throws -> Never {
+    TerminalText.writeMessage("taskrun: no runs recorded in \(TerminalText.escaped(folder)) yet")
+    throw Taskrun.Exit(.failure)
+  }
+
+  /// The run `word` names: a run id (a whole number from 1) or `last`. Not kept: an error
+  /// (exit 1) that says where the kept runs are listed.
+  static func run(_ word: String, in store: RunStore) throws -> RunRecord {
+    let id: Int64?
+    if word == "last" {
+      id = store.runs(limit: 1).first?.id
+      guard id != nil else {
+        TerminalText.writeMessage("taskrun: no runs are recorded yet")
+        throw Taskrun.Exit(.failure)
+      }
+    } else {
+      guard let n = Int64(word), n >= 1 else {
+        throw StoreCommands.usage(
+          "'\(TerminalText.escaped(word))' is not a run: a run id (a whole number from 1, see taskrun runs) or last")
+      }
+      id = n
+    }
+    guard let id, let run = store.runs(limit: 1, id: id).first else {
+      TerminalText.writeMessage("taskrun: run \(word) is not in the store (taskrun runs lists the kept runs)")
+      throw Taskrun.Exit(.failure)
+    }
+    return run
+  }
+
+  /// What a run is now: its recorded outcome, else `running` (its script's store is held and
+  /// it is the newest) or `killed`.
+  static func outcome(_ run: RunRecord, newest: Bool, held: Bool) -> String {
+    run.outcome ?? (held && newest ? "running" : "killed")
+  }
+
+  /// A run's duration in seconds, nil when it has none that is one (never ended, doctored).
+  static func duration(_ run: RunRecord) -> Double? {
+    guard let ended = run.ended else { return nil }
+    let d = ended - run.started
+    return d.isFinite && d >= 0 && d < 1e9 ? d : nil
+  }
+
+  /// Each operation's last attempt of a run, in the order they ended (the outcome it ended with).
+  static func lastAttempts(of run: Int64, in store: RunStore) -> [(String, AttemptRecord)] {
+    var order: [String] = []
+    var last: [String: AttemptRecord] = [:]
+    for (_, a) in store.attempts(run: run) {
+      if last[a.operation] == nil { order.append(a.operation) }
+      last[a.operation] = a
+    }
+    return order.map { ($0, last[$0]!) }
+  }
+}
