@@ -200,6 +200,8 @@ function Observation:cancel() end
 ---@field depfile? string A Makefile-style dependency file its command writes (`gcc -MD`): what it names are inputs of the next run.
 ---@field key? any Values that must make it run again when they change (nil, booleans, numbers, strings and tables of them).
 ---@field fresh? fun(op: taskrun.Operation): boolean Returns true when it is up to date (alone, or with inputs/outputs: both must agree).
+---@field service? boolean A long-running command (needs `sh`): it succeeds once `ready` holds and stays up while its dependents run (across the cycles of `taskrun -w`).
+---@field ready? taskrun.Condition With `service`: what must hold before its dependents start (`reachable("127.0.0.1", 8080)`).
 
 ---Declares an operation.
 ---@param spec taskrun.OperationSpec

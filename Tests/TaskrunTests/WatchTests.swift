@@ -99,6 +99,13 @@ import Testing
     let finishes = lines.filter { $0["event"] as? String == "op_finish" }
     #expect(finishes.allSatisfy { $0["cycle"] != nil }, "every event carries its cycle")
     #expect(finishes.filter { $0["cycle"] as? Int == 3 && $0["outcome"] as? String == "succeeded" }.count == 1)
+    if let python = EventSchemaTests.python {  // the published schema holds for cycles too
+      let check = Binary.finish(
+        try Binary.start(
+          [Binary.packageRoot.appendingPathComponent("scripts/check-events").path, "events.jsonl"], in: w.dir,
+          program: python), timeout: 60)
+      #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    }
   }
 
   @Test func aBurstOfChangesMakesOneCycle() throws {
