@@ -123,6 +123,24 @@ extension TerminalSession {
     #expect(done.contains("EXIT=130"), "\(done)")
   }
 
+  @Test(.enabled(if: hasTmux)) func underWatchTheViewSaysTheCycleAndWhatStartedIt() throws {
+    let dir = try workflow(
+      """
+      operation { name = "slow", sh = "sleep 30", inputs = { "in.txt" } }
+      """)
+    try "1".write(to: dir.appendingPathComponent("in.txt"), atomically: false, encoding: .utf8)
+    let session = try TerminalSession("\(Binary.url.path) -w w.lua", in: dir)
+    let first = session.wait { $0.contains("cycle 1") && $0.contains("1 running") }
+    #expect(first.contains("cycle 1"), "\(first)")
+    try "2".write(to: dir.appendingPathComponent("in.txt"), atomically: false, encoding: .utf8)
+    let second = session.wait(timeout: 30) { $0.contains("cycle 2 · in.txt") && $0.contains("1 running") }
+    #expect(second.contains("taskrun: cycle 2: in.txt changed"), "\(second)")
+    #expect(second.contains("cancelled slow: its input in.txt changed"), "\(second)")
+    try session.send("C-c")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=130"), "\(done)")
+  }
+
   @Test(.enabled(if: hasTmux)) func aQuestionIsAskedAloneAndCtrlCEndsItsLine() throws {
     let dir = try workflow(
       """

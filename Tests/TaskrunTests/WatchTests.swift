@@ -278,6 +278,60 @@ import Testing
     #expect(pids.allSatisfy { kill($0, 0) != 0 } && !Self.listening(port), "Ctrl-C leaves nothing running")
   }
 
+  @Test func ctrlCDuringACycleStopsTheCommandAndTheServiceAndLeavesNothing() throws {
+    let port = Self.freePort()
+    let dir = try Scratch.folder(
+      "service-ctrl-c",
+      [
+        "taskrun.lua": """
+        operation { name = "server", service = true, ready = reachable("127.0.0.1", \(port)),
+          sh = "exec python3 -m http.server \(port) --bind 127.0.0.1" }
+        operation { name = "long", after = { "server" }, sh = "echo $$ > long.pid; exec sleep 60" }
+        """
+      ])
+    let w = WatchTests.Watching(started: try Binary.start(["-w", "--progress", "plain"], in: dir), dir: dir)
+    try w.waitFor("start     long")
+    let pidFile = dir.appendingPathComponent("long.pid")
+    let deadline = Date().addingTimeInterval(30)
+    while (try? String(contentsOf: pidFile, encoding: .utf8)) == nil && Date() < deadline { usleep(20_000) }
+    let long = Int32(
+      ((try? String(contentsOf: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+    let server = Self.pids(w.output).first
+    let run = w.interrupt()
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("taskrun: stopped service server"), "\(run.stdout)")
+    for pid in [long, server].compactMap({ $0 }) { #expect(kill(pid, 0) != 0, "pid \(pid) outlived taskrun") }
+    #expect(long != nil && server != nil)
+    #expect(!Self.listening(port))
+  }
+
+  @Test func aServiceThatEndsBetweenCyclesIsSaidAndStartsAgain() throws {
+    let port = Self.freePort()
+    let dir = try Scratch.folder(
+      "service-ends",
+      [
+        "taskrun.lua": """
+        operation { name = "server", service = true, ready = reachable("127.0.0.1", \(port)),
+          sh = "echo $$ > server.pid; exec python3 -m http.server \(port) --bind 127.0.0.1" }
+        operation { name = "client", after = { "server" }, inputs = { "client.txt" }, sh = "true" }
+        """, "client.txt": "1"
+      ])
+    let w = WatchTests.Watching(started: try Binary.start(["-w", "--progress", "plain"], in: dir), dir: dir)
+    try w.waitFor("taskrun: watching")
+    let first = try #require(Self.pids(w.output).first)
+    kill(first, SIGKILL)  // the service taskrun started, and nothing else
+    let deadline = Date().addingTimeInterval(30)
+    while !w.errors.contains("service server was killed by signal 9") && Date() < deadline { usleep(20_000) }
+    try w.write("2", "client.txt")
+    try w.waitFor("taskrun: watching", times: 2)
+    let run = w.interrupt()
+    #expect(run.stderr.contains("service server was killed by signal 9"), "\(run.stderr)")
+    #expect(run.stderr.contains("it starts again with the next cycle"), "\(run.stderr)")
+    let pids = Self.pids(run.stdout)
+    #expect(pids.count == 2 && pids[1] != first, "started again: \(run.stdout)")
+    #expect(!Self.listening(port))
+  }
+
   @Test func aServiceThatEndsBeforeItIsReadyFailsWithItsOutput() throws {
     let port = Self.freePort()
     let dir = try Scratch.folder(
