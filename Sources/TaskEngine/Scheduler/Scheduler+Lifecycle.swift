@@ -10,17 +10,7 @@ extension Scheduler {
     let dependencies = op.producedBy.isEmpty ? op.dependencies : op.dependencies.filter { op.producedBy[$0] == nil }
     switch op.policy {
     case .succeeded:
-      // One pass: the most telling dependency that did not succeed (failed, then cancelled,
-      // then a skip carrying a failure, then any), and whether any failed or was cancelled
-      // (not only the one the message names: `when = "failed"` further down sees the failure
-      // through every skip).
-      var bad: OperationNode?, rank = 0, upstream = false
-      for dependency in dependencies where dependency.outcome != .succeeded {
-        let r =
-          dependency.outcome == .failed ? 4 : dependency.outcome == .cancelled ? 3 : dependency.upstreamFailed ? 2 : 1
-        if r > rank { (bad, rank) = (dependency, r) }
-        if r >= 2 { upstream = true }
-      }
+      let (bad, upstream) = Self.mostTelling(dependencies)
       if let bad {
         op.upstreamFailed = upstream
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")

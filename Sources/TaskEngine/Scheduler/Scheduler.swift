@@ -77,6 +77,7 @@ public final class Scheduler {
     self.graph = Graph(jobs: jobs)
     adopt(graph.mainQueue)
     processes.wantsText = { [unowned self] token in outputTextWanted(token) }
+    announcer.causeOf = { [unowned self] op in cause(of: op) }
   }
 
   /// Has a new queue's operations' progress changes reported here.
