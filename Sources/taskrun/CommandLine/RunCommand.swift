@@ -196,11 +196,19 @@ extension RunOptions {
     if let lang { ProgressLanguage.current = lang.language }
     let isTerminal = Session.outputIsTerminal
     let live = progress == .tty || (progress == .auto && isTerminal)
+    let ci = CIFolding.detect()
+    let mode = OutputMode.chosen(option: output, verbose: verbose, quiet: quiet, ci: ci)
     let reporter = PlainReporter(
-      verbosity: progress == .none || quiet ? .quiet : verbose ? .verbose : .normal,
+      verbosity: progress == .none || quiet || mode == .errors ? .quiet : mode == .prefixed ? .verbose : .normal,
       color: ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal), showStarts: !live)
+    let blocks =
+      mode.groupsOutput
+      ? OutputBlocks(
+        lines: reporter, keepOrder: mode == .keepOrder, ci: ci,
+        limit: (outputLimit ?? OutputLimits().memory >> 20) << 20) : nil
+    let through: EventSink? = blocks ?? (mode == .errors ? RootFailures(lines: reporter) : nil)
     let session = Session(
-      jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet),
+      jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet, through: through),
       host: .init(
         arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
         assumeYes: yes, asksOnTerminal: true, answer: answer))
@@ -304,6 +312,7 @@ extension RunOptions {
       if let caveat = host.dryRunCaveat { print(caveat) }
       throw Taskrun.Exit(.success)
     }
+    blocks?.order(scheduler.plan(for: selected))  // keep-order: the blocks in declaration order
     let summary = host.run(selected)
     // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
     // process ends here.

@@ -20,7 +20,7 @@ final class LiveReporter: EventSink {
 
   // Its fields are touched by the scheduler's thread alone, by loads, stores and appends: no
   // access can overlap another, so they skip the dynamic exclusivity check (see OperationNode).
-  private let lines: PlainReporter  // what scrolls above the region
+  private let lines: any EventSink  // what scrolls above the region (the line reporter, or an --output mode's sink before it)
   private let color: ColorPolicy
   private let interval: Double
   private let taskbar: TaskbarProgress?
@@ -54,7 +54,7 @@ final class LiveReporter: EventSink {
   }
 
   init(
-    lines: PlainReporter, color: ColorPolicy, rate: Double = 15,
+    lines: any EventSink, color: ColorPolicy, rate: Double = 15,
     taskbar: TaskbarProgress? = TaskbarProgress.forTerminal()
   ) {
     self.lines = lines

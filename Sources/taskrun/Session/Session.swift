@@ -24,8 +24,9 @@ final class Session {
 
   /// How a session shows its run.
   enum Display {
-    /// A line per event (`PlainReporter`), under a live view when `live` (then with a tick).
-    case lines(PlainReporter, live: Bool)
+    /// A line per event (`PlainReporter`), under a live view when `live` (then with a tick);
+    /// `through`: the `--output` mode's sink that stands before it (blocks, root failures).
+    case lines(PlainReporter, live: Bool, through: EventSink? = nil)
     /// Only these sinks (test results, a read's messages).
     case sinks([EventSink])
   }
@@ -62,15 +63,16 @@ final class Session {
     scheduler.keepGoing = keepGoing
     self.setup = setup
     switch display {
-    case .lines(let reporter, let live):
+    case .lines(let reporter, let live, let through):
       lines = reporter
-      liveView = live ? LiveReporter(lines: reporter, color: reporter.color) : nil
+      let shown = through ?? reporter
+      liveView = live ? LiveReporter(lines: shown, color: reporter.color) : nil
       if let liveView {
         scheduler.sinks.append(liveView)
         scheduler.tickInterval = 1.0 / 15
         Taskrun.drawing(liveView)
       } else {
-        scheduler.sinks.append(reporter)
+        scheduler.sinks.append(shown)
       }
     case .sinks(let sinks):
       lines = nil
