@@ -133,7 +133,10 @@ final class OutputBlocks: EventSink {
     if !block.failed && lines.verbosity == .quiet { return }
     printed += 1
     let title = "\(block.name) (\(block.failed ? "FAILED, " : "")\(formatFixed(block.duration, 2)) s)"
-    if let start = ci?.start(title, number: printed, failed: block.failed) { print(start) }
+    let now = Int(time(nil))  // GitLab shows a section's time: from when it started
+    if let start = ci?.start(title, number: printed, failed: block.failed, now: now - Int(block.duration.rounded())) {
+      print(start)
+    }
     if case .operationFinish = block.finish { lines.receive(block.finish) }
     let write: (String) -> Void = block.failed ? { self.lines.failure($0) } : { print($0) }
     let dropped = block.output.dropped
@@ -141,6 +144,6 @@ final class OutputBlocks: EventSink {
       write("    | … \(dropped) earlier line\(dropped == 1 ? "" : "s") not kept (--output-limit)")
     }
     for line in block.output.kept { write("    | " + PlainReporter.shown(Substring(line))) }
-    if let end = ci?.end(number: printed, failed: block.failed) { print(end) }
+    if let end = ci?.end(number: printed, failed: block.failed, now: now) { print(end) }
   }
 }
