@@ -92,10 +92,12 @@ extension ScriptHost {
     }
     let grant = s.isNil(spec[.sandbox]) ? nil : try sandboxGrant(s, spec[.sandbox], what: what())
     let qos = s.isNil(spec[.qos]) ? nil : try qualityOfService(s, spec[.qos], what: what())
+    let interactive = try booleanField(s, at: spec[.interactive], "interactive", in: what()) ?? false
     if !s.isNil(sh) {
       var command = try commandSpec(s, sh, options: 1, function: what(), field: "sh")
       command.sandbox = grant
       command.qos = qos
+      if interactive { command.usesTerminal = true }
       body = CommandBody(command)
     } else if !s.isNil(spec[.env]) || !s.isNil(spec[.cwd]) || !s.isNil(spec[.progress]) {
       throw ScriptError("\(what()): 'env', 'cwd' and 'progress' apply to 'sh' commands only")
@@ -131,6 +133,7 @@ extension ScriptHost {
       // Most specs set neither: an absent field costs one type check, not a message made.
       if !s.isNil(spec[.cleanup]) || !s.isNil(spec[.cleanupGrace]) { try attachCleanup(op, s, spec, what: what()) }
       if let qos { op.qos = qos }  // for sh() in its body
+      if interactive { scheduler.makeInteractive(op) }  // alone, with the terminal (and sh() in its body)
       if !s.isNil(spec[.inputs]) || !s.isNil(spec[.outputs]) || !s.isNil(spec[.depfile]) || !s.isNil(spec[.key])
         || !s.isNil(spec[.fresh])
       {

@@ -6,7 +6,7 @@ import CLuaShim
 enum SpecField: Int, CaseIterable {
   case name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout,
     observers, retries, retry, weight, desc, sandbox, cleanup, cleanupGrace, qos,
-    inputs, outputs, depfile, key, fresh
+    inputs, outputs, depfile, key, fresh, interactive
 
   /// The field's name in Lua. Spelled out: `String(describing:)` of a case goes through
   /// runtime reflection, about 70,000 instructions a name.
@@ -38,6 +38,7 @@ enum SpecField: Int, CaseIterable {
     case .depfile: "depfile"
     case .key: "key"
     case .fresh: "fresh"
+    case .interactive: "interactive"
     }
   }
 }

@@ -57,6 +57,7 @@ extension Scheduler {
   public func pump() -> Bool {
     absorbSignals()
     if stopping.held { return false }
+    if terminal.declared > 0, let started = pumpForTerminal() { return started }
     var started = false
     if !admission.parked.isEmpty {
       // Waiting for resources: first come, first served.
@@ -66,7 +67,13 @@ extension Scheduler {
           still.append(op)
           continue
         }
-        if op.queue.hasCapacity && acquire(op) { start(op); started = true } else { still.append(op) }
+        if terminal.declared > 0 && terminal.waiting == nil && waitsForTheTerminal(op) { continue }
+        if terminal.waiting != nil || !(op.queue.hasCapacity && acquire(op)) {
+          still.append(op)
+        } else {
+          start(op)
+          started = true
+        }
       }
       admission.parked = still
     }
@@ -85,6 +92,10 @@ extension Scheduler {
         // A paused one goes back in when resumed; one whose priority changed is in again
         // under its new priority.
         guard op.state == .ready, !op.isPaused, entry.priority == op.priority.rawValue else { continue }
+        if terminal.declared > 0 && (terminal.waiting != nil || waitsForTheTerminal(op)) {
+          if terminal.waiting !== op { queue.ready.insert(entry) }  // it waits behind the one that waits
+          return started
+        }
         guard acquire(op) else {
           admission.park(op)
           continue
@@ -109,6 +120,7 @@ extension Scheduler {
     op.executingIndex = executing.count
     executing.append(op)
     announcer.started(op, at: elapsed(at: now))
+    if terminal.declared > 0 && op.interactive { takeTerminal(op, at: elapsed(at: now)) }
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
@@ -168,6 +180,7 @@ extension Scheduler {
       op.queue.freedBy = op
     }
     removeExecuting(op)
+    if terminal.declared > 0 { leaveTerminal(op, at: elapsed(at: clock.now)) }
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: -1) } }
     release(op)
   }

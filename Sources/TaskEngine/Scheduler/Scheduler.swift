@@ -36,6 +36,8 @@ public final class Scheduler {
   @exclusivity(unchecked) var stopping = StopState()
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
   @exclusivity(unchecked) var executing: [OperationNode] = []
+  /// Interactive operations: who has the terminal, who waits for it (Scheduler+Terminal.swift).
+  @exclusivity(unchecked) var terminal = TerminalTurn()
   /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
   @exclusivity(unchecked) var cascade = Cascade()
   /// What the command line chose for the run (-k, the kill grace, strays).

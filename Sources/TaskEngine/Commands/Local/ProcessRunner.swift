@@ -83,29 +83,36 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     case .success(let path): program = path
     case .failure(let error): return fail(token: token, describe(error.code.rawValue, argv[0], spec.directory))
     }
-    var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-    guard cs_pipe(&outPipe) == 0, cs_pipe(&errPipe) == 0 else {
+    // An interactive command's output goes straight to taskrun's own: no pipes.
+    let terminal = spec.usesTerminal
+    var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+    guard terminal || (cs_pipe(&outPipe) == 0 && cs_pipe(&errPipe) == 0) else {
       return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
+    let (input, output, errors) = terminal ? (STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO) : (-1, outPipe[1], errPipe[1])
+    let foreground = terminal ? TerminalForeground.handed() : -1
     var pid: pid_t = 0, pidfd: Int32 = -1
     let qos = spec.qos
     if let qos { cs_set_spawn_qos(qos.niceDelta, qos.ioPriority) }
+    if foreground >= 0 { cs_set_spawn_terminal(foreground) }
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
         guard var rules else {
-          return cs_spawn(program, cArgv, cEnv, spec.directory, outPipe[1], errPipe[1], &pid, &pidfd)
+          return cs_spawn_input(program, cArgv, cEnv, spec.directory, input, output, errors, &pid, &pidfd)
         }
         // Joining the sandbox's mount namespace leaves the old one: the folder must be whole.
         let directory = spec.directory.map { $0.hasPrefix("/") ? $0 : Self.currentDirectory() + "/" + $0 }
         return (directory ?? Self.currentDirectory()).withCString { folder in
           rules.directory = folder
-          return cs_spawn_confined(program, cArgv, cEnv, nil, -1, outPipe[1], errPipe[1], &rules, &pid, &pidfd)
+          return cs_spawn_confined(program, cArgv, cEnv, nil, input, output, errors, &rules, &pid, &pidfd)
         }
       }
     }
     if qos != nil { cs_set_spawn_qos(0, -1) }  // the next spawn is as taskrun's again
+    if foreground >= 0 { cs_set_spawn_terminal(-1) }
     if rc != 0 {
-      for fd in outPipe + errPipe { close(fd) }
+      for fd in outPipe + errPipe where fd >= 0 { close(fd) }
+      if foreground >= 0 { TerminalForeground.takeBack(foreground) }
       return fail(token: token, describe(rc, argv[0], spec.directory))
     }
     // Without a pidfd the exit is looked for every 20 ms: the pipes' end of file wakes us sooner.
@@ -117,6 +124,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd,
       limits: outputLimits)
     child.sandbox = spec.sandbox
+    child.foreground = foreground
     lock.lock()
     live.append(child)
     lock.unlock()
@@ -389,6 +397,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     child.reaped = true
     lock.unlock()
     child.status = code
+    // Counted before its exit is posted: the run is interrupted before the exit is handled.
+    if child.foreground >= 0, TerminalForeground.returned(from: child.foreground, status: code) {
+      inbox.postSignal(SIGINT)
+    }
     if child.pidfd >= 0 { close(child.pidfd) }
     child.pidfd = -1
     // What the command wrote is all in the pipes now, unless something it left behind still
