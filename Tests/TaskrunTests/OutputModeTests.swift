@@ -51,6 +51,24 @@ import Testing
     #expect(block("silent", in: run.stdout).count == 1, "no output, no block: \(run.stdout)")
   }
 
+  @Test(.enabled(if: TerminalTests.hasTmux)) func underTheLiveViewBlocksScrollAboveIt() throws {
+    let dir = Scratch.root.appendingPathComponent("taskrun-output-mode-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try Self.interleaved.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let session = try TerminalSession("\(Binary.url.path) --no-store -j3 --output group w.lua", in: dir, height: 40)
+    let screen = session.wait { $0.contains("EXIT=") }
+    #expect(screen.contains("EXIT=0"), "\(screen)")
+    let lines = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    for name in ["a", "b"] {
+      guard let header = lines.firstIndex(where: { $0.hasPrefix("ok") && $0.contains(" \(name) (") }) else {
+        Issue.record("no block for \(name): \(screen)")
+        continue
+      }
+      #expect(
+        Array(lines[(header + 1)...].prefix(4)) == (1...4).map { "| \(name)\($0)" }, "\(name)'s block: \(screen)")
+    }
+  }
+
   @Test func withoutAModeTheOutputOfSuccessesIsNotShownAndVerboseStillPrefixes() throws {
     let plain = try run(Self.interleaved, ["-j3"])
     #expect(plain.status == 0 && !plain.stdout.contains("| a1"), "\(plain.stdout)")

@@ -69,9 +69,10 @@ final class LiveReporter: EventSink {
   var eventsAbove: EventSink?
 
   /// Rows need the starts of what still runs at a frame, finished lines the successes since
-  /// the last one; no row says why it started. Events written above read what they read.
+  /// the last one; no row says why it started. Output and causes go to the lines (an
+  /// `--output` mode's). Events written above read what they read.
   var interests: EventInterests {
-    let mine = lines.interests.intersection(.output)
+    let mine = lines.interests.intersection([.output, .causes])  // -v and blocks; --output errors
     return eventsAbove.map { $0.interests.union(.startsAtTick).union(mine) }
       ?? mine.union([.startsAtTick, .successesAtTick])
   }
