@@ -67,6 +67,10 @@ import Testing
       try Binary.start(["--progress", "plain", "--no-store", "-j4", "w.lua"], in: w.dir, input: "from-stdin\n"))
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.contains("got from-stdin") && !run.stdout.contains("stdin-is-a-terminal"), "\(run.stdout)")
+    let lines = run.stdout.split(separator: "\n")
+    let started = lines.firstIndex { $0.hasPrefix("start") && $0.hasSuffix(" ask") }
+    let answered = lines.firstIndex { $0.hasSuffix("got from-stdin") }
+    #expect(started != nil && answered != nil && started! < answered!, "taskrun's lines came after: \(run.stdout)")
     try expectAlone(w.dir)
   }
 
