@@ -61,6 +61,24 @@ import Testing
     #expect(!log.contains("after-start"), "\(log)")
   }
 
+  @Test(.enabled(if: hasTmux)) func ctrlZStopsTaskrunAndFgGivesTheCommandTheTerminalAgain() throws {
+    let w = try MarkedWorkflow { Self.script($0) }
+    let session = try TerminalSession("bash --norc -i", in: w.dir)
+    session.wait { $0.contains("$") || $0.contains("#") }
+    try session.send("\(Binary.url.path) --no-store -j4 w.lua\n")
+    session.wait { $0.contains("name?") }
+    try session.send("C-z")
+    let stopped = session.wait { $0.contains("Stopped") }
+    #expect(stopped.contains("Stopped"), "taskrun did not stop with its command: \(stopped)")
+    try session.send("fg\n")
+    usleep(500_000)
+    try session.send("resumed-answer\n")
+    let done = session.wait { $0.contains("3 succeeded") }
+    #expect(done.contains("got resumed-answer") && done.contains("3 succeeded"), "\(done)")
+    try expectAlone(w.dir)
+    #expect(w.survivors(after: 0.5).isEmpty)
+  }
+
   @Test func withoutATerminalItReadsTaskrunsStandardInputAndStillRunsAlone() throws {
     let w = try MarkedWorkflow { Self.script($0) }
     let run = Binary.finish(

@@ -201,7 +201,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     lock.lock(); defer { lock.unlock() }
     guard suspended else { return }
     suspended = false
-    for child in live where !child.reaped { kill(-child.pid, SIGCONT) }
+    for child in live where !child.reaped {
+      if child.foreground >= 0 { TerminalForeground.giveAgain(child.foreground, to: child.pid) }
+      kill(-child.pid, SIGCONT)
+    }
   }
 
   private func fail(token: CommandToken, _ message: String) {
@@ -344,6 +347,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private func stopped(_ snapshot: [RunningCommand]) {
     for child in snapshot where child.status == nil {
       let signal = cs_stop_signal(child.pid)
+      // Ctrl-Z reached an interactive command alone (it has the foreground): taskrun takes the
+      // terminal back and stops as at any Ctrl-Z; `fg` gives it back (`resumeAll`).
+      if signal == SIGTSTP && child.foreground >= 0 {
+        TerminalForeground.takeBack(child.foreground)
+        kill(getpid(), SIGTSTP)
+        continue
+      }
       guard signal == SIGTTIN || signal == SIGTTOU else { continue }
       lock.lock()
       if !child.reaped {

@@ -16,6 +16,10 @@ enum TerminalForeground {
 
   static func takeBack(_ fd: Int32) { _ = cs_take_terminal(fd) }
 
+  /// After Ctrl-Z and `fg`: the interactive command `group` gets the foreground again before
+  /// it is continued (not after `bg`: taskrun has no foreground to give).
+  static func giveAgain(_ fd: Int32, to group: pid_t) { _ = cs_give_terminal(fd, group) }
+
   /// The command that had `fd`'s foreground ended with `status` (128 + a signal that killed
   /// it): taskrun takes the foreground back. Whether Ctrl-C ended it (SIGINT, which went to
   /// its group alone): then taskrun is interrupted as Ctrl-C would have, and the run stops.
