@@ -79,20 +79,34 @@ import Testing
     }
   }
 
-  @Test func keepOrderPrintsTheBlocksInDeclarationOrderWhenTheyFinishInReverse() throws {
-    // Each waits for the one declared after it to finish: they finish last to first.
-    let run = try run(
-      """
+  /// Each waits for the one declared after it to finish: they finish last to first.
+  static let reverse = """
       operation { name = "first", sh = "echo one; n=0; while [ ! -e second.done ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done" }
       operation { name = "second", sh = "echo two; n=0; while [ ! -e third.done ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n+1)); done; sleep 0.2; : > second.done" }
       operation { name = "quiet", sh = "true" }
       operation { name = "third", sh = "echo three; sleep 0.2; : > third.done" }
-      """, ["-j4", "--output", "keep-order", "--events", "events.jsonl"])
+    """
+
+  @Test func keepOrderPrintsTheBlocksInDeclarationOrderWhenTheyFinishInReverse() throws {
+    let run = try run(Self.reverse, ["-j4", "--output", "keep-order", "--events", "events.jsonl"])
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     let blocks = run.stdout.split(separator: "\n").filter { $0.hasPrefix("    | ") }
     #expect(blocks == ["    | one", "    | two", "    | three"], "\(run.stdout)")
     let headers = run.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") && !$0.contains("quiet") }
     #expect(headers.map { $0.split(separator: " ").dropFirst().first } == ["first", "second", "third"], "\(run.stdout)")
+  }
+
+  @Test(.enabled(if: TerminalTests.hasTmux)) func keepOrderUnderTheLiveView() throws {
+    let dir = Scratch.root.appendingPathComponent("taskrun-output-mode-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try Self.reverse.write(to: dir.appendingPathComponent("w.lua"), atomically: true, encoding: .utf8)
+    let session = try TerminalSession("\(Binary.url.path) --no-store -j4 --output keep-order w.lua", in: dir)
+    let screen = session.wait { $0.contains("EXIT=") }
+    #expect(screen.contains("EXIT=0"), "\(screen)")
+    let blocks = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+      $0.hasPrefix("| ")
+    }
+    #expect(blocks == ["| one", "| two", "| three"], "\(screen)")
   }
 
   @Test func aHeldBlockKeepsAtMostTheOutputLimitAndSaysWhatItDropped() throws {

@@ -20,9 +20,10 @@ final class OutputBlocks: EventSink {
   /// Blocks printed (GitLab's section ids count them).
   private var printed = 0
 
-  /// A finished operation's block: its finish, told to the reporter as its header.
+  /// A finished operation's block: its finish, told to the reporter as its header (nil: the
+  /// output of one that never finished, printed at the run's end).
   private struct Block {
-    var finish: RunEvent
+    var finish: RunEvent?
     var name: String
     var failed: Bool
     var duration: Double
@@ -78,25 +79,29 @@ final class OutputBlocks: EventSink {
     case .successes(let time, let operations):
       // Those without a block told together, as they came, around those with one.
       var plain: [Success] = []
+      func tell() {
+        guard !plain.isEmpty else { return }
+        lines.receive(.successes(time: time, operations: plain))
+        for op in plain { done(op.name) }
+        plain = []
+      }
       for op in operations {
         guard let output = open.removeValue(forKey: op.name), !output.isEmpty else {
           plain.append(op)
           continue
         }
-        if !plain.isEmpty { lines.receive(.successes(time: time, operations: plain)) }
-        plain = []
+        tell()
         let finish = RunEvent.operationFinish(
           time: time, name: op.name, outcome: .succeeded, duration: op.duration, details: nil)
         arrived(Block(finish: finish, name: op.name, failed: false, duration: op.duration, output: output), op.name)
       }
-      if !plain.isEmpty { lines.receive(.successes(time: time, operations: plain)) }
-      for op in plain { done(op.name) }
+      tell()
     case .runFinish:
       // What still waits (or still runs: output of an operation that never finished).
       for index in waiting.keys.sorted() { show(waiting[index]!) }
       waiting = [:]
       for (name, output) in open where !output.isEmpty {
-        show(Block(finish: .tick(time: 0), name: name, failed: false, duration: 0, output: output))
+        show(Block(finish: nil, name: name, failed: false, duration: 0, output: output))
       }
       open = [:]
       if printed > 0, let line = ci?.beforeSummary { print(line) }
@@ -137,7 +142,7 @@ final class OutputBlocks: EventSink {
     if let start = ci?.start(title, number: printed, failed: block.failed, now: now - Int(block.duration.rounded())) {
       print(start)
     }
-    if case .operationFinish = block.finish { lines.receive(block.finish) }
+    if let finish = block.finish { lines.receive(finish) }
     let write: (String) -> Void = block.failed ? { self.lines.failure($0) } : { print($0) }
     let dropped = block.output.dropped
     if dropped > 0 {
