@@ -199,14 +199,9 @@ extension RunOptions {
     let ci = CIFolding.detect()
     let mode = OutputMode.chosen(option: output, verbose: verbose, quiet: quiet, ci: ci)
     let reporter = PlainReporter(
-      verbosity: progress == .none || quiet || mode == .errors ? .quiet : mode == .prefixed ? .verbose : .normal,
+      verbosity: mode.verbosity(quiet: quiet || progress == .none),
       color: ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal), showStarts: !live)
-    let blocks =
-      mode.groupsOutput
-      ? OutputBlocks(
-        lines: reporter, keepOrder: mode == .keepOrder, ci: ci,
-        limit: (outputLimit ?? OutputLimits().memory >> 20) << 20) : nil
-    let through: EventSink? = blocks ?? (mode == .errors ? RootFailures(lines: reporter) : nil)
+    let through = mode.sink(before: reporter, ci: ci, limitMB: outputLimit)
     let session = Session(
       jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet, through: through),
       host: .init(
@@ -312,7 +307,9 @@ extension RunOptions {
       if let caveat = host.dryRunCaveat { print(caveat) }
       throw Taskrun.Exit(.success)
     }
-    blocks?.order(scheduler.plan(for: selected))  // keep-order: the blocks in declaration order
+    if mode == .keepOrder, let blocks = through as? OutputBlocks {
+      blocks.order(scheduler.plan(for: selected))  // the blocks in declaration order
+    }
     let summary = host.run(selected)
     // The graph is not taken apart object by object (100,000 operations: 12 ms) since the
     // process ends here.

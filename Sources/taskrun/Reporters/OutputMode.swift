@@ -1,5 +1,6 @@
 // OutputMode: how commands' output is shown when operations run in parallel (--output), and its default.
 import ArgumentParser
+import TaskEngine
 
 /// `--output`: `stream` shows no command output but a failure's (the default); `prefixed`
 /// every line as it comes, as `[name] line` (`-v`); `group` each finished operation's output
@@ -18,8 +19,23 @@ enum OutputMode: String, ExpressibleByArgument, CaseIterable, ChoiceArgument {
     return ci != nil && !quiet ? .group : .stream
   }
 
-  /// Whether it shows output as blocks (one per finished operation).
-  var groupsOutput: Bool { self == .group || self == .keepOrder }
+  /// How much the line reporter prints in this mode (`quiet`: -q or --progress none).
+  func verbosity(quiet: Bool) -> PlainReporter.Verbosity {
+    quiet || self == .errors ? .quiet : self == .prefixed ? .verbose : .normal
+  }
+
+  /// The sink that stands before the line reporter `lines` in this mode (group, keep-order,
+  /// errors); nil where the reporter does it alone (stream, prefixed), so that the default
+  /// costs nothing. `limitMB`: --output-limit, what a block holds at most.
+  func sink(before lines: PlainReporter, ci: CIFolding?, limitMB: Int?) -> EventSink? {
+    switch self {
+    case .stream, .prefixed: return nil
+    case .group, .keepOrder:
+      return OutputBlocks(
+        lines: lines, keepOrder: self == .keepOrder, ci: ci, limit: (limitMB ?? OutputLimits().memory >> 20) << 20)
+    case .errors: return RootFailures(lines: lines)
+    }
+  }
 
   /// Why `-q` or `-v` cannot go with it, or nil.
   func conflict(quiet: Bool, verbose: Bool) -> String? {
