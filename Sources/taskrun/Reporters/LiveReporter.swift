@@ -20,7 +20,8 @@ final class LiveReporter: EventSink {
 
   // Its fields are touched by the scheduler's thread alone, by loads, stores and appends: no
   // access can overlap another, so they skip the dynamic exclusivity check (see OperationNode).
-  private let lines: any EventSink  // what scrolls above the region (the line reporter, or an --output mode's sink before it)
+  /// What scrolls above the region: the line reporter, or an `--output` mode's sink before it.
+  private let lines: any EventSink
   private let color: ColorPolicy
   private let interval: Double
   private let taskbar: TaskbarProgress?
