@@ -21,6 +21,7 @@
 ---@field attempt integer Attempts so far.
 ---@field priority "very_low"|"low"|"normal"|"high"|"very_high" Settable until it starts (a name, or Foundation's number -8…8, snapped to the nearest level).
 ---@field qos "user_interactive"|"user_initiated"|"utility"|"background"|nil Its commands' CPU and I/O niceness.
+---@field interactive boolean It runs alone, its commands with the terminal (`interactive = true`).
 ---@field when "succeeded"|"finished"|"failed"
 ---@field weight number Its share of the run's progress.
 ---@field desc string|nil What it is for (`taskrun --list`).
@@ -195,6 +196,7 @@ function Observation:cancel() end
 ---@field cleanup? fun(op: taskrun.Operation, why: "failed"|"cancelled"|"timeout"|"interrupted", message: string) Runs after the body stopped for a failure, a cancel or a timeout; may call sh.
 ---@field cleanup_grace? number Seconds the cleanup may take (default 10); then, or at a second Ctrl-C, it is stopped.
 ---@field qos? "user_interactive"|"user_initiated"|"utility"|"background" Its commands' CPU and I/O niceness (GCD's quality of service).
+---@field interactive? boolean Its commands get the terminal (stdin, stdout, stderr, the foreground; else taskrun's stdin) and it runs alone: it starts when nothing else runs, nothing starts until it ends, and a live view steps aside meanwhile.
 ---@field inputs? string|string[] Files and globs (`*`, `?`, `[…]`, `**`) it reads: their contents are part of its fingerprint (the run store).
 ---@field outputs? string|string[] Files, globs and folders it makes: hashed after it succeeds (unchanged ones stop the rebuild), removed when it fails, required to exist.
 ---@field depfile? string A Makefile-style dependency file its command writes (`gcc -MD`): what it names are inputs of the next run.

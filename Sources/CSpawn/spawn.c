@@ -29,6 +29,7 @@ struct spawn_args {
   pid_t parent;
   const struct cs_confinement *confinement;  /* NULL: none */
   int nice_delta, ioprio;  /* cs_set_spawn_qos's, for this spawn */
+  int terminal;  /* cs_set_spawn_terminal's: the terminal whose foreground it takes (-1: none) */
   volatile int error;   /* written by the child before it exits: why exec failed */
 };
 
@@ -83,6 +84,10 @@ static int child_main(void *arg) {
   for (int sig = 32; sig < NSIG; sig++)
     if (g_above31 >> (sig - 32) & 1) kernel_sigaction(sig, &kernel_dfl, NULL);
   if (setpgid(0, 0) != 0) goto fail;
+  /* An interactive command's group becomes the terminal's foreground before it runs a thing
+     (as a shell's job does): what it reads is not stopped by SIGTTIN, and Ctrl-C reaches it.
+     Its signals are still blocked here, SIGTTOU too, so a background taskrun may hand it. */
+  if (a->terminal >= 0 && tcsetpgrp(a->terminal, getpid()) != 0) goto fail;
   /* Die with taskrun even if it is killed with SIGKILL. The signal follows the thread that
      spawned us: taskrun spawns commands from its scheduler thread, which lives as long as
      the run, and Slurm's tools from a thread that waits for them. */
@@ -188,6 +193,9 @@ int cs_spawn_input(const char *path, char *const argv[], char *const envp[], con
 
 /* The next spawns' quality of service on this thread (cs_set_spawn_qos). */
 static _Thread_local int g_qos_nice = 0, g_qos_ioprio = -1;
+static _Thread_local int g_terminal = -1;
+
+void cs_set_spawn_terminal(int fd) { g_terminal = fd; }
 
 void cs_set_spawn_qos(int nice_delta, int ioprio) {
   g_qos_nice = nice_delta;
@@ -201,7 +209,7 @@ int cs_spawn_confined(const char *path, char *const argv[], char *const envp[], 
   if (self == 0) self = getpid();
   if (confinement) cs_sandbox_prepare();
   struct spawn_args a = { path, argv, envp ? envp : environ, cwd, in_fd, out_fd, err_fd, self, confinement,
-                          g_qos_nice, g_qos_ioprio, 0 };
+                          g_qos_nice, g_qos_ioprio, g_terminal, 0 };
   int rc = spawn_once(&a, pid, pidfd);
   if (rc != 0) return rc;
   if (a.error != ENOEXEC) return a.error;

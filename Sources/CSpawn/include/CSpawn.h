@@ -35,6 +35,15 @@ int cs_spawn_confined(const char *path, char *const argv[], char *const envp[], 
 /* The quality of service of the commands this thread spawns from now on: niceness raised by
    nice_delta (0: as taskrun's), ioprio for ioprio_set (-1: as taskrun's). */
 void cs_set_spawn_qos(int nice_delta, int ioprio);
+/* The commands this thread spawns from now on take the foreground of terminal `fd` (its
+   process group becomes the terminal's) before they run (-1: they do not). */
+void cs_set_spawn_terminal(int fd);
+/* Gives terminal `fd`'s foreground back to taskrun's process group (SIGTTOU blocked for the
+   call, as a shell takes it back from a job): 0, or an errno. */
+int cs_take_terminal(int fd);
+/* Gives terminal `fd`'s foreground to process group `group`, if taskrun's group has it
+   (an interactive command resumed by fg after Ctrl-Z): 0, or an errno (EPERM: not taskrun's). */
+int cs_give_terminal(int fd, pid_t group);
 /* The user id of the process at the other end of Unix socket `fd`; -1 if unknown. */
 long cs_peer_uid(int fd);
 int cs_resolve(const char *name, const char *path, char *out, size_t size);

@@ -93,10 +93,12 @@ extension ScriptHost {
     let grant = s.isNil(spec[.sandbox]) ? nil : try sandboxGrant(s, spec[.sandbox], what: what())
     let qos = s.isNil(spec[.qos]) ? nil : try qualityOfService(s, spec[.qos], what: what())
     let service = s.isNil(spec[.service]) && s.isNil(spec[.ready]) ? nil : try serviceSpec(s, spec, what: what())
+    let interactive = try booleanField(s, at: spec[.interactive], "interactive", in: what()) ?? false
     if !s.isNil(sh) {
       var command = try commandSpec(s, sh, options: 1, function: what(), field: "sh")
       command.sandbox = grant
       command.qos = qos
+      if interactive { command.usesTerminal = true }
       body = service.map { ServiceBody(command, ready: $0, keeper: scheduler.services) } ?? CommandBody(command)
     } else if service != nil {
       throw ScriptError("\(what()): a service runs a command: give 'sh' (not 'run')")
@@ -134,6 +136,7 @@ extension ScriptHost {
       // Most specs set neither: an absent field costs one type check, not a message made.
       if !s.isNil(spec[.cleanup]) || !s.isNil(spec[.cleanupGrace]) { try attachCleanup(op, s, spec, what: what()) }
       if let qos { op.qos = qos }  // for sh() in its body
+      if interactive { scheduler.makeInteractive(op) }  // alone, with the terminal (and sh() in its body)
       if !s.isNil(spec[.inputs]) || !s.isNil(spec[.outputs]) || !s.isNil(spec[.depfile]) || !s.isNil(spec[.key])
         || !s.isNil(spec[.fresh])
       {

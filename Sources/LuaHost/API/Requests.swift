@@ -44,6 +44,7 @@ extension ScriptHost {
         // failed command's (sh() still returns it); they get its qos all the same.
         let owner = co.isCleanup ? nil : co.op
         spec.qos = co.op?.qos
+        if let op = co.op, op.interactive, !co.isCleanup { spec.usesTerminal = true }
         let check = s.type(base + 1) == LUA_TTABLE ? s.rawGet(base + 1, "check") != LUA_TBOOLEAN || s.boolean(-1) : true
         s.setTop(base - 3)
         // A dry run's top level runs nothing: the dry-run executor says what it would run.

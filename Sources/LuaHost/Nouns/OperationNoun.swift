@@ -52,6 +52,7 @@ extension ScriptHost {
           { throw ScriptError(error.description) }
         }),
       LuaField("qos") { _, op, s in op.qos.map { s.push($0.rawValue) } ?? s.pushNil() },
+      LuaField("interactive") { _, op, s in s.push(op.interactive) },
       LuaField("when") { _, op, s in s.push(op.policy.rawValue) },
       LuaField("weight") { _, op, s in s.push(op.weight) },
       LuaField("desc") { _, op, s in op.desc.map { s.push($0) } ?? s.pushNil() },

@@ -6,7 +6,7 @@ import CLuaShim
 enum SpecField: Int, CaseIterable {
   case name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout,
     observers, retries, retry, weight, desc, sandbox, cleanup, cleanupGrace, qos,
-    inputs, outputs, depfile, key, fresh, service, ready
+    inputs, outputs, depfile, key, fresh, service, ready, interactive
 
   /// The field's name in Lua. Spelled out: `String(describing:)` of a case goes through
   /// runtime reflection, about 70,000 instructions a name.
@@ -40,6 +40,7 @@ enum SpecField: Int, CaseIterable {
     case .fresh: "fresh"
     case .service: "service"
     case .ready: "ready"
+    case .interactive: "interactive"
     }
   }
 }

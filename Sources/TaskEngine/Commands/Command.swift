@@ -19,11 +19,17 @@ public struct CommandSpec: Sendable, Equatable {
 
   public var sandbox: SandboxGrant? {
     get { placement?.sandbox }
-    set { placement = Placement.make(sandbox: newValue, qos: qos) }
+    set { placement = Placement.make(sandbox: newValue, qos: qos, terminal: usesTerminal) }
   }
   public var qos: QualityOfService? {
     get { placement?.qos }
-    set { placement = Placement.make(sandbox: sandbox, qos: newValue) }
+    set { placement = Placement.make(sandbox: sandbox, qos: newValue, terminal: usesTerminal) }
+  }
+  /// An interactive operation's command (`interactive = true`): it gets taskrun's standard
+  /// input, output and error as they are, and the terminal's foreground while it runs.
+  public var usesTerminal: Bool {
+    get { placement?.terminal ?? false }
+    set { placement = Placement.make(sandbox: sandbox, qos: qos, terminal: newValue) }
   }
 
   /// Where and how a command runs, beyond its words (immutable: a spec that changes it
@@ -31,10 +37,15 @@ public struct CommandSpec: Sendable, Equatable {
   final class Placement: Sendable, Equatable {
     let sandbox: SandboxGrant?
     let qos: QualityOfService?
-    static func == (a: Placement, b: Placement) -> Bool { a.sandbox == b.sandbox && a.qos == b.qos }
-    private init(sandbox: SandboxGrant?, qos: QualityOfService?) { (self.sandbox, self.qos) = (sandbox, qos) }
-    static func make(sandbox: SandboxGrant?, qos: QualityOfService?) -> Placement? {
-      sandbox == nil && qos == nil ? nil : Placement(sandbox: sandbox, qos: qos)
+    let terminal: Bool
+    static func == (a: Placement, b: Placement) -> Bool {
+      a.sandbox == b.sandbox && a.qos == b.qos && a.terminal == b.terminal
+    }
+    private init(sandbox: SandboxGrant?, qos: QualityOfService?, terminal: Bool) {
+      (self.sandbox, self.qos, self.terminal) = (sandbox, qos, terminal)
+    }
+    static func make(sandbox: SandboxGrant?, qos: QualityOfService?, terminal: Bool) -> Placement? {
+      sandbox == nil && qos == nil && !terminal ? nil : Placement(sandbox: sandbox, qos: qos, terminal: terminal)
     }
   }
 

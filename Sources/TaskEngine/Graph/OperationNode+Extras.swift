@@ -43,6 +43,8 @@ extension OperationNode {
     @exclusivity(unchecked) var freshness: Freshness? = nil
     @exclusivity(unchecked) var reuse: Reuse? = nil
     @exclusivity(unchecked) var why: String? = nil
+    /// `interactive = true` (Scheduler+Terminal).
+    @exclusivity(unchecked) var interactive = false
 
     /// A cluster job was queued or started for it (read in place: `op.remoteState != nil`
     /// copied the state out and destroyed it through the runtime's generic code).
@@ -61,6 +63,9 @@ extension OperationNode {
     extrasStorage = made
     return made
   }
+
+  /// `interactive = true`: it runs alone, its commands with the terminal (`Scheduler.makeInteractive`).
+  public var interactive: Bool { extrasStorage?.interactive ?? false }
 
   /// `desc = "…"`: what it is for, as `taskrun --list` shows it.
   public var desc: String? {

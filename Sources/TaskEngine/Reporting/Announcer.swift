@@ -69,6 +69,10 @@ final class Announcer {
   /// The 90th percentile of an operation's recorded durations (the run store's), if any.
   var usualDuration: ((OperationNode) -> Double?)?
 
+  /// The operation whose outcome brought another's (`Scheduler.cause(of:)`), asked for a
+  /// finish that is not a success while a sink reads `causes`.
+  var causeOf: ((OperationNode) -> OperationNode?)?
+
   func announceStart(of op: OperationNode, startedAt: Double, now: Double) {
     dropWaitingStart(of: op)
     emit(
@@ -122,7 +126,8 @@ final class Announcer {
         ? nil
         : FinishDetails(
           error: op.error, traceback: op.traceback, output: op.output, errorKind: op.errorKind,
-          earlierOutputLines: op.earlierOutputLines, reuse: op.reuse, why: why)
+          earlierOutputLines: op.earlierOutputLines, reuse: op.reuse, why: why,
+          cause: outcome != .succeeded && interests.contains(.causes) ? causeOf?(op)?.name : nil)
       emit(
         .operationFinish(time: time, name: op.name, outcome: outcome, duration: duration, details: details),
         at: time)

@@ -115,5 +115,8 @@ public struct EventInterests: OptionSet, Sendable {
   public static let output = EventInterests(rawValue: 1 << 5)
   /// `operationChange(.ready)`: one more event for every operation (not in `all`).
   public static let readiness = EventInterests(rawValue: 1 << 6)
+  /// `FinishDetails.cause` of a finish that is not a success: which operation's outcome
+  /// brought it (not in `all`).
+  public static let causes = EventInterests(rawValue: 1 << 7)
   public static let all: EventInterests = [.starts, .successes, .startReasons, .output]
 }

@@ -21,13 +21,16 @@ public final class FinishDetails: Sendable {
   public let reuse: Reuse?
   /// Why it ran or did not, as the run store's check said ("input a.c changed").
   public let why: String?
+  /// The operation whose outcome brought this one's (`Scheduler.cause(of:)`): told only to
+  /// sinks that read `EventInterests.causes`, else nil.
+  public let cause: String?
 
   public init(
     error: String?, traceback: String?, output: String, errorKind: FailureKind?,
-    earlierOutputLines: Int = 0, reuse: Reuse? = nil, why: String? = nil
+    earlierOutputLines: Int = 0, reuse: Reuse? = nil, why: String? = nil, cause: String? = nil
   ) {
     (self.error, self.traceback, self.output, self.errorKind) = (error, traceback, output, errorKind)
-    (self.earlierOutputLines, self.reuse, self.why) = (earlierOutputLines, reuse, why)
+    (self.earlierOutputLines, self.reuse, self.why, self.cause) = (earlierOutputLines, reuse, why, cause)
   }
 }
 

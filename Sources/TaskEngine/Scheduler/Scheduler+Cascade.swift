@@ -103,7 +103,10 @@ extension Scheduler {
     case .stop:
       cascade.frames[top].phase = .dependents
       cascade.frames[top].index = 0
-      if stopping.stopsAfter(op, keepGoing: keepGoing) { stop(because: StopState.failFastReason(op)) }
+      if stopping.stopsAfter(op, keepGoing: keepGoing) {
+        stopping.stop(after: op)  // its reason, and the failure the cancelled ones name
+        stop(because: StopState.failFastReason(op))
+      }
     case .dependents:
       // Dependents one after the other in this loop while releasing one sets off nothing more
       // (most do not); when it does, what it set off is carried out before the next.

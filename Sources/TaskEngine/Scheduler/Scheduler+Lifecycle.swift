@@ -10,17 +10,7 @@ extension Scheduler {
     let dependencies = op.producedBy.isEmpty ? op.dependencies : op.dependencies.filter { op.producedBy[$0] == nil }
     switch op.policy {
     case .succeeded:
-      // One pass: the most telling dependency that did not succeed (failed, then cancelled,
-      // then a skip carrying a failure, then any), and whether any failed or was cancelled
-      // (not only the one the message names: `when = "failed"` further down sees the failure
-      // through every skip).
-      var bad: OperationNode?, rank = 0, upstream = false
-      for dependency in dependencies where dependency.outcome != .succeeded {
-        let r =
-          dependency.outcome == .failed ? 4 : dependency.outcome == .cancelled ? 3 : dependency.upstreamFailed ? 2 : 1
-        if r > rank { (bad, rank) = (dependency, r) }
-        if r >= 2 { upstream = true }
-      }
+      let (bad, upstream) = Self.mostTelling(dependencies)
       if let bad {
         op.upstreamFailed = upstream
         return finish(op, .skipped, error: "dependency '\(bad.name)' \(bad.outcome?.rawValue ?? "did not succeed")")
@@ -68,6 +58,7 @@ extension Scheduler {
   public func pump() -> Bool {
     absorbSignals()
     if stopping.held { return false }
+    if terminal.declared > 0, let started = pumpForTerminal() { return started }
     var started = false
     if !admission.parked.isEmpty {
       // Waiting for resources: first come, first served.
@@ -77,7 +68,13 @@ extension Scheduler {
           still.append(op)
           continue
         }
-        if op.queue.hasCapacity && acquire(op) { start(op); started = true } else { still.append(op) }
+        if terminal.declared > 0 && terminal.waiting == nil && waitsForTheTerminal(op) { continue }
+        if terminal.waiting != nil || !(op.queue.hasCapacity && acquire(op)) {
+          still.append(op)
+        } else {
+          start(op)
+          started = true
+        }
       }
       admission.parked = still
     }
@@ -96,6 +93,10 @@ extension Scheduler {
         // A paused one goes back in when resumed; one whose priority changed is in again
         // under its new priority.
         guard op.state == .ready, !op.isPaused, entry.priority == op.priority.rawValue else { continue }
+        if terminal.declared > 0 && (terminal.waiting != nil || waitsForTheTerminal(op)) {
+          if terminal.waiting !== op { queue.ready.insert(entry) }  // it waits behind the one that waits
+          return started
+        }
         guard acquire(op) else {
           admission.park(op)
           continue
@@ -120,6 +121,7 @@ extension Scheduler {
     op.executingIndex = executing.count
     executing.append(op)
     announcer.started(op, at: elapsed(at: now))
+    if terminal.declared > 0 && op.interactive { takeTerminal(op, at: elapsed(at: now)) }
     // Most operations have no activities, observers or handlers: not even an empty loop.
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: 1) } }
     if !op.observers.isEmpty { for observer in op.observers { observer.operationDidStart(op) } }
@@ -179,6 +181,7 @@ extension Scheduler {
       op.queue.freedBy = op
     }
     removeExecuting(op)
+    if terminal.declared > 0 { leaveTerminal(op, at: elapsed(at: clock.now)) }
     if !op.activities.isEmpty { for label in op.activities { countActivity(label, by: -1) } }
     release(op)
   }

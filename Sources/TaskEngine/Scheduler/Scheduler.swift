@@ -36,6 +36,8 @@ public final class Scheduler {
   @exclusivity(unchecked) var stopping = StopState()
   /// Executing operations, in no order (each knows its index: no hashing on the hot path).
   @exclusivity(unchecked) var executing: [OperationNode] = []
+  /// Interactive operations: who has the terminal, who waits for it (Scheduler+Terminal.swift).
+  @exclusivity(unchecked) var terminal = TerminalTurn()
   /// Finishes whose consequences are being carried out (Scheduler+Cascade.swift).
   @exclusivity(unchecked) var cascade = Cascade()
   /// What the command line chose for the run (-k, the kill grace, strays).
@@ -79,6 +81,7 @@ public final class Scheduler {
     self.graph = Graph(jobs: jobs)
     adopt(graph.mainQueue)
     processes.wantsText = { [unowned self] token in outputTextWanted(token) }
+    announcer.causeOf = { [unowned self] op in cause(of: op) }
   }
 
   /// Has a new queue's operations' progress changes reported here.

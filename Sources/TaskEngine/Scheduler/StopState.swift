@@ -7,6 +7,9 @@
 struct StopState {
   /// Why nothing new starts any more (first failure without -k, or an interrupt), if so.
   private(set) var stopReason: String?
+  /// The failure that stopped the run (fail-fast), when one did: what the operations the
+  /// stop cancelled were cancelled because of (`Scheduler.cause(of:)`).
+  private(set) var stoppedBy: OperationNode?
   private(set) var interrupts = 0
   /// Why the run was ended from inside (`os.exit`): like an interrupt, but not one.
   private(set) var endedBy: String?
@@ -43,16 +46,22 @@ struct StopState {
     stopReason = stopReason ?? reason
   }
 
+  /// The fail-fast stop after `op` failed (the first reason given is kept, and its failure).
+  mutating func stop(after op: OperationNode) {
+    if stopReason == nil { stoppedBy = op }
+    stop(because: Self.failFastReason(op))
+  }
+
   /// A new run starts fresh after an earlier run's failure; an interrupt or `os.exit` stays.
   mutating func clear() {
-    if !halted { stopReason = nil }
+    if !halted { (stopReason, stoppedBy) = (nil, nil) }
   }
 
   /// The interrupt is over (an interactive session goes on); the signals up to `posted` count
   /// as handled.
   mutating func endInterrupt(signalsPosted posted: Int) {
     interrupts = 0
-    stopReason = nil
+    (stopReason, stoppedBy) = (nil, nil)
     signalsHandled = posted
   }
 

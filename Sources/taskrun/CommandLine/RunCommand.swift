@@ -212,11 +212,14 @@ extension RunOptions {
     if let lang { ProgressLanguage.current = lang.language }
     let isTerminal = Session.outputIsTerminal
     let live = progress == .tty || (progress == .auto && isTerminal)
+    let ci = CIFolding.detect()
+    let mode = OutputMode.chosen(option: output, verbose: verbose, quiet: quiet, ci: ci)
     let reporter = PlainReporter(
-      verbosity: progress == .none || quiet ? .quiet : verbose ? .verbose : .normal,
+      verbosity: mode.verbosity(quiet: quiet || progress == .none),
       color: ColorPolicy.decide(disabled: noColor, isTerminal: isTerminal), showStarts: !live)
+    let through = mode.sink(before: reporter, ci: ci, limitMB: outputLimit)
     let session = Session(
-      jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet),
+      jobs: jobs, keepGoing: keepGoing, display: .lines(reporter, live: live && !quiet, through: through),
       host: .init(
         arguments: invocation.scriptArguments, memoryLimit: memory.map { $0 << 20 },
         assumeYes: yes, asksOnTerminal: true, answer: answer))
@@ -350,6 +353,9 @@ extension RunOptions {
       reporter.plan(plan, prediction: scheduler.memory == nil ? nil : prediction)
       if let caveat = host.dryRunCaveat { print(caveat) }
       throw Taskrun.Exit(.success)
+    }
+    if let blocks = session.blocks, blocks.keepsOrder {
+      blocks.order(scheduler.plan(for: selected))  // the blocks in declaration order
     }
     return selected
   }

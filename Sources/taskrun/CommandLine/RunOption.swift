@@ -12,7 +12,7 @@ enum RunOption: Int, CaseIterable {
   // In the order a completion offers them: flags, files, folders, words, numbers.
   case keepGoing, dryRun, quiet, verbose, yes, noColor, sandbox, sandboxLua, list
   case always, noStore, resume, predict, watch
-  case file, events, trace, directory, progress, executor, sandboxAllow, lang, answer
+  case file, events, trace, directory, progress, output, executor, sandboxAllow, lang, answer
   case jobs, memory, outputLimit, outputFileLimit, listNames, keepRuns, resumeRun, debounce
 
   /// What follows an option: what the quick parse reads, and what a completion offers.
@@ -87,6 +87,17 @@ enum RunOption: Int, CaseIterable {
       ) {
         guard let mode = ProgressMode(rawValue: $1) else { return false }
         $0.progress = mode
+        return true
+      }
+    case .output:
+      Declaration(
+        long: "--output", value: .choice(OutputMode.self, current: { $0.output?.rawValue }),
+        text:
+          "How commands' output is shown: stream (a failure's only; the default), prefixed (every line as [name] line, as -v), group (each finished operation's output as one block), keep-order (the blocks in declaration order) or errors (only the operations that failed by themselves, and a line per failure for what it stopped). On CI (GITHUB_ACTIONS, GITLAB_CI, BUILDKITE) the default is group, with blocks folded.",
+        valueName: "mode"
+      ) {
+        guard let mode = OutputMode(rawValue: $1) else { return false }
+        $0.output = mode
         return true
       }
     case .yes:
@@ -281,7 +292,8 @@ enum RunOption: Int, CaseIterable {
   /// The order `taskrun --help` lists them in (swift-argument-parser's, `RunCommand`'s
   /// arguments).
   static let helpOrder: [RunOption] = [
-    .jobs, .keepGoing, .dryRun, .quiet, .verbose, .progress, .yes, .noColor, .events, .trace, .memory, .sandbox,
+    .jobs, .keepGoing, .dryRun, .quiet, .verbose, .output, .progress, .yes, .noColor, .events, .trace, .memory,
+    .sandbox,
     .answer, .sandboxAllow, .sandboxLua, .outputLimit, .outputFileLimit, .file, .directory, .executor, .lang,
     .list, .listNames, .always, .noStore, .keepRuns, .resume, .resumeRun, .predict, .watch, .debounce
   ]

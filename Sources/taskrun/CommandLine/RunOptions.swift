@@ -12,6 +12,8 @@ struct RunOptions: Equatable {
   var quiet = false
   var verbose = false
   var progress: ProgressMode = .auto
+  /// `--output` (nil: not given; `OutputMode.chosen` decides).
+  var output: OutputMode?
   var yes = false
   var noColor = false
   var events: String?
@@ -45,6 +47,7 @@ struct RunOptions: Equatable {
   var problem: String? {
     if let jobs, jobs < 1 { return "-j must be at least 1 (got \(jobs))" }
     if quiet && verbose { return "-q and -v cannot be used together" }
+    if let problem = output?.conflict(quiet: quiet, verbose: verbose) { return problem }
     if sandboxAllow != nil && sandbox != .commands {
       return sandbox == .lua
         ? "--sandbox-allow needs --sandbox: --sandbox=lua confines no command, so there is nothing to widen"

@@ -20,7 +20,8 @@ final class LiveReporter: EventSink {
 
   // Its fields are touched by the scheduler's thread alone, by loads, stores and appends: no
   // access can overlap another, so they skip the dynamic exclusivity check (see OperationNode).
-  private let lines: PlainReporter  // what scrolls above the region
+  /// What scrolls above the region: the line reporter, or an `--output` mode's sink before it.
+  private let lines: any EventSink
   private let color: ColorPolicy
   private let interval: Double
   private let taskbar: TaskbarProgress?
@@ -54,7 +55,7 @@ final class LiveReporter: EventSink {
   }
 
   init(
-    lines: PlainReporter, color: ColorPolicy, rate: Double = 15,
+    lines: any EventSink, color: ColorPolicy, rate: Double = 15,
     taskbar: TaskbarProgress? = TaskbarProgress.forTerminal()
   ) {
     self.lines = lines
@@ -72,9 +73,10 @@ final class LiveReporter: EventSink {
   var eventsAbove: EventSink?
 
   /// Rows need the starts of what still runs at a frame, finished lines the successes since
-  /// the last one; no row says why it started. Events written above read what they read.
+  /// the last one; no row says why it started. Output and causes go to the lines (an
+  /// `--output` mode's). Events written above read what they read.
   var interests: EventInterests {
-    let mine = lines.interests.intersection(.output)
+    let mine = lines.interests.intersection([.output, .causes])  // -v and blocks; --output errors
     return eventsAbove.map { $0.interests.union(.startsAtTick).union(mine) }
       ?? mine.union([.startsAtTick, .successesAtTick])
   }

@@ -70,7 +70,9 @@ final class PlainReporter: EventSink {
     switch event {
     case .prompt(_, let text):
       prompting = text != nil
-      if !prompting { release() }
+      // What was printed reaches the terminal (or the pipe) before the question, or before
+      // an interactive command writes to the same place itself.
+      if prompting { fflush(nil) } else { release() }
       return
     case .runProgress(_, let progress) where progress.stopping && prompting:
       print("")  // Ctrl-C at the question: its line ends, and what waited is printed

@@ -16,6 +16,8 @@ final class Session {
   /// Lines per event, when the session shows its run (also what the live view scrolls).
   let lines: PlainReporter?
   let setup: HostSetup
+  /// `--output group|keep-order`'s blocks (keep-order is told each run's operations).
+  let blocks: OutputBlocks?
 
   /// The Lua host. Built on first use: a command checks its options and report files first,
   /// and their errors come before anything the host says (a lowered --memory). A command
@@ -24,8 +26,9 @@ final class Session {
 
   /// How a session shows its run.
   enum Display {
-    /// A line per event (`PlainReporter`), under a live view when `live` (then with a tick).
-    case lines(PlainReporter, live: Bool)
+    /// A line per event (`PlainReporter`), under a live view when `live` (then with a tick);
+    /// `through`: the `--output` mode's sink that stands before it (blocks, root failures).
+    case lines(PlainReporter, live: Bool, through: EventSink? = nil)
     /// Only these sinks (test results, a read's messages).
     case sinks([EventSink])
   }
@@ -62,19 +65,22 @@ final class Session {
     scheduler.keepGoing = keepGoing
     self.setup = setup
     switch display {
-    case .lines(let reporter, let live):
+    case .lines(let reporter, let live, let through):
       lines = reporter
-      liveView = live ? LiveReporter(lines: reporter, color: reporter.color) : nil
+      blocks = through as? OutputBlocks
+      let shown = through ?? reporter
+      liveView = live ? LiveReporter(lines: shown, color: reporter.color) : nil
       if let liveView {
         scheduler.sinks.append(liveView)
         scheduler.tickInterval = 1.0 / 15
         Taskrun.drawing(liveView)
       } else {
-        scheduler.sinks.append(reporter)
+        scheduler.sinks.append(shown)
       }
     case .sinks(let sinks):
       lines = nil
       liveView = nil
+      blocks = nil
       scheduler.sinks = sinks
     }
   }
@@ -85,7 +91,7 @@ final class Session {
     scheduler = Scheduler(jobs: jobs ?? Environment.processorCount)
     scheduler.keepGoing = keepGoing
     self.setup = setup
-    (lines, liveView) = (previous.lines, previous.liveView)
+    (lines, liveView, blocks) = (previous.lines, previous.liveView, previous.blocks)
     scheduler.sinks = previous.scheduler.sinks
     scheduler.tickInterval = previous.scheduler.tickInterval
     scheduler.services = previous.scheduler.services

@@ -61,11 +61,11 @@ final class Watcher {
     try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
     for i in 0..<n { try "\(i)\n".write(toFile: folder + "/src/f\(i).txt", atomically: false, encoding: .utf8) }
     try """
-      for i = 0, \(n - 1) do
-        operation { name = "cp" .. i, inputs = { "src/f" .. i .. ".txt" }, outputs = { "out/f" .. i .. ".txt" },
-          sh = "date +%s%N > out/f" .. i .. ".stamp; cp src/f" .. i .. ".txt out/f" .. i .. ".txt" }
-      end
-      """.write(toFile: folder + "/watch.lua", atomically: true, encoding: .utf8)
+    for i = 0, \(n - 1) do
+      operation { name = "cp" .. i, inputs = { "src/f" .. i .. ".txt" }, outputs = { "out/f" .. i .. ".txt" },
+        sh = "date +%s%N > out/f" .. i .. ".stamp; cp src/f" .. i .. ".txt out/f" .. i .. ".txt" }
+    end
+    """.write(toFile: folder + "/watch.lua", atomically: true, encoding: .utf8)
     let watcher = try Watcher(["--debounce", "\(debounce)", "watch.lua"], in: folder)
     defer { watcher.stop() }
     guard watcher.waitUntilWatching(1) else { throw CocoaError(.fileReadUnknown) }
@@ -76,7 +76,8 @@ final class Watcher {
       let saved = Date().timeIntervalSince1970
       try "changed \(k)\n".write(toFile: folder + "/src/f\(i).txt", atomically: true, encoding: .utf8)
       guard watcher.waitUntilWatching(k + 2),
-        let text = try? String(contentsOfFile: stamp, encoding: .utf8), let ns = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        let text = try? String(contentsOfFile: stamp, encoding: .utf8),
+        let ns = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
       else { throw CocoaError(.fileReadUnknown) }
       latencies.append(ns / 1e9 - saved)
     }
@@ -96,9 +97,12 @@ final class Watcher {
   do {
     for d in 0..<100 {
       try FileManager.default.createDirectory(atPath: idle + "/tree/d\(d)", withIntermediateDirectories: true)
-      for f in 0..<100 { try "\(f)\n".write(toFile: idle + "/tree/d\(d)/f\(f).txt", atomically: false, encoding: .utf8) }
+      for f in 0..<100 {
+        try "\(f)\n".write(toFile: idle + "/tree/d\(d)/f\(f).txt", atomically: false, encoding: .utf8)
+      }
     }
-    try #"operation { name = "count", sh = "find tree -type f | wc -l > count.out", inputs = { "tree/**" }, outputs = { "count.out" } }"#
+    try
+      #"operation { name = "count", sh = "find tree -type f | wc -l > count.out", inputs = { "tree/**" }, outputs = { "count.out" } }"#
       .write(toFile: idle + "/idle.lua", atomically: true, encoding: .utf8)
     let watcher = try Watcher(["idle.lua"], in: idle)
     defer { watcher.stop() }
@@ -108,7 +112,8 @@ final class Watcher {
     usleep(5_000_000)
     let used = watcher.cpuSeconds - before
     table.rows.append([
-      "CPU while watching an idle tree of 10,000 files (100 folders), 5 s", String(format: "%.3f s (%.2f%%)", used, used / 5 * 100),
+      "CPU while watching an idle tree of 10,000 files (100 folders), 5 s",
+      String(format: "%.3f s (%.2f%%)", used, used / 5 * 100),
       "near zero (≤ 0.01 s)"
     ])
     targets.check("watch: CPU seconds over 5 s idle on 10,000 files", used, atMost: 0.01)

@@ -68,13 +68,21 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   /// Starts `spec`; its completion arrives as `.processExited(token:…)`. A command that
   /// cannot start completes at once with status 127 and the reason on stderr.
   public func start(_ spec: CommandSpec, token: CommandToken) {
-    var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-    guard cs_pipe(&outPipe) == 0, cs_pipe(&errPipe) == 0 else {
+    // An interactive command's output goes straight to taskrun's own: no pipes.
+    let terminal = spec.usesTerminal
+    var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+    guard terminal || (cs_pipe(&outPipe) == 0 && cs_pipe(&errPipe) == 0) else {
+      for fd in outPipe + errPipe where fd >= 0 { close(fd) }
       return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
+    let (input, output, errors) = terminal ? (STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO) : (-1, outPipe[1], errPipe[1])
+    let foreground = terminal ? TerminalForeground.handed() : -1
     var pid: pid_t = 0, pidfd: Int32 = -1
-    if let problem = launch(spec, stdout: outPipe[1], stderr: errPipe[1], pid: &pid, pidfd: &pidfd) {
-      for fd in outPipe + errPipe { close(fd) }
+    if let problem = launch(
+      spec, stdin: input, stdout: output, stderr: errors, foreground: foreground, pid: &pid, pidfd: &pidfd)
+    {
+      for fd in outPipe + errPipe where fd >= 0 { close(fd) }
+      if foreground >= 0 { TerminalForeground.takeBack(foreground) }
       return fail(token: token, problem)
     }
     // Without a pidfd the exit is looked for every 20 ms: the pipes' end of file wakes us sooner.
@@ -86,6 +94,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       pid: pid, token: token, stdout: outPipe, stderr: errPipe, pidfd: pidfd,
       limits: outputLimits)
     child.sandbox = spec.sandbox
+    child.foreground = foreground
     lock.lock()
     live.append(child)
     lock.unlock()
@@ -98,13 +107,15 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   public func spawn(_ spec: CommandSpec, stdout: Int32, stderr: Int32, pid: inout pid_t, pidfd: inout Int32)
     -> String?
   {
-    launch(spec, stdout: stdout, stderr: stderr, pid: &pid, pidfd: &pidfd)
+    launch(spec, stdin: -1, stdout: stdout, stderr: stderr, foreground: -1, pid: &pid, pidfd: &pidfd)
   }
 
-  /// Resolves the program, confines and spawns it; why it could not, or nil.
-  private func launch(_ spec: CommandSpec, stdout: Int32, stderr: Int32, pid: inout pid_t, pidfd: inout Int32)
-    -> String?
-  {
+  /// Resolves the program, confines and spawns it (`stdin` -1: /dev/null; `foreground` ≥ 0:
+  /// the terminal it is made the foreground of); why it could not, or nil.
+  private func launch(
+    _ spec: CommandSpec, stdin input: Int32, stdout: Int32, stderr: Int32, foreground: Int32, pid: inout pid_t,
+    pidfd: inout Int32
+  ) -> String? {
     let argv = spec.argv
     var rules: cs_confinement?
     if let confinement {
@@ -122,20 +133,22 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     }
     let qos = spec.qos
     if let qos { cs_set_spawn_qos(qos.niceDelta, qos.ioPriority) }
+    if foreground >= 0 { cs_set_spawn_terminal(foreground) }
     let rc = withCStrings(argv) { cArgv in
       withOptionalCStrings(env) { cEnv in
         guard var rules else {
-          return cs_spawn(program, cArgv, cEnv, spec.directory, stdout, stderr, &pid, &pidfd)
+          return cs_spawn_input(program, cArgv, cEnv, spec.directory, input, stdout, stderr, &pid, &pidfd)
         }
         // Joining the sandbox's mount namespace leaves the old one: the folder must be whole.
         let directory = spec.directory.map { $0.hasPrefix("/") ? $0 : Self.currentDirectory() + "/" + $0 }
         return (directory ?? Self.currentDirectory()).withCString { folder in
           rules.directory = folder
-          return cs_spawn_confined(program, cArgv, cEnv, nil, -1, stdout, stderr, &rules, &pid, &pidfd)
+          return cs_spawn_confined(program, cArgv, cEnv, nil, input, stdout, stderr, &rules, &pid, &pidfd)
         }
       }
     }
     if qos != nil { cs_set_spawn_qos(0, -1) }  // the next spawn is as taskrun's again
+    if foreground >= 0 { cs_set_spawn_terminal(-1) }
     return rc == 0 ? nil : describe(rc, argv[0], spec.directory)
   }
 
@@ -209,7 +222,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     lock.lock(); defer { lock.unlock() }
     guard suspended else { return }
     suspended = false
-    for child in live where !child.reaped { kill(-child.pid, SIGCONT) }
+    for child in live where !child.reaped {
+      if child.foreground >= 0 { TerminalForeground.giveAgain(child.foreground, to: child.pid) }
+      kill(-child.pid, SIGCONT)
+    }
   }
 
   private func fail(token: CommandToken, _ message: String) {
@@ -352,6 +368,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
   private func stopped(_ snapshot: [RunningCommand]) {
     for child in snapshot where child.status == nil {
       let signal = cs_stop_signal(child.pid)
+      // Ctrl-Z reached an interactive command alone (it has the foreground): taskrun takes the
+      // terminal back and stops as at any Ctrl-Z; `fg` gives it back (`resumeAll`).
+      if signal == SIGTSTP && child.foreground >= 0 {
+        TerminalForeground.takeBack(child.foreground)
+        kill(getpid(), SIGTSTP)
+        continue
+      }
       guard signal == SIGTTIN || signal == SIGTTOU else { continue }
       lock.lock()
       if !child.reaped {
@@ -405,6 +428,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     child.reaped = true
     lock.unlock()
     child.status = code
+    // Counted before its exit is posted: the run is interrupted before the exit is handled.
+    if child.foreground >= 0, TerminalForeground.returned(from: child.foreground, status: code) {
+      inbox.postSignal(SIGINT)
+    }
     if child.pidfd >= 0 { close(child.pidfd) }
     child.pidfd = -1
     // What the command wrote is all in the pipes now, unless something it left behind still

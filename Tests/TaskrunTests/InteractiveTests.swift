@@ -1,0 +1,113 @@
+// interactive = true through the binary: alone, with the terminal (tmux), Ctrl-C, and without a terminal.
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct InteractiveTests {
+  static let hasTmux = TerminalTests.hasTmux
+
+  /// An operation that runs first, an interactive one that asks, and one declared after it;
+  /// each writes its start and end to `log`.
+  static func script(_ env: String) -> String {
+    """
+    operation { name = "before", \(env), sh = "echo before-start >> log; sleep 0.5; echo before-end >> log" }
+    operation { name = "ask", \(env), interactive = true,
+      sh = "echo ask-start >> log; [ -t 0 ] && echo stdin-is-a-terminal; printf 'name? '; read x; echo got $x; echo ask-end >> log" }
+    operation { name = "after", \(env), sh = "echo after-start >> log; sleep 0.3; echo after-end >> log" }
+    """
+  }
+
+  /// The log's lines: the interactive operation's start and end are next to each other (nothing
+  /// ran meanwhile), and what started before it ended before it started.
+  func expectAlone(_ dir: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let log = try String(contentsOf: dir.appendingPathComponent("log"), encoding: .utf8).split(separator: "\n")
+    let start = log.firstIndex(of: "ask-start"), end = log.firstIndex(of: "ask-end")
+    #expect(
+      start != nil && end == start.map { $0 + 1 }, "something ran with it: \(log)", sourceLocation: sourceLocation)
+    if let start {
+      #expect(
+        log.firstIndex(of: "before-end").map { $0 < start } == true, "it started while 'before' ran: \(log)",
+        sourceLocation: sourceLocation)
+    }
+    #expect(log.count == 6, "\(log)", sourceLocation: sourceLocation)
+  }
+
+  @Test(.enabled(if: hasTmux)) func itRunsAloneWithTheTerminalAndTheViewComesBack() throws {
+    let w = try MarkedWorkflow { Self.script($0) }
+    let session = try TerminalSession("\(Binary.url.path) --no-store -j4 w.lua", in: w.dir)
+    let asked = session.wait { $0.contains("name?") }
+    #expect(asked.contains("stdin-is-a-terminal"), "\(asked)")
+    try session.send("hello-there")
+    try session.send("Enter")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("got hello-there") && done.contains("EXIT=0"), "\(done)")
+    #expect(done.contains("3 succeeded"), "\(done)")
+    #expect(session.cursorVisible, "the cursor stayed hidden")
+    try expectAlone(w.dir)
+    #expect(w.survivors(after: 0.5).isEmpty)
+  }
+
+  @Test(.enabled(if: hasTmux)) func ctrlCWhileItRunsStopsTheRunAsEver() throws {
+    let w = try MarkedWorkflow { Self.script($0) }
+    let session = try TerminalSession("\(Binary.url.path) --no-store -j4 w.lua", in: w.dir)
+    session.wait { $0.contains("name?") }
+    try session.send("C-c")
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("EXIT=130") && done.contains("(interrupted)"), "\(done)")
+    #expect(done.contains("cancelled ask: interrupted"), "\(done)")
+    #expect(!done.contains("after-start"))
+    #expect(w.survivors(after: 1).isEmpty, "something was left running")
+    let log = try String(contentsOf: w.dir.appendingPathComponent("log"), encoding: .utf8)
+    #expect(!log.contains("after-start"), "\(log)")
+  }
+
+  @Test(.enabled(if: hasTmux)) func ctrlZStopsTaskrunAndFgGivesTheCommandTheTerminalAgain() throws {
+    let w = try MarkedWorkflow { Self.script($0) }
+    let session = try TerminalSession("bash --norc -i", in: w.dir)
+    session.wait { $0.contains("$") || $0.contains("#") }
+    try session.send("\(Binary.url.path) --no-store -j4 w.lua\n")
+    session.wait { $0.contains("name?") }
+    try session.send("C-z")
+    let stopped = session.wait { $0.contains("Stopped") }
+    #expect(stopped.contains("Stopped"), "taskrun did not stop with its command: \(stopped)")
+    try session.send("fg\n")
+    usleep(500_000)
+    try session.send("resumed-answer\n")
+    let done = session.wait { $0.contains("3 succeeded") }
+    #expect(done.contains("got resumed-answer") && done.contains("3 succeeded"), "\(done)")
+    try expectAlone(w.dir)
+    #expect(w.survivors(after: 0.5).isEmpty)
+  }
+
+  @Test func withoutATerminalItReadsTaskrunsStandardInputAndStillRunsAlone() throws {
+    let w = try MarkedWorkflow { Self.script($0) }
+    let run = Binary.finish(
+      try Binary.start(["--progress", "plain", "--no-store", "-j4", "w.lua"], in: w.dir, input: "from-stdin\n"))
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("got from-stdin") && !run.stdout.contains("stdin-is-a-terminal"), "\(run.stdout)")
+    let lines = run.stdout.split(separator: "\n")
+    let started = lines.firstIndex { $0.hasPrefix("start") && $0.hasSuffix(" ask") }
+    let answered = lines.firstIndex { $0.hasSuffix("got from-stdin") }
+    #expect(started != nil && answered != nil && started! < answered!, "taskrun's lines came after: \(run.stdout)")
+    try expectAlone(w.dir)
+  }
+
+  @Test func anInteractiveBodysCommandsGetTheInputToo() throws {
+    let w = try MarkedWorkflow { env in
+      """
+      operation { name = "body", interactive = true, run = function()
+        local r = sh("read x; echo \\"$x\\" > answer", { \(env) })
+      end }
+      """
+    }
+    let run = Binary.finish(try Binary.start(["--progress", "plain", "--no-store", "w.lua"], in: w.dir, input: "42\n"))
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(try String(contentsOf: w.dir.appendingPathComponent("answer"), encoding: .utf8) == "42\n")
+  }
+
+  @Test func interactiveMustBeABoolean() throws {
+    let w = try MarkedWorkflow { _ in #"operation { name = "x", interactive = "yes", sh = "true" }"# }
+    let run = try Binary.run(["--no-store", "w.lua"], in: w.dir)
+    #expect(run.status == 2 && run.stderr.contains("field 'interactive' must be a boolean"), "\(run.stderr)")
+  }
+}
