@@ -60,7 +60,7 @@ import Testing
   @Test func unknownFieldsAreRefusedWithTheValidOnes() {
     #expect(
       loadError("operation { name = 'x', afer = {} }")
-        == "spec.lua:1: operation 'x': unknown field 'afer'; did you mean 'after'? (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight, desc, sandbox, cleanup, cleanup_grace, qos, inputs, outputs, depfile, key, fresh, interactive)"
+        == "spec.lua:1: operation 'x': unknown field 'afer'; did you mean 'after'? (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight, desc, sandbox, cleanup, cleanup_grace, qos, inputs, outputs, depfile, key, fresh, service, ready, interactive)"
     )
   }
 
@@ -90,7 +90,7 @@ import Testing
     ),
     (
       "operation { 'positional' }",
-      "spec.lua:1: operation: unexpected positional value #1; fields are named (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight, desc, sandbox, cleanup, cleanup_grace, qos, inputs, outputs, depfile, key, fresh, interactive)"
+      "spec.lua:1: operation: unexpected positional value #1; fields are named (valid fields: name, run, sh, env, cwd, progress, after, queue, priority, when, conditions, timeout, observers, retries, retry, weight, desc, sandbox, cleanup, cleanup_grace, qos, inputs, outputs, depfile, key, fresh, service, ready, interactive)"
     ),
     ("operation 'x'", "spec.lua:1: bad argument #1 to 'operation' (table expected, got string)"),
     ("operation { name = 'a' } operation { name = 'a' }", "spec.lua:1: an operation named 'a' already exists"),
