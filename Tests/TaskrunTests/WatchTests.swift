@@ -181,6 +181,27 @@ import Testing
     #expect(w.cycle(4, in: run.stdout).contains("ok        fixed ("), "\(run.stdout)")
   }
 
+  @Test func luaBodiesRerunWhenTheirCodeChangesAndKeepTheirResultsOtherwise() throws {
+    let script = """
+      local n = operation { name = "number", run = function() return 41 end }
+      operation { name = "edited", run = function() print("version 1") end }
+      operation { name = "use", after = { n }, inputs = { "in.txt" },
+        run = function() print("got " .. tostring(n.result + 1)) end }
+      """
+    let w = try watch(script, ["in.txt": "1"])
+    try w.waitFor("taskrun: watching")
+    try w.write(script.replacingOccurrences(of: "version 1", with: "version 2"), "taskrun.lua")
+    try w.waitFor("taskrun: watching", times: 2)
+    try w.write("2", "in.txt")
+    try w.waitFor("taskrun: watching", times: 3)
+    let run = w.interrupt()
+    let second = w.cycle(2, in: run.stdout), third = w.cycle(3, in: run.stdout)
+    #expect(second.contains("version 2") && second.contains("what it runs changed"), "\(run.stdout)")
+    #expect(second.contains("fresh     number — not affected by the change"), "\(run.stdout)")
+    #expect(third.contains("got 42"), "the kept result reaches the dependent: \(run.stdout)")
+    #expect(third.contains("fresh     edited"), "\(run.stdout)")
+  }
+
   @Test func optionsThatCannotGoWithWatchAreRefused() throws {
     let dir = try Scratch.folder("watch-options", ["taskrun.lua": "operation { name = 'x', sh = 'true' }"])
     for (arguments, message) in [

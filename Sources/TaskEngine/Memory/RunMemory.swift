@@ -13,8 +13,9 @@ public final class RunMemory {
   public private(set) var run: Int64 = 0
   /// `-B`/`--always`: every operation runs, whatever the store says (its successes are still recorded).
   public var always = false
-  /// A cycle of `taskrun -w` after the first: what the previous cycle ran is resumed, and
-  /// operations that declare nothing are kept unless what they depend on ran again.
+  /// A cycle of `taskrun -w`: every attempt is recorded with what it ran (its identity), and
+  /// after the first, the previous cycle is resumed and operations that declare nothing are
+  /// kept unless what they run changed or what they depend on ran again.
   public var watching = false
   /// Whether checks may write (false for `-n` and `why`).
   public let records: Bool
@@ -442,7 +443,7 @@ public final class RunMemory {
       attempt.peakMemory = result.peakMemory
       attempt.cpuSeconds = result.cpuSeconds
     }
-    if op.freshness != nil || resumed != nil || op.body?.cheapIdentity == true {
+    if op.freshness != nil || resumed != nil || watching || op.body?.cheapIdentity == true {
       attempt.identity = Self.identityDigest(op)
     }
     if outcome == .succeeded {

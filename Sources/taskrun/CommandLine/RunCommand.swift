@@ -157,7 +157,6 @@ extension RunOptions {
     }
     if let previous {  // a cycle of -w: the same store, what the cycle before it ran resumed
       let memory = previous.next()
-      memory.watching = previous.run > 0
       if previous.run > 0 { _ = memory.resume(run: previous.run) }
       return remember(memory, in: session, script: script, targets: targets)
     }
@@ -196,6 +195,7 @@ extension RunOptions {
   /// `memory` is the run's: `-B` and the protected script applied, the run recorded.
   private func remember(_ memory: RunMemory, in session: Session, script: String, targets: [String]) {
     memory.always = always
+    memory.watching = watch
     memory.protectedPaths = [Confinement.resolved(ScriptHost.wholePath(script))]
     if !dryRun {
       memory.begin(
