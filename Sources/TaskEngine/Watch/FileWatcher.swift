@@ -24,6 +24,9 @@ public final class FileWatcher: DescriptorSource {
   private weak var loop: EventLoop?
   private var buffer = [UInt8](repeating: 0, count: 64 << 10)
 
+  /// Paths kept between two `take`s; past it, the change reads as "more changes than …".
+  static let maxChanges = 10_000
+
   static let mask = UInt32(
     IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF
       | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
@@ -44,7 +47,7 @@ public final class FileWatcher: DescriptorSource {
   /// What changed since the last call, sorted (an overflow reads as "many files").
   public func take() -> [String] {
     var paths = changed.sorted()
-    if overflowed { paths.insert("(more changes than inotify could queue)", at: 0) }
+    if overflowed { paths.insert("(more changes than could be kept)", at: 0) }
     (changed, overflowed) = ([], false)
     return paths
   }
@@ -152,7 +155,8 @@ public final class FileWatcher: DescriptorSource {
           for folder in more where descriptors[folder] == nil { _ = add(folder) }
         }
         if set.matters(path, isFolder: isFolder) {
-          changed.insert(path)
+          // A flood (a tool that writes a million files) is remembered as one, not path by path.
+          if changed.count < Self.maxChanges { changed.insert(path) } else { overflowed = true }
           found = true
         }
       }
