@@ -77,7 +77,8 @@ import Testing
     #expect(ended, "completion gave up on the script by itself")
     #expect(
       complete.status == 0
-        && complete.stdout == "lua\nrepl\ntest\ngraph\nstatus\nwatch\ncancel\npause\nresume\nwhy\nhistory\nruns\nreport\nhelp\n",
+        && complete.stdout
+          == "lua\nrepl\ntest\ngraph\nstatus\nwatch\ncancel\npause\nresume\nwhy\nhistory\nruns\nreport\nhelp\n",
       "\(complete.status) \(complete.stdout)")
     for word in ["test", "help"] {
       let (ended, run) = try runBounded([word], in: dir)

@@ -326,6 +326,30 @@ import Testing
     #expect(!Self.listening(port))
   }
 
+  @Test func aSecondCtrlCEndsServicesThatIgnoreTermAndCommandsThatTrapIt() throws {
+    let dir = try Scratch.folder(
+      "service-second-ctrl-c",
+      [
+        "taskrun.lua": """
+        operation { name = "trap", sh = "trap '' TERM INT; (trap '' TERM INT; sleep 60) & sleep 60" }
+        operation { name = "svc", service = true, sh = "trap '' TERM; echo $$ > svc.pid; exec sleep 70" }
+        """
+      ])
+    let w = WatchTests.Watching(started: try Binary.start(["-w", "--progress", "plain"], in: dir), dir: dir)
+    try w.waitFor("start     trap")
+    try w.waitFor("service ready")
+    let service = Self.pids(w.output).first
+    kill(w.started.child.pid, SIGINT)
+    usleep(300_000)
+    kill(w.started.child.pid, SIGINT)  // while the first one's grace runs: the strays are swept
+    let began = Date()
+    let run = Binary.finish(w.started, timeout: 20)
+    #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
+    #expect(Date().timeIntervalSince(began) < 10, "it ended within the grace, not at a third Ctrl-C")
+    #expect(run.stdout.contains("taskrun: stopped service svc"), "\(run.stdout)")
+    if let service { #expect(kill(service, 0) != 0, "the service outlived taskrun") }
+  }
+
   @Test func aServiceThatEndsBetweenCyclesIsSaidAndStartsAgain() throws {
     let port = Self.freePort()
     let dir = try Scratch.folder(

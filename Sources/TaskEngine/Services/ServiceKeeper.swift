@@ -65,7 +65,12 @@ public final class ServiceKeeper: DescriptorSource {
     case .failure(let error): return .failure(ServiceError("cannot make its log file: \(error.message)"))
     }
     var pid: pid_t = 0, pidfd: Int32 = -1
-    let problem = processes.spawn(spec, stdout: log.fd, stderr: log.fd, pid: &pid, pidfd: &pidfd)
+    // Reaped only here: a second Ctrl-C's sweep of strays leaves it to `stopAll`.
+    let problem = ProcessRunner.waitedFor.withLock { waited in
+      let problem = processes.spawn(spec, stdout: log.fd, stderr: log.fd, pid: &pid, pidfd: &pidfd)
+      if problem == nil { waited.insert(pid) }
+      return problem
+    }
     close(log.fd)
     if let problem { return .failure(ServiceError(problem)) }
     let service = Service(name: name, identity: identity, pid: pid, pidfd: pidfd, log: log.path)
@@ -88,7 +93,10 @@ public final class ServiceKeeper: DescriptorSource {
     let names = services.keys.sorted()
     let all = services.values
     services = [:]
-    for service in all where service.status == nil { kill(-service.pid, SIGTERM); kill(-service.pid, SIGCONT) }
+    for service in all where service.status == nil && Self.isChild(service.pid) {
+      kill(-service.pid, SIGTERM)
+      kill(-service.pid, SIGCONT)
+    }
     let deadline = MonotonicClock.seconds() + max(0, grace)
     for service in all { end(service, grace: deadline - MonotonicClock.seconds()) }
     return names
@@ -119,29 +127,26 @@ public final class ServiceKeeper: DescriptorSource {
   private func notEnded(_ service: Service) -> Bool {
     guard service.status == nil else { return false }
     var code: Int32 = 0
-    guard cs_exited(service.pid, 1, &code, nil) == 1 else { return true }
-    kill(-service.pid, SIGKILL)  // what it left in its group: ours until the leader is reaped
-    finished(service, code)
-    return false
-  }
-
-  private func finished(_ service: Service, _ code: Int32) {
-    service.status = code
-    if service.pidfd >= 0 { close(service.pidfd) }
+    guard cs_exited(service.pid, 0, &code, nil) == 1 || !Self.isChild(service.pid) else { return true }
+    // What it left in its group: ours until the leader is reaped.
+    if Self.isChild(service.pid) { kill(-service.pid, SIGKILL) }
+    reap(service)
     if services[service.name] === service {
       services[service.name] = nil
       ended.append(service)
     }
+    return false
   }
 
-  /// TERM (unless sent already), KILL after `grace`, reaped.
+  /// TERM, KILL after `grace` (its group: the id is ours until its leader is reaped), reaped.
   private func end(_ service: Service, grace: Double) {
     guard service.status == nil else { return }
+    guard Self.isChild(service.pid) else { return reap(service) }
     kill(-service.pid, SIGTERM)
     kill(-service.pid, SIGCONT)  // a paused one must see the TERM
     var code: Int32 = 0
     let deadline = MonotonicClock.seconds() + max(0, grace)
-    while cs_exited(service.pid, 0, &code, nil) == 0 {
+    while cs_exited(service.pid, 0, &code, nil) == 0 && Self.isChild(service.pid) {
       let left = deadline - MonotonicClock.seconds()
       if left <= 0 { break }
       if service.pidfd >= 0 {
@@ -151,10 +156,34 @@ public final class ServiceKeeper: DescriptorSource {
         usleep(10_000)
       }
     }
-    kill(-service.pid, SIGKILL)  // the rest of its group, or itself after the grace
-    while cs_exited(service.pid, 1, &code, nil) == 0 { usleep(1_000) }
+    if Self.isChild(service.pid) { kill(-service.pid, SIGKILL) }  // the rest of its group, or itself
+    reap(service)
+  }
+
+  /// Reaps the leader (KILLed or exited: it ends at once) and keeps its status (-1: unknown).
+  private func reap(_ service: Service) {
+    var status: Int32 = 0
+    var code: Int32 = -1
+    let deadline = MonotonicClock.seconds() + 5
+    while true {
+      let got = waitpid(service.pid, &status, WNOHANG)
+      if got == service.pid {
+        code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        break
+      }
+      if got < 0 && errno != EINTR { break }  // not a child any more: someone reaped it
+      if MonotonicClock.seconds() > deadline { break }
+      usleep(1_000)
+    }
+    _ = ProcessRunner.waitedFor.withLock { $0.remove(service.pid) }
     service.status = code
     if service.pidfd >= 0 { close(service.pidfd) }
+  }
+
+  /// Whether `pid` is still an unreaped child of this process (its ids are ours).
+  private static func isChild(_ pid: pid_t) -> Bool {
+    var info = siginfo_t()
+    return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0
   }
 
   /// Whether `c` may stand in a log file's name as it is.
