@@ -377,6 +377,37 @@ import Testing
     #expect(!Self.listening(port))
   }
 
+  @Test func aServiceWhosePortAnotherProcessHoldsIsNeverASuccess() throws {
+    // Another listener answers on the port: what answered is not the service, which fails to
+    // bind and ends; the run must not end as a success.
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    listen(fd, 16)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    let dir = try Scratch.folder(
+      "service-port-taken",
+      [
+        "taskrun.lua": """
+        operation { name = "svc", service = true, ready = reachable("127.0.0.1", \(port)),
+          sh = "exec python3 -m http.server \(port) --bind 127.0.0.1" }
+        operation { name = "dep", after = { "svc" }, sh = "sleep 1" }
+        """
+      ])
+    let run = try Binary.run(["--progress", "plain"], in: dir)
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("service svc exited with status 1"), "\(run.stderr)")
+  }
+
   @Test func aServiceThatEndsBeforeItIsReadyFailsWithItsOutput() throws {
     let port = Self.freePort()
     let dir = try Scratch.folder(

@@ -27,6 +27,7 @@ public final class ServiceBody: OperationBody {
   }
 
   public func start(_ operation: OperationNode, scheduler: Scheduler) {
+    keeper.attach(to: scheduler)  // its end is seen while the run goes on
     let identity = RunMemory.identityDigest(operation)
     switch keeper.start(
       operation.name, identity: identity, spec: spec, processes: scheduler.processes,
@@ -41,13 +42,12 @@ public final class ServiceBody: OperationBody {
 
   private func awaitReady(_ operation: OperationNode, _ service: ServiceKeeper.Service, _ scheduler: Scheduler) {
     guard operation.state == .executing, !operation.isFinished else { return }
-    guard keeper.service(operation.name, identity: service.identity) === service else {
-      let tail = ServiceKeeper.tail(of: service.log)
-      let status = service.status.map { $0 > 128 ? "killed by signal \($0 - 128)" : "exited with status \($0)" }
+    guard keeper.isRunning(service) else {
+      let tail = ServiceKeeper.tail(of: service.log).split(separator: "\n").suffix(20)
       return scheduler.finish(
         operation, .failed,
-        error: "service \(status ?? "ended") before it was ready: \(spec.display)"
-          + (tail.isEmpty ? "" : "\n" + tail), kind: .command)
+        error: "service \(service.ending) before it was ready: \(spec.display)"
+          + tail.map { "\n    | " + TerminalText.outputLine($0) }.joined(), kind: .command)
     }
     guard let ready else { return succeed(operation, service, scheduler) }
     ready.evaluate(for: operation, scheduler: scheduler) { [weak self, weak operation] result in
@@ -62,6 +62,8 @@ public final class ServiceBody: OperationBody {
   }
 
   private func succeed(_ operation: OperationNode, _ service: ServiceKeeper.Service, _ scheduler: Scheduler) {
+    // What answered may be another process (its port was taken): a service that ended is not ready.
+    guard keeper.isRunning(service) else { return awaitReady(operation, service, scheduler) }
     operation.why = "service ready (pid \(service.pid); its output: \(service.log))"
     scheduler.finish(operation, .succeeded)
   }

@@ -19,8 +19,14 @@ public final class ServiceKeeper: DescriptorSource {
     let pidfd: Int32
     /// Its output, both streams.
     public let log: String
-    /// Its exit status once it ended (and was reaped).
+    /// Its exit status once it ended (and was reaped; -1: unknown).
     public fileprivate(set) var status: Int32?
+
+    /// "exited with status 1", "was killed by signal 9", "ended".
+    public var ending: String {
+      guard let status, status >= 0 else { return "ended" }
+      return status > 128 ? "was killed by signal \(status - 128)" : "exited with status \(status)"
+    }
 
     init(name: String, identity: String, pid: pid_t, pidfd: Int32, log: String) {
       (self.name, self.identity, self.pid, self.pidfd, self.log) = (name, identity, pid, pidfd, log)
@@ -40,11 +46,17 @@ public final class ServiceKeeper: DescriptorSource {
   /// The services running now, by name.
   public var running: [Service] { services.values.sorted { $0.name < $1.name } }
 
-  /// Has `scheduler`'s loop watch the services' exits (`onEnd`).
+  /// Has `scheduler`'s loop watch the services' exits (`onEnd`); once per loop.
   public func attach(to scheduler: Scheduler) {
+    guard loop !== scheduler.loop else { return }
     loop = scheduler.loop
     notice = scheduler.loop.register { [weak self] _ in self?.onEnd() }
     scheduler.loop.watch(self)
+  }
+
+  /// Whether `service` is the one running under its name, still running.
+  func isRunning(_ service: Service) -> Bool {
+    services[service.name] === service && notEnded(service)
   }
 
   /// The service `name` if it still runs what `identity` says.

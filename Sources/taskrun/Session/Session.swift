@@ -67,6 +67,7 @@ final class Session {
     switch display {
     case .lines(let reporter, let live, let through):
       lines = reporter
+      defer { scheduler.services.onEnd = { [unowned self] in reportEndedServices(again: false) } }
       blocks = through as? OutputBlocks
       let shown = through ?? reporter
       liveView = live ? LiveReporter(lines: shown, color: reporter.color) : nil
@@ -164,6 +165,8 @@ final class Session {
   /// that loops cannot hold taskrun, and hooks do not run inside finalizers.
   func finish(code: Int32) -> Never {
     control?.end(summary: host.exitCode.map { "os.exit(\($0))" } ?? "exit status \(code)")
+    reportEndedServices(again: false)
+    let code = code == 0 && serviceEnded ? ExitCode.failure.rawValue : code
     recording?.end(code: host.exitCode ?? code)
     stopServices()
     scheduler.processes.endDescendants()
@@ -178,6 +181,22 @@ final class Session {
     Taskrun.leave(
       status == 0 && ReportFile.failures.load(ordering: .sequentiallyConsistent) > 0
         ? ExitCode.failure.rawValue : status)
+  }
+
+  /// A service ended by itself while the run needed it (the run then exits 1).
+  private(set) var serviceEnded = false
+
+  /// Services that ended by themselves: each said with its output's end (`again`: under
+  /// `-w`, it starts again with the next cycle).
+  func reportEndedServices(again: Bool) {
+    for service in scheduler.services.takeEnded() {
+      serviceEnded = true
+      lines?.error(
+        "service \(service.name) \(service.ending) (its output: \(service.log))"
+          + (again ? "; it starts again with the next cycle" : ""))
+      let tail = ServiceKeeper.tail(of: service.log, bytes: 1000)
+      for line in tail.split(separator: "\n").suffix(5) { lines?.failure("    | " + PlainReporter.shown(line)) }
+    }
   }
 
   /// The run's services are stopped (TERM, KILL after the grace), each with a line.

@@ -59,7 +59,7 @@ final class WatchCycles {
       watcher.attach(to: scheduler)
       scheduler.services.attach(to: scheduler)
       watcher.onChange = { [unowned self, unowned scheduler, unowned watcher] in noted(scheduler, watcher) }
-      scheduler.services.onEnd = { [unowned self, unowned scheduler] in servicesEnded(scheduler.services) }
+      scheduler.services.onEnd = { [unowned session] in session.reportEndedServices(again: true) }
       let (code, ran) = runCycle(session, after: previous, watcher: watcher)
       session.endCycle(code: code)
       if !settled {
@@ -151,18 +151,6 @@ final class WatchCycles {
     let what = describe(changed)
     reporter.note("cycle \(cycle): \(what) changed")
     session.liveView?.heading = "cycle \(cycle) · \(what)"
-  }
-
-  /// Services that ended by themselves: said, with their output's end.
-  private func servicesEnded(_ keeper: ServiceKeeper) {
-    for service in keeper.takeEnded() {
-      let status = service.status.map { $0 > 128 ? "was killed by signal \($0 - 128)" : "exited with status \($0)" }
-      reporter.error(
-        "service \(service.name) \(status ?? "ended") (its output: \(service.log)); it starts again with the next cycle"
-      )
-      let tail = ServiceKeeper.tail(of: service.log, bytes: 1000)
-      for line in tail.split(separator: "\n").suffix(5) { reporter.failure("    | " + PlainReporter.shown(line)) }
-    }
   }
 
   /// "src/a.c", "src/a.c and 3 more".
