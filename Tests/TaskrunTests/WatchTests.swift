@@ -202,6 +202,42 @@ import Testing
     #expect(third.contains("fresh     edited"), "\(run.stdout)")
   }
 
+  @Test func anOperationThatWritesItsOwnInputDoesNotLoopForever() throws {
+    let w = try watch(
+      #"operation { name = "self", inputs = { "data.txt" }, sh = "date >> data.txt" }"#, ["data.txt": "x\n"])
+    try w.waitFor("does an operation write an input of its own?")
+    usleep(1_500_000)
+    let run = w.interrupt()
+    // Cycle 1, then the two it started itself, then none.
+    #expect(run.stdout.components(separatedBy: "taskrun: cycle ").count - 1 == 2, "\(run.stdout)")
+  }
+
+  @Test func whatACycleLeftRunningEndsWithItAndLinkedInputsAreWatched() throws {
+    let w = try watch(
+      """
+      operation { name = "stray", inputs = { "link.txt" }, sh = "sleep 100 > /dev/null 2>&1 & echo $! > stray.pid" }
+      """, ["real/target.txt": "1"])
+    symlink("real/target.txt", w.dir.appendingPathComponent("link.txt").path)
+    try w.waitFor("taskrun: watching")
+    let pid = Int32(
+      ((try? String(contentsOf: w.dir.appendingPathComponent("stray.pid"), encoding: .utf8)) ?? "")
+        .trimmingCharacters(in: .whitespacesAndNewlines))
+    #expect(pid != nil && kill(pid!, 0) != 0, "the background child of cycle 1 was ended with it")
+    try w.write("2", "real/target.txt")  // the link's target, not the link
+    try w.waitFor("taskrun: watching", times: 2)
+    let run = w.interrupt()
+    #expect(run.stdout.contains("cycle 2: real/target.txt changed"), "\(run.stdout)")
+  }
+
+  @Test func pseudoFileSystemsAreNeverWatched() throws {
+    let w = try watch(#"operation { name = "x", inputs = { "/dev/null", "in.txt" }, sh = "true" }"#, ["in.txt": "1"])
+    try w.waitFor("taskrun: watching")
+    for _ in 0..<5 { try "x".write(toFile: "/dev/null", atomically: false, encoding: .utf8) }
+    usleep(800_000)
+    let run = w.interrupt()
+    #expect(!run.stdout.contains("cycle 2"), "\(run.stdout)")
+  }
+
   @Test func optionsThatCannotGoWithWatchAreRefused() throws {
     let dir = try Scratch.folder("watch-options", ["taskrun.lua": "operation { name = 'x', sh = 'true' }"])
     for (arguments, message) in [
@@ -289,7 +325,8 @@ import Testing
     try w.write("2", "server.conf")
     try w.waitFor("taskrun: watching", times: 3)
     #expect(w.cycle(3).contains("ok        server ("), "\(w.output)")
-    #expect(w.cycle(3).contains("fresh     client"), "its inputs did not change: \(w.output)")
+    #expect(
+      w.cycle(3).contains("ok        client (") && w.cycle(3).contains("service server started again"), "\(w.output)")
     let pids = Self.pids(w.output)
     #expect(pids.count == 2 && pids[0] != pids[1], "restarted once: \(w.output)")
     #expect(kill(pids[0], 0) != 0, "the first one was stopped")
@@ -313,10 +350,12 @@ import Testing
     let w = WatchTests.Watching(started: try Binary.start(["-w", "--progress", "plain"], in: dir), dir: dir)
     try w.waitFor("start     long")
     let pidFile = dir.appendingPathComponent("long.pid")
+    func read() -> Int32? {
+      Int32(((try? String(contentsOf: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+    }
     let deadline = Date().addingTimeInterval(30)
-    while (try? String(contentsOf: pidFile, encoding: .utf8)) == nil && Date() < deadline { usleep(20_000) }
-    let long = Int32(
-      ((try? String(contentsOf: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+    while read() == nil && Date() < deadline { usleep(20_000) }  // made, then written: read until whole
+    let long = read()
     let server = Self.pids(w.output).first
     let run = w.interrupt()
     #expect(run.status == 130, "\(run.stdout)\(run.stderr)")
@@ -348,6 +387,24 @@ import Testing
     #expect(Date().timeIntervalSince(began) < 10, "it ended within the grace, not at a third Ctrl-C")
     #expect(run.stdout.contains("taskrun: stopped service svc"), "\(run.stdout)")
     if let service { #expect(kill(service, 0) != 0, "the service outlived taskrun") }
+  }
+
+  @Test func aServiceTheScriptNoLongerDeclaresIsStopped() throws {
+    let port = Self.freePort()
+    let service = """
+      operation { name = "old", service = true, ready = reachable("127.0.0.1", \(port)),
+        sh = "exec python3 -m http.server \(port) --bind 127.0.0.1" }
+      """
+    let dir = try Scratch.folder(
+      "service-removed", ["taskrun.lua": service + "\noperation { name = 'x', sh = 'true' }\n"])
+    let w = WatchTests.Watching(started: try Binary.start(["-w", "--progress", "plain"], in: dir), dir: dir)
+    try w.waitFor("taskrun: watching")
+    let pid = try #require(Self.pids(w.output).first)
+    try w.write("operation { name = 'x', sh = 'true' }\n", "taskrun.lua")
+    try w.waitFor("taskrun: watching", times: 2)
+    #expect(w.output.contains("taskrun: stopped service old: the script no longer declares it"), "\(w.output)")
+    #expect(kill(pid, 0) != 0 && !Self.listening(port))
+    _ = w.interrupt()
   }
 
   @Test func aServiceThatEndsBetweenCyclesIsSaidAndStartsAgain() throws {

@@ -204,9 +204,14 @@ public final class RunMemory {
   }
 
   /// In a cycle of `-w` after the first (`watching`, the previous cycle resumed): an operation
-  /// that declares files is up to date by its fingerprint; one that does not is kept while
-  /// what it runs is the same and none of its dependencies ran again in this cycle.
+  /// that needs a service that started again runs; one that declares files is up to date by
+  /// its fingerprint; one that does not is kept while what it runs is the same and none of its
+  /// dependencies ran again in this cycle.
   private func decideInCycle(_ op: OperationNode, after previous: Int64) -> Verdict {
+    // A service that started again is a new server: what needs it runs against it again.
+    if let service = op.dependencies.first(where: { $0.body is ServiceBody && Self.ranAgain($0) }) {
+      return .run("service \(service.name) started again")
+    }
     if let freshness = op.freshness, freshness.declaresFiles { return decideByFingerprint(op) }
     if let recorded = resumed?.succeeded[op.name]?.identity, recorded != Self.identityDigest(op) {
       return .run("what it runs changed")

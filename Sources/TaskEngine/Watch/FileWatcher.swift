@@ -52,23 +52,40 @@ public final class FileWatcher: DescriptorSource {
     return paths
   }
 
+  /// What `watch` could not do: folders it could not watch and why (missing ones are
+  /// watched through their parent), and whether roots held more folders than are watched.
+  public struct Shortfall: Equatable, Sendable {
+    public var refused: [(folder: String, reason: String)] = []
+    public var capped = false
+    public var isEmpty: Bool { refused.isEmpty && !capped }
+    public init() {}
+    public static func == (a: Shortfall, b: Shortfall) -> Bool {
+      a.capped == b.capped && a.refused.map(\.folder) == b.refused.map(\.folder)
+    }
+  }
+
   /// Watches what `set` names from now on: its folders, and every folder below its roots.
-  /// Returns the folders it could not watch (missing ones are watched through their parent).
   @discardableResult
-  public func watch(_ set: WatchSet) -> [String] {
+  public func watch(_ set: WatchSet) -> Shortfall {
     self.set = set
     var wanted = Set(set.folders)
-    for root in set.roots { collect(root, into: &wanted, depth: 0) }
+    var shortfall = Shortfall()
+    for root in set.roots { collect(root, into: &wanted, depth: 0, capped: &shortfall.capped) }
     for (folder, wd) in descriptors where !wanted.contains(folder) {
       inotify_rm_watch(fd, wd)
       descriptors[folder] = nil
       folders[wd] = nil
     }
-    var refused: [String] = []
-    for folder in wanted where descriptors[folder] == nil {
-      if !add(folder) && errno != ENOENT && errno != ENOTDIR { refused.append(folder) }
+    for folder in wanted.sorted() where descriptors[folder] == nil {
+      if !add(folder) && errno != ENOENT && errno != ENOTDIR {
+        let reason =
+          errno == ENOSPC
+          ? "the system's limit of inotify watches (raise fs.inotify.max_user_watches)"
+          : String(cString: strerror(errno)).lowercased()
+        shortfall.refused.append((folder, reason))
+      }
     }
-    return refused.sorted()
+    return shortfall
   }
 
   /// The number of folders watched.
@@ -90,9 +107,11 @@ public final class FileWatcher: DescriptorSource {
     return true
   }
 
-  /// `folder` and the folders below it (links not followed; at most `WatchSet.maxFolders`).
-  private func collect(_ folder: String, into found: inout Set<String>, depth: Int) {
-    guard depth < 64, found.count < WatchSet.maxFolders else { return }
+  /// `folder` and the folders below it (links not followed; at most `WatchSet.maxFolders`,
+  /// past which `capped` is set; /proc, /sys and /dev never).
+  private func collect(_ folder: String, into found: inout Set<String>, depth: Int, capped: inout Bool) {
+    guard depth < 64, !WatchSet.isPseudo(folder) else { return }
+    guard found.count < WatchSet.maxFolders else { return capped = true }
     var info = stat()
     guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return }
     found.insert(folder)
@@ -103,7 +122,7 @@ public final class FileWatcher: DescriptorSource {
       guard type == DT_DIR || type == DT_UNKNOWN else { continue }
       let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
       if name == "." || name == ".." || name == ".taskrun" { continue }
-      collect(folder == "/" ? "/" + name : folder + "/" + name, into: &found, depth: depth + 1)
+      collect(folder == "/" ? "/" + name : folder + "/" + name, into: &found, depth: depth + 1, capped: &capped)
     }
   }
 
@@ -150,8 +169,8 @@ public final class FileWatcher: DescriptorSource {
         let isFolder = mask & UInt32(IN_ISDIR) != 0
         // A folder made (or moved in) below a root is watched at once, with what is below it.
         if isFolder, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, set.isBelowRoot(path) {
-          var more = Set<String>()
-          collect(path, into: &more, depth: 0)
+          var more = Set<String>(), capped = false
+          collect(path, into: &more, depth: 0, capped: &capped)
           for folder in more where descriptors[folder] == nil { _ = add(folder) }
         }
         if set.matters(path, isFolder: isFolder) {

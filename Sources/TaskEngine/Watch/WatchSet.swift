@@ -33,8 +33,14 @@ public struct WatchSet: Sendable {
     var set = WatchSet()
     var folders = Set<String>()
     func addFile(_ path: String) {
+      guard !isPseudo(path) else { return }
       set.files.insert(path)
       folders.insert(parent(path))
+      // A link: what it points to changes, not the link.
+      if let real = resolved(path), real != path, !isPseudo(real) {
+        set.files.insert(real)
+        folders.insert(parent(real))
+      }
     }
     for op in all {
       guard let freshness = op.freshness else { continue }
@@ -65,7 +71,7 @@ public struct WatchSet: Sendable {
       }
       for path in discovered(op) { addFile(normalized(path, in: folder)) }
     }
-    set.folders = folders.sorted()
+    set.folders = folders.filter { !isPseudo($0) }.sorted()
     return set
   }
 
@@ -120,6 +126,19 @@ public struct WatchSet: Sendable {
       parts.append(part)
     }
     return "/" + parts.joined(separator: "/")
+  }
+
+  /// /proc, /sys and /dev: not files anyone edits, and every write to /dev/null is a change there.
+  public static func isPseudo(_ path: String) -> Bool {
+    for top in ["/proc", "/sys", "/dev"] where path == top || path.hasPrefix(top + "/") { return true }
+    return false
+  }
+
+  /// `path` with every link resolved (nil: it does not exist).
+  static func resolved(_ path: String) -> String? {
+    guard let real = realpath(path, nil) else { return nil }
+    defer { free(real) }
+    return String(cString: real)
   }
 
   static func parent(_ path: String) -> String {

@@ -24,11 +24,17 @@ final class WatchCycles {
   private let folder = ProcessRunner.currentDirectory()
   private var cycle = 0
   private var set = WatchSet.empty
+  /// What the watcher could not do, as last said.
+  private var lastShortfall = FileWatcher.Shortfall()
   /// The burst of changes being waited out (scheduler clock), and whether it settled.
   private var lastChange = 0.0
   private var firstChange: Double?
   private var settled = false
   private var running = false
+  /// A change came while a cycle ran; how many cycles in a row such changes started.
+  private var changedWhileRunning = false, changedWhileIdle = false
+  private var ownChanges = 0
+  static let ownChangesLimit = 3
 
   static let defaultDebounce = 100
 
@@ -54,6 +60,10 @@ final class WatchCycles {
     var changed: [String] = []
     while true {
       cycle += 1
+      // The folder again by its path: one removed and made again is the new one.
+      if chdir(folder) != 0 {
+        reporter.error("-w: cannot go to \(PlainReporter.text(folder)): \(String(cString: strerror(errno)))")
+      }
       announce(changed, in: session, events: events)
       let scheduler = session.scheduler
       watcher.attach(to: scheduler)
@@ -62,14 +72,27 @@ final class WatchCycles {
       scheduler.services.onEnd = { [unowned session] in session.reportEndedServices(again: true) }
       let (code, ran) = runCycle(session, after: previous, watcher: watcher)
       session.endCycle(code: code)
-      if !settled {
-        let files = set.fileCount
+      scheduler.processes.endStrays()  // what the cycle's commands left behind (not the services)
+      while true {
+        if !settled {
+          let files = set.fileCount
+          reporter.note(
+            "watching \(files) file\(files == 1 ? "" : "s") in \(watcher.count) folder\(watcher.count == 1 ? "" : "s")"
+              + " for changes (Ctrl-C ends)")
+        }
+        scheduler.wait(until: { settled || scheduler.halted })
+        if scheduler.halted { session.finish(code: ExitCode.interrupted.rawValue) }
+        ownChanges = changedWhileRunning && !changedWhileIdle ? ownChanges + 1 : 0
+        (changedWhileRunning, changedWhileIdle) = (false, false)
+        guard ownChanges >= Self.ownChangesLimit else { break }
+        // Each cycle changed what the next one reads (an operation writes an input of its
+        // own): those changes are let go, and the next cycle waits for one made outside.
         reporter.note(
-          "watching \(files) file\(files == 1 ? "" : "s") in \(watcher.count) folder\(watcher.count == 1 ? "" : "s")"
-            + " for changes (Ctrl-C ends)")
+          "the last \(ownChanges) cycles were each started by changes made while the cycle before ran "
+            + "(\(describe(watcher.take()))): does an operation write an input of its own? "
+            + "Waiting for a change made outside a cycle")
+        (settled, firstChange, ownChanges) = (false, nil, 0)
       }
-      scheduler.wait(until: { settled || scheduler.halted })
-      if scheduler.halted { session.finish(code: ExitCode.interrupted.rawValue) }
       (settled, firstChange) = (false, nil)
       changed = watcher.take()
       if ran { previous = session }  // a cycle whose script did not load resumes nothing
@@ -86,6 +109,11 @@ final class WatchCycles {
     do {
       let selected = try options.load(
         session, script: script, targets: targets, reporter: reporter, after: previous)
+      guard session.scheduler.memory?.store != nil else {
+        reporter.error("-w needs the run store, which cannot be used here (the warning above says why)")
+        session.finish(code: ExitCode.usage.rawValue)
+      }
+      stopUndeclaredServices(session)
       watch(session, selected, watcher)
       let summary = session.host.run(selected)
       if summary.interrupted { session.finish(code: ExitCode.interrupted.rawValue) }
@@ -95,6 +123,15 @@ final class WatchCycles {
       if set.fileCount == 0 { set = WatchSet.of([], extra: [script], discovered: { _ in [] }, all: [], folder: folder) }
       watcher.watch(set)
       return ((error as? Taskrun.Exit)?.code ?? ExitCode.usage.rawValue, session.scheduler.runStartTime != nil)
+    }
+  }
+
+  /// Services of earlier cycles that the script no longer declares are stopped.
+  private func stopUndeclaredServices(_ session: Session) {
+    let keeper = session.scheduler.services
+    for service in keeper.running where !(session.scheduler.operation(named: service.name)?.body is ServiceBody) {
+      keeper.stop(service.name, grace: session.scheduler.killGrace)
+      reporter.note("stopped service \(service.name): the script no longer declares it")
     }
   }
 
@@ -113,11 +150,19 @@ final class WatchCycles {
     set = WatchSet.of(
       needed, extra: [script] + session.host.loadedLuaFiles(),
       discovered: { memory?.discoveredPaths(of: $0) ?? [] }, all: session.scheduler.operations, folder: folder)
-    let refused = watcher.watch(set)
-    if !refused.isEmpty {
+    let shortfall = watcher.watch(set)
+    guard shortfall != lastShortfall else { return }  // said once, not at every cycle
+    lastShortfall = shortfall
+    if shortfall.capped {
       reporter.note(
-        "-w cannot watch \(refused.count) folder\(refused.count == 1 ? "" : "s") (\(PlainReporter.text(refused[0]))"
-          + (refused.count > 1 ? ", …" : "") + "): raise fs.inotify.max_user_watches")
+        "-w watches at most \(WatchSet.maxFolders) folders: changes in folders past them are not seen "
+          + "(name fewer files in inputs)")
+    }
+    if let first = shortfall.refused.first {
+      let more = shortfall.refused.count - 1
+      reporter.note(
+        "-w cannot watch \(TerminalText.escaped(shortened(first.folder)))\(more > 0 ? " and \(more) more" : ""): "
+          + first.reason)
     }
   }
 
@@ -127,6 +172,7 @@ final class WatchCycles {
     let now = scheduler.clock.now
     lastChange = now
     if firstChange == nil { firstChange = now }
+    if running { changedWhileRunning = true } else { changedWhileIdle = true }
     _ = scheduler.after(debounce) { [unowned self, unowned scheduler, unowned watcher] in
       guard watcher.hasChanges, !settled, let first = firstChange else { return }
       let now = scheduler.clock.now
@@ -156,7 +202,7 @@ final class WatchCycles {
   /// "src/a.c", "src/a.c and 3 more".
   private func describe(_ paths: [String]) -> String {
     guard let first = paths.first else { return "something" }
-    let text = PlainReporter.text(shortened(first))
+    let text = TerminalText.escaped(shortened(first))  // a name's newline must not make a line
     return paths.count == 1 ? text : "\(text) and \(paths.count - 1) more"
   }
 

@@ -248,6 +248,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     while killStrays(includingOwnGroup: true) > 0 && Date() < deadline { usleep(2_000) }
   }
 
+  /// What the commands so far left behind is ended and reaped (`killStrays`, repeated until none
+  /// is left, at most `within` seconds): the end of a cycle of `taskrun -w`.
+  public func endStrays(within seconds: Double = 0.5) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while killStrays() > 0 && Date() < deadline { usleep(2_000) }
+  }
+
   /// Kills (and reaps) taskrun's children that are not running commands' leaders; with
   /// `includingOwnGroup` false, spares those in taskrun's own process group (a child
   /// `os.execute` may be waiting for) and those another thread waits for (`waitedFor`).
