@@ -122,7 +122,7 @@ import Testing
   @Test func aChangeDuringACycleStopsWhatItConcernsAndMakesOneMore() throws {
     let w = try watch(
       """
-      operation { name = "slow", sh = "touch started; sleep $(cat src/s.txt)", inputs = { "src/s.txt" } }
+      operation { name = "slow", sh = "s=$(cat src/s.txt); touch started; sleep $s", inputs = { "src/s.txt" } }
       operation { name = "other", sh = "sleep 1" }
       """, ["src/s.txt": "60\n"])
     let started = w.dir.appendingPathComponent("started")
