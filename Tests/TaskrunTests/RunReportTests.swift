@@ -70,6 +70,59 @@ import Testing
     #expect(try String(contentsOf: dir.appendingPathComponent("workflow.lua"), encoding: .utf8) == before)
   }
 
+  @Test func theReportNeverReplacesTheRunStore() throws {
+    let (dir, _) = try Self.reported()
+    let fm = FileManager.default
+    let db = dir.appendingPathComponent(".taskrun/workflow.lua.db")
+    let before = try Data(contentsOf: db)
+    try fm.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    try fm.createSymbolicLink(atPath: dir.appendingPathComponent("store.html").path, withDestinationPath: db.path)
+    try fm.createSymbolicLink(atPath: dir.appendingPathComponent("box").path, withDestinationPath: ".taskrun")
+    for output in [
+      ".taskrun/workflow.lua.db", "./sub/../.taskrun/workflow.lua.db", ".taskrun", ".taskrun/new.html", "store.html",
+      "box/x.html", db.path
+    ] {
+      let run = try Binary.run(["report", "-o", output], in: dir)
+      #expect(
+        run.status == 2 && run.stderr.contains("is in the run store's folder"),
+        "\(output): \(run.status) \(run.stdout)\(run.stderr)")
+    }
+    // From inside .taskrun/, the default file would be there too.
+    let inside = try Binary.run(["report", "-f", "../workflow.lua"], in: dir.appendingPathComponent(".taskrun"))
+    #expect(inside.status == 2 && inside.stderr.contains("is in the run store's folder"), "\(inside.stderr)")
+    #expect(try Data(contentsOf: db) == before, "the store is as it was")
+    #expect(!fm.fileExists(atPath: dir.appendingPathComponent(".taskrun/new.html").path))
+    let runs = try Binary.run(["runs"], in: dir)
+    #expect(runs.status == 0 && runs.stdout.contains("\n1 "), "\(runs.stdout)\(runs.stderr)")
+  }
+
+  @Test func aLinkAtTheOutputIsReplacedNeverWrittenThrough() throws {
+    let (dir, _) = try Self.reported()
+    let fm = FileManager.default
+    let victim = dir.appendingPathComponent("victim.txt")
+    try "secret\n".write(to: victim, atomically: true, encoding: .utf8)
+    let planted = ["link.html": victim.path, "taskrun-report-1.html": victim.path, "dangling.html": "made.txt"]
+    for (name, target) in planted {
+      try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: target)
+    }
+    for arguments in [["report", "-o", "link.html"], ["report"], ["report", "-o", "dangling.html"]] {
+      let run = try Binary.run(arguments, in: dir)
+      #expect(run.status == 0 && run.stdout.contains("Wrote the report of run 1"), "\(arguments): \(run.stderr)")
+    }
+    #expect(try String(contentsOf: victim, encoding: .utf8) == "secret\n", "the link's target is untouched")
+    #expect(!fm.fileExists(atPath: dir.appendingPathComponent("made.txt").path), "a dangling link makes nothing")
+    for name in planted.keys {
+      let path = dir.appendingPathComponent(name).path
+      let attributes = try fm.attributesOfItem(atPath: path)
+      #expect(attributes[.type] as? FileAttributeType == .typeRegular, "\(name) is a file of its own now")
+      let mode = (attributes[.posixPermissions] as? Int) ?? 0
+      #expect(mode & 0o600 == 0o600 && mode & 0o133 == 0, "\(name): mode \(String(mode, radix: 8))")
+      #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("<!DOCTYPE html>"), "\(name)")
+    }
+    let leftovers = try fm.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".tmp") }
+    #expect(leftovers.isEmpty, "\(leftovers)")
+  }
+
   @Test func historyMarksWhatRanSlowerThanUsual() throws {
     let dir = try Scratch.folder(
       "report-history", ["workflow.lua": #"operation { name = "s", sh = "sleep $(cat d)" }"#, "d": "0.02"])

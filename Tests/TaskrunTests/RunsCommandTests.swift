@@ -119,10 +119,26 @@ import Testing
       #expect(run.status == 1 && run.stderr.contains("no runs recorded in "), "\(arguments): \(run.stderr)")
     }
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun").path))
+    // A wrong word is a usage error (exit 2) before the store is looked at: without one as with one.
+    let wrong: [([String], String)] = [
+      (["runs", "frob"], "is not show or diff"), (["runs", "show", "abc"], "'abc' is not a run"),
+      (["runs", "show"], "takes one run"), (["runs", "diff", "1", "x"], "'x' is not a run"),
+      (["runs", "diff", "1", "2", "3"], "at most two runs"), (["report", "abc"], "'abc' is not a run"),
+      (["report", "1", "2"], "takes one run")
+    ]
+    for (arguments, message) in wrong {
+      let run = try Binary.run(arguments, in: dir)
+      #expect(run.status == 2 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stdout)\(run.stderr)")
+      #expect(!run.stdout.contains("No runs recorded"), "\(arguments)")
+    }
     let one = try Binary.run(["--progress", "plain"], in: dir)
     #expect(one.status == 0)
     let diff = try Binary.run(["runs", "diff"], in: dir)
     #expect(diff.status == 1 && diff.stderr.contains("needs two runs, and 1 is recorded"), "\(diff.stderr)")
+    for (arguments, message) in wrong {
+      let run = try Binary.run(arguments, in: dir)
+      #expect(run.status == 2 && run.stderr.contains(message), "with a store, \(arguments): \(run.stderr)")
+    }
   }
 
   @Test func aDoctoredStoreGivesNoTrap() throws {

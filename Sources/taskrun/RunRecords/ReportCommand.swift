@@ -32,13 +32,14 @@ struct ReportCommand: ParsableCommand, InvokedCommand {
     // A relative -o is where taskrun started, not where the script is found.
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let startFolder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
-    let (store, rest, script) = try RunRecords.open(place, words: words, none: RunRecords.noRuns)
-    if let output,
-      let problem = ScriptOverwriteCheck.problem(option: "-o", report: output, script: script, folder: startFolder)
-    {
-      throw StoreCommands.usage(TerminalText.escaped(problem))
-    }
-    guard rest.count <= 1 else { throw StoreCommands.usage("taskrun report takes one run: an id or last") }
+    // The words and -o are judged before the store is looked at: usage errors with or without one.
+    let (store, rest, script) = try RunRecords.open(
+      place, words: words,
+      check: { rest, script, folder in
+        guard rest.count <= 1 else { throw StoreCommands.usage("taskrun report takes one run: an id or last") }
+        _ = try RunRecords.runID(rest.first ?? "last")
+        if let output { try Self.checkOutput(output, script: script, workflowFolder: folder, startFolder: startFolder) }
+      }, none: RunRecords.noRuns)
     let run = try RunRecords.run(rest.first ?? "last", in: store)
     let newest = store.runs(limit: 1).first?.id == run.id
     var page = ReportPage(
@@ -66,28 +67,78 @@ struct ReportCommand: ParsableCommand, InvokedCommand {
       throw Taskrun.Exit(.success)
     }
     let name = output ?? "taskrun-report-\(run.id).html"
+    if output == nil {
+      let folder = RunStoreAccess.workflowFolder(of: script) ?? startFolder
+      try Self.checkOutput(name, script: script, workflowFolder: folder, startFolder: startFolder, named: false)
+    }
     let path = name.hasPrefix("/") ? name : startFolder + "/" + name
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      TerminalText.writeMessage(
-        "taskrun: cannot write \(TerminalText.escaped(name)): \(String(cString: strerror(errno)))")
+    if let problem = Self.write(Array(html.utf8), to: path) {
+      TerminalText.writeMessage("taskrun: cannot write \(TerminalText.escaped(name)): \(problem)")
       throw Taskrun.Exit(.failure)
     }
-    let bytes = Array(html.utf8)
+    print("Wrote the report of run \(run.id) to \(TerminalText.escaped(name))")
+    throw Taskrun.Exit(.success)
+  }
+
+  /// Why the page may not be written to `output` (relative to `startFolder`), as a usage error
+  /// (exit 2): it is the script, or it is in (or is) the workflow's run store folder `.taskrun/`,
+  /// links and `..` followed: the page would replace the store (and a checkpoint of its WAL
+  /// would then lose every run).
+  static func checkOutput(
+    _ output: String, script: String, workflowFolder: String, startFolder: String, named: Bool = true
+  ) throws {
+    guard output != "-" else { return }
+    if let problem = ScriptOverwriteCheck.problem(option: "-o", report: output, script: script, folder: startFolder) {
+      throw StoreCommands.usage(TerminalText.escaped(problem))
+    }
+    let storeFolder = ReportFile.resolved(
+      (workflowFolder == "/" ? "" : workflowFolder) + "/" + RunStore.folderName)
+    let target = ReportFile.resolved(output.hasPrefix("/") ? output : startFolder + "/" + output)
+    if target == storeFolder || target.hasPrefix(storeFolder + "/") {
+      throw StoreCommands.usage(
+        (named ? "-o '" : "the report's file '") + TerminalText.escaped(output) + "' is in the run store's folder "
+          + TerminalText.escaped(storeFolder)
+          + ": writing there could replace the store (name a file elsewhere with -o)")
+    }
+  }
+
+  /// Writes `bytes` to `path` without ever writing through what is there: to a new file in the
+  /// same folder (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644 less the umask), then renamed over
+  /// `path`. A link planted at `path` is replaced, never followed; a reader sees the old file
+  /// or the whole new one. Returns why it could not, or nil.
+  static func write(_ bytes: [UInt8], to path: String) -> String? {
+    let slash = path.lastIndex(of: "/")!
+    let folder = slash == path.startIndex ? "/" : String(path[..<slash])
+    var temporary = ""
+    var fd: Int32 = -1
+    for _ in 0..<100 {
+      temporary = folder + "/.taskrun-report-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + ".tmp"
+      fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+      if fd >= 0 || errno != EEXIST { break }
+    }
+    guard fd >= 0 else { return String(cString: strerror(errno)) }
     var done = 0
     while done < bytes.count {
-      let n = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else {
+        let problem = String(cString: strerror(n < 0 ? errno : ENOSPC))
         close(fd)
-        TerminalText.writeMessage(
-          "taskrun: cannot write \(TerminalText.escaped(name)): \(String(cString: strerror(errno)))")
-        throw Taskrun.Exit(.failure)
+        unlink(temporary)
+        return problem
       }
       done += n
     }
-    close(fd)
-    print("Wrote the report of run \(run.id) to \(TerminalText.escaped(name))")
-    throw Taskrun.Exit(.success)
+    guard close(fd) == 0 else {
+      let problem = String(cString: strerror(errno))
+      unlink(temporary)
+      return problem
+    }
+    guard rename(temporary, path) == 0 else {
+      let problem = String(cString: strerror(errno))
+      unlink(temporary)
+      return problem
+    }
+    return nil
   }
 }

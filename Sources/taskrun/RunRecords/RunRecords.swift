@@ -4,10 +4,14 @@ import TaskEngine
 
 enum RunRecords {
   /// The store of the script `words` (and -f, -C) mean, read only, and the words after the
-  /// script. No store yet: `none` is called (it says so and exits).
-  static func open(_ place: ScriptPlace, words: [String], none: (String) throws -> Never) throws -> (
-    store: RunStore, words: [String], script: String
-  ) {
+  /// script. `check` judges those words (and may throw a usage error) before the store is
+  /// looked at, so that a wrong word is a usage error (exit 2) with a store or without one.
+  /// No store yet: `none` is called (it says so and exits).
+  static func open(
+    _ place: ScriptPlace, words: [String],
+    check: (_ words: [String], _ script: String, _ folder: String) throws -> Void,
+    none: (String) throws -> Never
+  ) throws -> (store: RunStore, words: [String], script: String) {
     let (script, rest) = try StoreCommands.resolve(file: place.file, directory: place.directory, words: words)
     guard access(script, F_OK) == 0 else {
       throw StoreCommands.usage("no script '\(TerminalText.escaped(script))' here")
@@ -15,6 +19,7 @@ enum RunRecords {
     guard let folder = RunStoreAccess.workflowFolder(of: script) else {
       throw StoreCommands.usage("a script read from standard input has no run store")
     }
+    try check(rest, script, folder)
     do {
       let store = try RunStore(workflowFolder: folder, script: script, lock: false)
       return (store, rest, script)
@@ -38,25 +43,30 @@ enum RunRecords {
   /// The run `word` names: a run id (a whole number from 1) or `last`. Not kept: an error
   /// (exit 1) that says where the kept runs are listed.
   static func run(_ word: String, in store: RunStore) throws -> RunRecord {
-    let id: Int64?
-    if word == "last" {
+    var id = try runID(word)
+    if id == nil {
       id = store.runs(limit: 1).first?.id
       guard id != nil else {
         TerminalText.writeMessage("taskrun: no runs are recorded yet")
         throw Taskrun.Exit(.failure)
       }
-    } else {
-      guard let n = Int64(word), n >= 1 else {
-        throw StoreCommands.usage(
-          "'\(TerminalText.escaped(word))' is not a run: a run id (a whole number from 1, see taskrun runs) or last")
-      }
-      id = n
     }
     guard let id, let run = store.runs(limit: 1, id: id).first else {
       TerminalText.writeMessage("taskrun: run \(word) is not in the store (taskrun runs lists the kept runs)")
       throw Taskrun.Exit(.failure)
     }
     return run
+  }
+
+  /// The run id `word` names (nil: `last`); a word that names no run is a usage error (exit 2),
+  /// whether or not there is a store.
+  static func runID(_ word: String) throws -> Int64? {
+    if word == "last" { return nil }
+    guard let n = Int64(word), n >= 1 else {
+      throw StoreCommands.usage(
+        "'\(TerminalText.escaped(word))' is not a run: a run id (a whole number from 1, see taskrun runs) or last")
+    }
+    return n
   }
 
   /// What a run is now: its recorded outcome, else `running` (its script's store is held and

@@ -34,25 +34,34 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
     guard (1...10_000).contains(limit) else {
       throw StoreCommands.usage("--limit must be from 1 to 10000 (got \(limit))")
     }
-    let listing = try RunRecords.open(place, words: words) { folder in
+    let listing = try RunRecords.open(place, words: words, check: { rest, _, _ in try Self.check(rest) }) { folder in
       if words.last(where: { $0 == "show" || $0 == "diff" }) != nil { try RunRecords.noRuns(folder) }
       if !json { print("No runs recorded in \(TerminalText.escaped(folder)) yet.") }
       throw Taskrun.Exit(.success)
     }
     let (store, rest, _) = listing
     switch rest.first {
-    case nil: list(store)
+    case "show"?: try RunsShow.show(try RunRecords.run(rest[1], in: store), store: store)
+    case "diff"?: try RunsDiff.compare(rest.dropFirst().map { $0 }, store: store)
+    default: list(store)
+    }
+    throw Taskrun.Exit(.success)
+  }
+
+  /// The words after the script, judged before the store is looked at: a wrong one is a usage
+  /// error (exit 2) whether or not a run was recorded.
+  static func check(_ rest: [String]) throws {
+    switch rest.first {
+    case nil: return
     case "show"?:
       guard rest.count == 2 else { throw StoreCommands.usage("taskrun runs show takes one run: an id or last") }
-      try RunsShow.show(try RunRecords.run(rest[1], in: store), store: store)
     case "diff"?:
       guard rest.count <= 3 else { throw StoreCommands.usage("taskrun runs diff takes at most two runs") }
-      try RunsDiff.compare(rest.dropFirst().map { $0 }, store: store)
     case let word?:
       throw StoreCommands.usage(
         "taskrun runs: '\(TerminalText.escaped(word))' is not show or diff (taskrun runs --help)")
     }
-    throw Taskrun.Exit(.success)
+    for word in rest.dropFirst() { _ = try RunRecords.runID(word) }
   }
 
   private func list(_ store: RunStore) {
