@@ -90,6 +90,35 @@ import Testing
     #expect(same.stdout.contains("No operation changed"), "\(same.stdout)")
   }
 
+  @Test func reusedOperationsDidNotRunInTheDiffAndAreCountedAsTheSummaryCountsThem() throws {
+    let dir = try Scratch.folder(
+      "runs-reused",
+      ["workflow.lua": #"operation { name = "a", sh = "true" } operation { name = "b", sh = "test -f ok" }"#])
+    #expect(try Binary.run(["--progress", "plain", "-k"], in: dir).status == 1)  // run 1: a ran, b failed
+    #expect(try Binary.run(["--progress", "plain", "b"], in: dir).status == 1)  // run 2: b alone failed
+    try "".write(to: dir.appendingPathComponent("ok"), atomically: true, encoding: .utf8)
+    let resumed = try Binary.run(["--progress", "plain", "--resume=1"], in: dir)  // run 3: a reused, b ran
+    #expect(resumed.status == 0 && resumed.stdout.contains("1 succeeded, 1 resumed"), "\(resumed.stdout)")
+    let diff = try Binary.run(["runs", "diff", "2", "3"], in: dir)
+    #expect(diff.status == 0, "\(diff.stderr)")
+    #expect(diff.stdout.contains("Outcome:\n  b: failed → succeeded\n"), "\(diff.stdout)")
+    #expect(!diff.stdout.contains("Ran only in run 3"), "a reused operation did not run: \(diff.stdout)")
+    #expect(!diff.stdout.contains("  a: succeeded in run 1"), "nor is it among why they ran: \(diff.stdout)")
+    #expect(diff.stdout.contains("Why they ran in run 3:\n  b: failed in run "), "\(diff.stdout)")
+    #expect(diff.stdout.contains("Reused in run 3 (up to date or resumed, not run): 1 operation: a"), "\(diff.stdout)")
+    let fromFirst = try Binary.run(["runs", "diff", "1", "3"], in: dir)
+    #expect(fromFirst.stdout.contains("Ran only in run 1: a\n"), "a ran in run 1 only: \(fromFirst.stdout)")
+    #expect(!fromFirst.stdout.contains("→ reused"), "not an outcome: \(fromFirst.stdout)")
+    // runs and runs --json count a as the summary does: resumed, not up to date.
+    let list = try Binary.run(["runs", "--limit", "1"], in: dir)
+    let words = list.stdout.split(separator: "\n").last?.split(separator: " ").map(String.init) ?? []
+    try #require(words.count >= 13, "\(list.stdout)")
+    #expect(Array(words[6...11]) == ["1", "0", "0", "0", "0", "1"], "\(list.stdout)")
+    let json = try Binary.run(["runs", "--json", "--limit", "1"], in: dir)
+    let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+    #expect(object?["up_to_date"] as? Int == 0 && object?["resumed"] as? Int == 1, "\(json.stdout)")
+  }
+
   @Test func aTargetNamedReportOrRunsIsThatTargetUnlessAfterTheSeparator() throws {
     let dir = try Scratch.folder(
       "runs-target", ["workflow.lua": #"operation { name = "report", sh = "echo made > made.txt" }"#])

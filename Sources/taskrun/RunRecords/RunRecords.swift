@@ -75,6 +75,17 @@ enum RunRecords {
     run.outcome ?? (held && newest ? "running" : "killed")
   }
 
+  /// A run's counts as its summary printed them: the store's `up_to_date` column counts the
+  /// operations `--resume` reused too (`resumed`), and the summary names them apart
+  /// (`2 up to date, 3 resumed`), so `runs` and `runs --json` do.
+  static func counts(_ run: RunRecord) -> [String: Int] {
+    var c = run.counts
+    if let upToDate = c["up_to_date"], let resumed = c["resumed"] {
+      c["up_to_date"] = upToDate - min(upToDate, resumed)
+    }
+    return c
+  }
+
   /// A run's duration in seconds, nil when it has none that is one (never ended, doctored).
   static func duration(_ run: RunRecord) -> Double? {
     guard let ended = run.ended else { return nil }

@@ -78,7 +78,7 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
     }
     for (k, run) in runs.enumerated() {
       let outcome = RunRecords.outcome(run, newest: k == 0, held: held)
-      let c = run.counts
+      let c = RunRecords.counts(run)
       if json {
         var fields: [(String, JSON)] = [
           ("id", .int(Int(run.id))), ("started", run.started.isFinite ? .number(run.started) : .null),
@@ -94,14 +94,12 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
         continue
       }
       let count = { (key: String) in c[key].map { "\($0)" } ?? "-" }
-      // Up to date counts those --resume reused too (the run's summary names them apart).
-      let upToDate = c["up_to_date"].map { "\($0 - min($0, c["resumed"] ?? 0))" } ?? "-"
       print(
         StoreCommands.pad("\(run.id)", 8) + StoreCommands.pad(StoreCommands.date(run.started), 21)
           + StoreCommands.pad(StoreCommands.seconds(RunRecords.duration(run)), 11)
           + StoreCommands.pad(outcome, 13) + StoreCommands.pad(count("succeeded"), 5)
           + StoreCommands.pad(count("failed"), 8) + StoreCommands.pad(count("cancelled"), 11)
-          + StoreCommands.pad(count("skipped"), 9) + StoreCommands.pad(upToDate, 12)
+          + StoreCommands.pad(count("skipped"), 9) + StoreCommands.pad(count("up_to_date"), 12)
           + StoreCommands.pad(count("resumed"), 9)
           + TerminalText.escaped(Self.targets(run), keepingLines: false))
     }
