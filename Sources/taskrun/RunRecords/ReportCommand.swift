@@ -12,7 +12,8 @@ struct ReportCommand: ParsableCommand, InvokedCommand {
     discussion: """
       ID is a run's id or last (the default). The page needs no network: its CSS and script are \
       inline. Without -o it is taskrun-report-ID.html in the current folder; -o - writes it to \
-      standard output.
+      standard output. The page goes to a new file in that folder renamed over the name (a link \
+      there is replaced, not followed); the script and the workflow's .taskrun/ are refused.
       """)
 
   @OptionGroup var place: ScriptPlace
