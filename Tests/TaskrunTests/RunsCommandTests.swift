@@ -119,6 +119,20 @@ import Testing
     #expect(object?["up_to_date"] as? Int == 0 && object?["resumed"] as? Int == 1, "\(json.stdout)")
   }
 
+  @Test func aRunThatEndedInAnErrorSaysSo() throws {
+    let dir = try Scratch.folder("runs-error", ["workflow.lua": "operation { name = "])
+    let run = try Binary.run(["--progress", "plain"], in: dir)
+    #expect(run.status == 2, "\(run.stderr)")
+    let show = try Binary.run(["--", "runs", "show", "last"], in: dir)
+    #expect(show.status == 0 && show.stdout.contains("Run 1: error"), "\(show.stdout)\(show.stderr)")
+    #expect(
+      show.stdout.contains("The run ended in an error before any operation finished: the script did not load"),
+      "\(show.stdout)")
+    let report = try Binary.run(["--", "report", "-o", "-"], in: dir)
+    #expect(
+      report.stdout.contains("<p class=\"error-note\" id=\"error-note\">The run ended in an error"), "\(report.stderr)")
+  }
+
   @Test func aTargetNamedReportOrRunsIsThatTargetUnlessAfterTheSeparator() throws {
     let dir = try Scratch.folder(
       "runs-target", ["workflow.lua": #"operation { name = "report", sh = "echo made > made.txt" }"#])

@@ -61,6 +61,7 @@ struct ReportPage {
     } else {
       h += "<p class=\"counts\">No summary was recorded for this run.</p>\n"
     }
+    if let note = RunRecords.errorNote(run) { h += "<p class=\"error-note\" id=\"error-note\">\(e(note))</p>\n" }
     timeline(&h, bars, lanes: lanes)
     criticalPath(&h)
     slowest(&h)
@@ -258,6 +259,7 @@ struct ReportPage {
     td.n{text-align:right;font-variant-numeric:tabular-nums}tr.slow td{background:#fff3e0}
     pre{background:#f6f6f6;padding:6px;max-height:20em;overflow:auto;font-size:12px}
     .failure{border-left:3px solid #e53935;padding-left:8px;margin:8px 0}.why{color:#777}
+    .error-note{color:#c62828;font-weight:bold}
     """
 
   /// The page's only script: errors are shown (and leave `data-ready` at 0), else the

@@ -86,6 +86,19 @@ enum RunRecords {
     return c
   }
 
+  /// What `runs show` and `report` say of a run that ended in an error (outcome `error`: a
+  /// script that did not load, or a usage error), whose message the store does not keep; nil
+  /// for any other run.
+  static func errorNote(_ run: RunRecord) -> String? {
+    guard run.outcome == "error" else { return nil }
+    let keys = ["succeeded", "failed", "cancelled", "skipped", "up_to_date", "resumed"]
+    if keys.allSatisfy({ (run.counts[$0] ?? 0) == 0 }) {
+      return "The run ended in an error before any operation finished: the script did not load, or its "
+        + "command line was wrong (a target it does not have). The store keeps no message: run it again to see it."
+    }
+    return "The run ended in an error (a script or usage error). The store keeps no message: run it again to see it."
+  }
+
   /// A run's duration in seconds, nil when it has none that is one (never ended, doctored).
   static func duration(_ run: RunRecord) -> Double? {
     guard let ended = run.ended else { return nil }

@@ -126,6 +126,7 @@ enum RunsShow {
         store.summaryIsDamaged(of: run.id)
         ? "the store's summary of it cannot be read" : run.outcome == nil ? "it never ended" : "an older taskrun ran it"
       print("No summary was recorded for this run (\(why)).")
+      if let note = RunRecords.errorNote(run) { print(note) }
       return
     }
     let reporter = PlainReporter(
@@ -136,6 +137,7 @@ enum RunsShow {
     if recorded.omittedFailures > 0 {
       print("(\(recorded.omittedFailures) more failures were not kept)")
     }
+    if let note = RunRecords.errorNote(run) { print(note) }
   }
 
   /// The summary with every name the store gave escaped for the terminal (the reporter escapes
