@@ -150,6 +150,14 @@ import Testing
     }
     let leftovers = try fm.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".tmp") }
     #expect(leftovers.isEmpty, "\(leftovers)")
+    // A device (or a link to one) is written in place, not replaced: /dev/stdout stays a link
+    // and /dev/null a device, even for root.
+    let stdout = try Binary.run(["report", "-o", "/dev/stdout"], in: dir)
+    #expect(stdout.status == 0 && stdout.stdout.hasPrefix("<!DOCTYPE html>"), "\(stdout.stderr)")
+    let null = try Binary.run(["report", "-o", "/dev/null"], in: dir)
+    #expect(null.status == 0, "\(null.stderr)")
+    #expect(try fm.attributesOfItem(atPath: "/dev/stdout")[.type] as? FileAttributeType == .typeSymbolicLink)
+    #expect(try fm.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType == .typeCharacterSpecial)
   }
 
   @Test func historyMarksWhatRanSlowerThanUsual() throws {

@@ -106,8 +106,34 @@ struct ReportCommand: ParsableCommand, InvokedCommand {
   /// Writes `bytes` to `path` without ever writing through what is there: to a new file in the
   /// same folder (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644 less the umask), then renamed over
   /// `path`. A link planted at `path` is replaced, never followed; a reader sees the old file
-  /// or the whole new one. Returns why it could not, or nil.
+  /// or the whole new one. Written in place, as before: a `path` named under /dev/ or /proc/
+  /// (/dev/stdout, /dev/fd/3: renaming over it would replace that name, for root), and one
+  /// that leads to a device, pipe or socket (no file a link could make us replace).
+  /// Returns why it could not, or nil.
   static func write(_ bytes: [UInt8], to path: String) -> String? {
+    let named = Confinement.standardized(path)
+    var info = stat()
+    let special = stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG && info.st_mode & S_IFMT != S_IFDIR
+    if named.hasPrefix("/dev/") || named.hasPrefix("/proc/") || special {
+      let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+      guard fd >= 0 else { return String(cString: strerror(errno)) }
+      var opened = stat()
+      if fstat(fd, &opened) == 0, opened.st_mode & S_IFMT != S_IFREG || !special {
+        var out = stat()
+        if fstat(STDOUT_FILENO, &out) == 0, out.st_dev == opened.st_dev, out.st_ino == opened.st_ino {
+          // Our own standard output (/dev/stdout, a redirection to a file): written at its
+          // offset, not over what it holds.
+          close(fd)
+          return writeAll(bytes, to: STDOUT_FILENO)
+        }
+        // Another regular file reached under /dev or /proc is truncated, as `>` does.
+        if opened.st_mode & S_IFMT == S_IFREG { ftruncate(fd, 0) }
+        let problem = writeAll(bytes, to: fd)
+        close(fd)
+        return problem
+      }
+      close(fd)  // a device that became a file since: written as a file is, below
+    }
     let slash = path.lastIndex(of: "/")!
     let folder = slash == path.startIndex ? "/" : String(path[..<slash])
     var temporary = ""
@@ -118,27 +144,27 @@ struct ReportCommand: ParsableCommand, InvokedCommand {
       if fd >= 0 || errno != EEXIST { break }
     }
     guard fd >= 0 else { return String(cString: strerror(errno)) }
+    if let problem = writeAll(bytes, to: fd) {
+      close(fd)
+      unlink(temporary)
+      return problem
+    }
+    guard close(fd) == 0, rename(temporary, path) == 0 else {
+      let problem = String(cString: strerror(errno))
+      unlink(temporary)
+      return problem
+    }
+    return nil
+  }
+
+  /// Writes all of `bytes` to `fd`; why it could not, or nil.
+  private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
     var done = 0
     while done < bytes.count {
       let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
       if n < 0 && errno == EINTR { continue }
-      guard n > 0 else {
-        let problem = String(cString: strerror(n < 0 ? errno : ENOSPC))
-        close(fd)
-        unlink(temporary)
-        return problem
-      }
+      guard n > 0 else { return String(cString: strerror(n < 0 ? errno : ENOSPC)) }
       done += n
-    }
-    guard close(fd) == 0 else {
-      let problem = String(cString: strerror(errno))
-      unlink(temporary)
-      return problem
-    }
-    guard rename(temporary, path) == 0 else {
-      let problem = String(cString: strerror(errno))
-      unlink(temporary)
-      return problem
     }
     return nil
   }
