@@ -3,6 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import taskrun
+
 @Suite struct RunReportTests {
   /// Debian's chromium (scripts/setup installs it); the browser tests skip without it.
   static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
@@ -41,12 +43,39 @@ import Testing
     #expect(html.contains("&lt;img src=x onerror=alert(2)&gt;"))
     #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("//fonts"))
     #expect(html.contains("default-src 'none'"), "the page may fetch nothing")
+    #expect(!html.contains("unsafe-inline"), "only the page's own style and script apply, by their hash")
+    // The hashes are SHA-256 of the page's <style> and <script> as written (python3's hashlib).
+    let program = """
+      import sys, re, hashlib, base64
+      page = open(sys.argv[1], encoding='utf-8').read()
+      def h(tag):
+          body = re.search('<' + tag + '>(.*?)</' + tag + '>', page, re.S).group(1)
+          return "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
+      print("default-src 'none'; style-src " + h('style') + "; script-src " + h('script') + ";")
+      """
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).html")
+    try html.write(to: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let expected = try Child.output(["python3", "-c", program, file.path]).stdout
+    #expect(expected.hasPrefix("default-src"), "\(expected)")
+    #expect(html.contains("content=\"" + expected.trimmingCharacters(in: .whitespacesAndNewlines)), "\(expected)")
     for name in ["fetch", "gen", "compile", "docs", "lint", "link"] {
       #expect(html.contains("<rect class=\"bar ") && html.contains("data-op=\"\(name)\""), "\(name)")
     }
     #expect(html.contains("<rect class=\"bar failed\" data-op=\"lint\""))
     #expect(html.contains("<ol class=\"path\" id=\"critical-path\">\n<li>fetch ("), "the critical path")
     #expect(html.contains("lint: 3 problems"), "the failure's output tail")
+  }
+
+  @Test func sha256OfKnownMessages() {
+    let hex = { (text: String) in
+      SHA256.digest(Array(text.utf8)).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+    }
+    #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(
+      hex(String(repeating: "a", count: 1000))
+        == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
   }
 
   @Test func controlCharactersAndInvalidUTF8AreShownNotPassedOn() throws {
@@ -68,6 +97,67 @@ import Testing
     let run = try Binary.run(["report", "-o", "./workflow.lua"], in: dir)
     #expect(run.status == 2 && run.stderr.contains("-o './workflow.lua' is the script"), "\(run.stderr)")
     #expect(try String(contentsOf: dir.appendingPathComponent("workflow.lua"), encoding: .utf8) == before)
+  }
+
+  @Test func theReportNeverReplacesTheRunStore() throws {
+    let (dir, _) = try Self.reported()
+    let fm = FileManager.default
+    let db = dir.appendingPathComponent(".taskrun/workflow.lua.db")
+    let before = try Data(contentsOf: db)
+    try fm.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    try fm.createSymbolicLink(atPath: dir.appendingPathComponent("store.html").path, withDestinationPath: db.path)
+    try fm.createSymbolicLink(atPath: dir.appendingPathComponent("box").path, withDestinationPath: ".taskrun")
+    for output in [
+      ".taskrun/workflow.lua.db", "./sub/../.taskrun/workflow.lua.db", ".taskrun", ".taskrun/new.html", "store.html",
+      "box/x.html", db.path
+    ] {
+      let run = try Binary.run(["report", "-o", output], in: dir)
+      #expect(
+        run.status == 2 && run.stderr.contains("is in the run store's folder"),
+        "\(output): \(run.status) \(run.stdout)\(run.stderr)")
+    }
+    // From inside .taskrun/, the default file would be there too.
+    let inside = try Binary.run(["report", "-f", "../workflow.lua"], in: dir.appendingPathComponent(".taskrun"))
+    #expect(inside.status == 2 && inside.stderr.contains("is in the run store's folder"), "\(inside.stderr)")
+    #expect(try Data(contentsOf: db) == before, "the store is as it was")
+    #expect(!fm.fileExists(atPath: dir.appendingPathComponent(".taskrun/new.html").path))
+    let runs = try Binary.run(["runs"], in: dir)
+    #expect(runs.status == 0 && runs.stdout.contains("\n1 "), "\(runs.stdout)\(runs.stderr)")
+  }
+
+  @Test func aLinkAtTheOutputIsReplacedNeverWrittenThrough() throws {
+    let (dir, _) = try Self.reported()
+    let fm = FileManager.default
+    let victim = dir.appendingPathComponent("victim.txt")
+    try "secret\n".write(to: victim, atomically: true, encoding: .utf8)
+    let planted = ["link.html": victim.path, "taskrun-report-1.html": victim.path, "dangling.html": "made.txt"]
+    for (name, target) in planted {
+      try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: target)
+    }
+    for arguments in [["report", "-o", "link.html"], ["report"], ["report", "-o", "dangling.html"]] {
+      let run = try Binary.run(arguments, in: dir)
+      #expect(run.status == 0 && run.stdout.contains("Wrote the report of run 1"), "\(arguments): \(run.stderr)")
+    }
+    #expect(try String(contentsOf: victim, encoding: .utf8) == "secret\n", "the link's target is untouched")
+    #expect(!fm.fileExists(atPath: dir.appendingPathComponent("made.txt").path), "a dangling link makes nothing")
+    for name in planted.keys {
+      let path = dir.appendingPathComponent(name).path
+      let attributes = try fm.attributesOfItem(atPath: path)
+      #expect(attributes[.type] as? FileAttributeType == .typeRegular, "\(name) is a file of its own now")
+      let mode = (attributes[.posixPermissions] as? Int) ?? 0
+      #expect(mode & 0o600 == 0o600 && mode & 0o133 == 0, "\(name): mode \(String(mode, radix: 8))")
+      #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("<!DOCTYPE html>"), "\(name)")
+    }
+    let leftovers = try fm.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".tmp") }
+    #expect(leftovers.isEmpty, "\(leftovers)")
+    // A device (or a link to one) is written in place, not replaced: /dev/stdout stays a link
+    // and /dev/null a device, even for root.
+    let stdout = try Binary.run(["report", "-o", "/dev/stdout"], in: dir)
+    #expect(stdout.status == 0 && stdout.stdout.hasPrefix("<!DOCTYPE html>"), "\(stdout.stderr)")
+    let null = try Binary.run(["report", "-o", "/dev/null"], in: dir)
+    #expect(null.status == 0, "\(null.stderr)")
+    #expect(try fm.attributesOfItem(atPath: "/dev/stdout")[.type] as? FileAttributeType == .typeSymbolicLink)
+    #expect(try fm.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType == .typeCharacterSpecial)
   }
 
   @Test func historyMarksWhatRanSlowerThanUsual() throws {
@@ -130,6 +220,19 @@ import Testing
       #expect(dom.stdout.contains("data-op=\"\(name)\""), "\(name)")
     }
     #expect(!dom.stdout.contains("<img"), "the hostile output stayed text")
+    // An inline script or style that got into the page some other way neither runs nor applies:
+    // the policy allows the page's own by their hash only.
+    let injected = dir.appendingPathComponent("injected.html")
+    let page0 = try String(contentsOf: page, encoding: .utf8)
+    try page0.replacingOccurrences(
+      of: "<div id=\"errors\" hidden></div>",
+      with: "<div id=\"errors\" hidden></div><script>document.body.setAttribute('data-injected','1')</script>"
+        + "<img src=x onerror=\"document.body.setAttribute('data-handler','1')\">"
+    ).write(to: injected, atomically: true, encoding: .utf8)
+    let blocked = try Self.browse(injected, ["--dump-dom"])
+    #expect(blocked.stdout.contains("data-ready=\"1\""), "the page's own script ran: \(blocked.stdout.prefix(500))")
+    #expect(!blocked.stdout.contains("data-injected=\"1\""), "an injected inline script did not run")
+    #expect(!blocked.stdout.contains("data-handler=\"1\""), "nor an injected event handler")
     let shot = dir.appendingPathComponent("shot.png")
     let screenshot = try Self.browse(page, ["--screenshot=" + shot.path, "--window-size=1200,800", "--hide-scrollbars"])
     #expect(screenshot.status == 0)

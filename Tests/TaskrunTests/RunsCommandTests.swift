@@ -90,6 +90,49 @@ import Testing
     #expect(same.stdout.contains("No operation changed"), "\(same.stdout)")
   }
 
+  @Test func reusedOperationsDidNotRunInTheDiffAndAreCountedAsTheSummaryCountsThem() throws {
+    let dir = try Scratch.folder(
+      "runs-reused",
+      ["workflow.lua": #"operation { name = "a", sh = "true" } operation { name = "b", sh = "test -f ok" }"#])
+    #expect(try Binary.run(["--progress", "plain", "-k"], in: dir).status == 1)  // run 1: a ran, b failed
+    #expect(try Binary.run(["--progress", "plain", "b"], in: dir).status == 1)  // run 2: b alone failed
+    try "".write(to: dir.appendingPathComponent("ok"), atomically: true, encoding: .utf8)
+    let resumed = try Binary.run(["--progress", "plain", "--resume=1"], in: dir)  // run 3: a reused, b ran
+    #expect(resumed.status == 0 && resumed.stdout.contains("1 succeeded, 1 resumed"), "\(resumed.stdout)")
+    let diff = try Binary.run(["runs", "diff", "2", "3"], in: dir)
+    #expect(diff.status == 0, "\(diff.stderr)")
+    #expect(diff.stdout.contains("Outcome:\n  b: failed → succeeded\n"), "\(diff.stdout)")
+    #expect(!diff.stdout.contains("Ran only in run 3"), "a reused operation did not run: \(diff.stdout)")
+    #expect(!diff.stdout.contains("  a: succeeded in run 1"), "nor is it among why they ran: \(diff.stdout)")
+    #expect(diff.stdout.contains("Why they ran in run 3:\n  b: failed in run "), "\(diff.stdout)")
+    #expect(diff.stdout.contains("Reused in run 3 (up to date or resumed, not run): 1 operation: a"), "\(diff.stdout)")
+    let fromFirst = try Binary.run(["runs", "diff", "1", "3"], in: dir)
+    #expect(fromFirst.stdout.contains("Ran only in run 1: a\n"), "a ran in run 1 only: \(fromFirst.stdout)")
+    #expect(!fromFirst.stdout.contains("→ reused"), "not an outcome: \(fromFirst.stdout)")
+    // runs and runs --json count a as the summary does: resumed, not up to date.
+    let list = try Binary.run(["runs", "--limit", "1"], in: dir)
+    let words = list.stdout.split(separator: "\n").last?.split(separator: " ").map(String.init) ?? []
+    try #require(words.count >= 13, "\(list.stdout)")
+    #expect(Array(words[6...11]) == ["1", "0", "0", "0", "0", "1"], "\(list.stdout)")
+    let json = try Binary.run(["runs", "--json", "--limit", "1"], in: dir)
+    let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+    #expect(object?["up_to_date"] as? Int == 0 && object?["resumed"] as? Int == 1, "\(json.stdout)")
+  }
+
+  @Test func aRunThatEndedInAnErrorSaysSo() throws {
+    let dir = try Scratch.folder("runs-error", ["workflow.lua": "operation { name = "])
+    let run = try Binary.run(["--progress", "plain"], in: dir)
+    #expect(run.status == 2, "\(run.stderr)")
+    let show = try Binary.run(["--", "runs", "show", "last"], in: dir)
+    #expect(show.status == 0 && show.stdout.contains("Run 1: error"), "\(show.stdout)\(show.stderr)")
+    #expect(
+      show.stdout.contains("The run ended in an error before any operation finished: the script did not load"),
+      "\(show.stdout)")
+    let report = try Binary.run(["--", "report", "-o", "-"], in: dir)
+    #expect(
+      report.stdout.contains("<p class=\"error-note\" id=\"error-note\">The run ended in an error"), "\(report.stderr)")
+  }
+
   @Test func aTargetNamedReportOrRunsIsThatTargetUnlessAfterTheSeparator() throws {
     let dir = try Scratch.folder(
       "runs-target", ["workflow.lua": #"operation { name = "report", sh = "echo made > made.txt" }"#])
@@ -119,10 +162,26 @@ import Testing
       #expect(run.status == 1 && run.stderr.contains("no runs recorded in "), "\(arguments): \(run.stderr)")
     }
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".taskrun").path))
+    // A wrong word is a usage error (exit 2) before the store is looked at: without one as with one.
+    let wrong: [([String], String)] = [
+      (["runs", "frob"], "is not show or diff"), (["runs", "show", "abc"], "'abc' is not a run"),
+      (["runs", "show"], "takes one run"), (["runs", "diff", "1", "x"], "'x' is not a run"),
+      (["runs", "diff", "1", "2", "3"], "at most two runs"), (["report", "abc"], "'abc' is not a run"),
+      (["report", "1", "2"], "takes one run")
+    ]
+    for (arguments, message) in wrong {
+      let run = try Binary.run(arguments, in: dir)
+      #expect(run.status == 2 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stdout)\(run.stderr)")
+      #expect(!run.stdout.contains("No runs recorded"), "\(arguments)")
+    }
     let one = try Binary.run(["--progress", "plain"], in: dir)
     #expect(one.status == 0)
     let diff = try Binary.run(["runs", "diff"], in: dir)
     #expect(diff.status == 1 && diff.stderr.contains("needs two runs, and 1 is recorded"), "\(diff.stderr)")
+    for (arguments, message) in wrong {
+      let run = try Binary.run(arguments, in: dir)
+      #expect(run.status == 2 && run.stderr.contains(message), "with a store, \(arguments): \(run.stderr)")
+    }
   }
 
   @Test func aDoctoredStoreGivesNoTrap() throws {

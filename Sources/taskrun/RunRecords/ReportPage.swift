@@ -41,7 +41,7 @@ struct ReportPage {
     h += """
       <!DOCTYPE html>
       <html lang="en"><head><meta charset="utf-8">
-      <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+      <meta http-equiv="Content-Security-Policy" content="\(Self.policy)">
       <meta name="viewport" content="width=device-width, initial-scale=1">
       <title>taskrun run \(run.id)</title>
       <style>\(Self.style)</style>
@@ -61,6 +61,7 @@ struct ReportPage {
     } else {
       h += "<p class=\"counts\">No summary was recorded for this run.</p>\n"
     }
+    if let note = RunRecords.errorNote(run) { h += "<p class=\"error-note\" id=\"error-note\">\(e(note))</p>\n" }
     timeline(&h, bars, lanes: lanes)
     criticalPath(&h)
     slowest(&h)
@@ -233,6 +234,12 @@ struct ReportPage {
     h += "</table>\n"
   }
 
+  /// The page's Content-Security-Policy: nothing may be fetched, and only its own style and
+  /// script (by their SHA-256) apply and run: an inline `<script>` or `<style>` that got into
+  /// the page any other way would not, nor would an `on…=` attribute or a `style=` one.
+  static let policy =
+    "default-src 'none'; style-src \(SHA256.source(style)); script-src \(SHA256.source(script)); base-uri 'none'; form-action 'none'"
+
   static let style = """
     body{font:14px system-ui,sans-serif;margin:16px;color:#222;background:#fff}
     h1{font-size:20px}h2{font-size:16px;margin-top:24px}h3{font-size:14px;margin:8px 0 4px}
@@ -252,6 +259,7 @@ struct ReportPage {
     td.n{text-align:right;font-variant-numeric:tabular-nums}tr.slow td{background:#fff3e0}
     pre{background:#f6f6f6;padding:6px;max-height:20em;overflow:auto;font-size:12px}
     .failure{border-left:3px solid #e53935;padding-left:8px;margin:8px 0}.why{color:#777}
+    .error-note{color:#c62828;font-weight:bold}
     """
 
   /// The page's only script: errors are shown (and leave `data-ready` at 0), else the

@@ -34,25 +34,34 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
     guard (1...10_000).contains(limit) else {
       throw StoreCommands.usage("--limit must be from 1 to 10000 (got \(limit))")
     }
-    let listing = try RunRecords.open(place, words: words) { folder in
+    let listing = try RunRecords.open(place, words: words, check: { rest, _, _ in try Self.check(rest) }) { folder in
       if words.last(where: { $0 == "show" || $0 == "diff" }) != nil { try RunRecords.noRuns(folder) }
       if !json { print("No runs recorded in \(TerminalText.escaped(folder)) yet.") }
       throw Taskrun.Exit(.success)
     }
     let (store, rest, _) = listing
     switch rest.first {
-    case nil: list(store)
+    case "show"?: try RunsShow.show(try RunRecords.run(rest[1], in: store), store: store)
+    case "diff"?: try RunsDiff.compare(rest.dropFirst().map { $0 }, store: store)
+    default: list(store)
+    }
+    throw Taskrun.Exit(.success)
+  }
+
+  /// The words after the script, judged before the store is looked at: a wrong one is a usage
+  /// error (exit 2) whether or not a run was recorded.
+  static func check(_ rest: [String]) throws {
+    switch rest.first {
+    case nil: return
     case "show"?:
       guard rest.count == 2 else { throw StoreCommands.usage("taskrun runs show takes one run: an id or last") }
-      try RunsShow.show(try RunRecords.run(rest[1], in: store), store: store)
     case "diff"?:
       guard rest.count <= 3 else { throw StoreCommands.usage("taskrun runs diff takes at most two runs") }
-      try RunsDiff.compare(rest.dropFirst().map { $0 }, store: store)
     case let word?:
       throw StoreCommands.usage(
         "taskrun runs: '\(TerminalText.escaped(word))' is not show or diff (taskrun runs --help)")
     }
-    throw Taskrun.Exit(.success)
+    for word in rest.dropFirst() { _ = try RunRecords.runID(word) }
   }
 
   private func list(_ store: RunStore) {
@@ -69,7 +78,7 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
     }
     for (k, run) in runs.enumerated() {
       let outcome = RunRecords.outcome(run, newest: k == 0, held: held)
-      let c = run.counts
+      let c = RunRecords.counts(run)
       if json {
         var fields: [(String, JSON)] = [
           ("id", .int(Int(run.id))), ("started", run.started.isFinite ? .number(run.started) : .null),
@@ -85,14 +94,12 @@ struct RunsCommand: ParsableCommand, InvokedCommand {
         continue
       }
       let count = { (key: String) in c[key].map { "\($0)" } ?? "-" }
-      // Up to date counts those --resume reused too (the run's summary names them apart).
-      let upToDate = c["up_to_date"].map { "\($0 - min($0, c["resumed"] ?? 0))" } ?? "-"
       print(
         StoreCommands.pad("\(run.id)", 8) + StoreCommands.pad(StoreCommands.date(run.started), 21)
           + StoreCommands.pad(StoreCommands.seconds(RunRecords.duration(run)), 11)
           + StoreCommands.pad(outcome, 13) + StoreCommands.pad(count("succeeded"), 5)
           + StoreCommands.pad(count("failed"), 8) + StoreCommands.pad(count("cancelled"), 11)
-          + StoreCommands.pad(count("skipped"), 9) + StoreCommands.pad(upToDate, 12)
+          + StoreCommands.pad(count("skipped"), 9) + StoreCommands.pad(count("up_to_date"), 12)
           + StoreCommands.pad(count("resumed"), 9)
           + TerminalText.escaped(Self.targets(run), keepingLines: false))
     }
@@ -119,6 +126,7 @@ enum RunsShow {
         store.summaryIsDamaged(of: run.id)
         ? "the store's summary of it cannot be read" : run.outcome == nil ? "it never ended" : "an older taskrun ran it"
       print("No summary was recorded for this run (\(why)).")
+      if let note = RunRecords.errorNote(run) { print(note) }
       return
     }
     let reporter = PlainReporter(
@@ -129,6 +137,7 @@ enum RunsShow {
     if recorded.omittedFailures > 0 {
       print("(\(recorded.omittedFailures) more failures were not kept)")
     }
+    if let note = RunRecords.errorNote(run) { print(note) }
   }
 
   /// The summary with every name the store gave escaped for the terminal (the reporter escapes

@@ -3,7 +3,9 @@ import TaskEngine
 
 /// Run A against run B, from each operation's last attempt in each: outcome changes, notable
 /// duration changes (`isNotable`), operations that ran in only one of them, and why those of B
-/// ran (the `why` recorded with the attempt).
+/// ran (the `why` recorded with the attempt). An operation a run reused (up to date in a `-w`
+/// cycle, or reused by `--resume`: recorded as attempt 0) did not run in it: it is counted in
+/// that run's `Reused in run N` line and nowhere else.
 struct RunsDiff {
   struct Change: Equatable {
     var name: String
@@ -13,15 +15,14 @@ struct RunsDiff {
   var durationChanges: [(name: String, before: Double, after: Double)] = []
   var onlyInA: [String] = [], onlyInB: [String] = []
   var whyInB: [(name: String, why: String)] = []
+  /// The operations each run reused without running them (attempt 0).
+  var reusedInA: [String] = [], reusedInB: [String] = []
 
   /// A duration change worth a line: both at least 10 ms, and changed by at least 20% of A's
   /// and at least 50 ms (the rule the documentation states).
   static func isNotable(_ a: Double, _ b: Double) -> Bool {
     a >= 0.01 && b >= 0.01 && abs(b - a) >= 0.2 * a && abs(b - a) >= 0.05
   }
-
-  /// An attempt's outcome in the words `taskrun history` uses (`reused`: `--resume` reused it).
-  static func outcome(_ a: AttemptRecord) -> String { a.attempt == 0 ? "reused" : a.outcome }
 
   /// A duration read from the store, nil for one that is none (doctored).
   static func seconds(_ a: AttemptRecord) -> Double? {
@@ -30,24 +31,28 @@ struct RunsDiff {
   }
 
   init(a: [(String, AttemptRecord)], b: [(String, AttemptRecord)]) {
+    // A reused attempt (attempt 0: up to date in a -w cycle, or reused by --resume) did not
+    // run: it is no operation that ran, nor one that ran again; each run's are counted apart.
+    reusedInA = a.filter { $0.1.attempt == 0 }.map(\.0)
+    reusedInB = b.filter { $0.1.attempt == 0 }.map(\.0)
     var inA: [String: AttemptRecord] = [:]
-    for (name, attempt) in a { inA[name] = attempt }
+    for (name, attempt) in a where attempt.attempt > 0 { inA[name] = attempt }
     var inB: Set<String> = []
-    for (name, attempt) in b {
+    for (name, attempt) in b where attempt.attempt > 0 {
       inB.insert(name)
       if let why = attempt.why, !why.isEmpty { whyInB.append((name, why)) }
       guard let old = inA[name] else {
         onlyInB.append(name)
         continue
       }
-      if Self.outcome(old) != Self.outcome(attempt) {
-        outcomeChanges.append(Change(name: name, before: Self.outcome(old), after: Self.outcome(attempt)))
+      if old.outcome != attempt.outcome {
+        outcomeChanges.append(Change(name: name, before: old.outcome, after: attempt.outcome))
       }
       if let before = Self.seconds(old), let after = Self.seconds(attempt), Self.isNotable(before, after) {
         durationChanges.append((name, before, after))
       }
     }
-    onlyInA = a.map(\.0).filter { !inB.contains($0) }
+    onlyInA = a.filter { $0.1.attempt > 0 && !inB.contains($0.0) }.map(\.0)
   }
 
   var isEmpty: Bool {
@@ -99,6 +104,11 @@ struct RunsDiff {
     if !whyInB.isEmpty {
       out.append("Why they ran in run \(b):")
       for (name, why) in whyInB { out.append("  \(e(name)): \(e(why))") }
+    }
+    for (run, names) in (a == b ? [(b, reusedInB)] : [(a, reusedInA), (b, reusedInB)]) where !names.isEmpty {
+      out.append(
+        "Reused in run \(run) (up to date or resumed, not run): \(names.count) operation\(names.count == 1 ? "" : "s"): "
+          + list(names))
     }
     return out
   }
