@@ -21,7 +21,7 @@ import Testing
     let first = try Binary.run(["--progress", "plain"], in: dir)
     #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
     try "bad\n".write(to: dir.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
-    try "0.4\n".write(to: dir.appendingPathComponent("delay.txt"), atomically: true, encoding: .utf8)
+    try "2\n".write(to: dir.appendingPathComponent("delay.txt"), atomically: true, encoding: .utf8)
     let second = try Binary.run(["--progress", "plain", "-k", "compile", "slow", "pure"], in: dir)
     #expect(second.status == 1, "\(second.stdout)\(second.stderr)")
     return dir
