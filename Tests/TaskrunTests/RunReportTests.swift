@@ -164,7 +164,7 @@ import Testing
     let dir = try Scratch.folder(
       "report-history", ["workflow.lua": #"operation { name = "s", sh = "sleep $(cat d)" }"#, "d": "0.02"])
     for _ in 0..<3 { #expect(try Binary.run(["--progress", "plain"], in: dir).status == 0) }
-    try "0.3".write(to: dir.appendingPathComponent("d"), atomically: true, encoding: .utf8)
+    try "2".write(to: dir.appendingPathComponent("d"), atomically: true, encoding: .utf8)
     #expect(try Binary.run(["--progress", "plain"], in: dir).status == 0)
     let report = try Binary.run(["report", "-o", "-"], in: dir)
     #expect(report.stdout.contains("<tr class=\"slow\"><td>s</td>"), "\(report.stdout)")
