@@ -38,13 +38,14 @@ struct ReportPage {
     var h = ""
     h.reserveCapacity(4096 + bars.count * 200)
     let e = { (text: String) in HTMLText.escaped(text) }
+    let nonce = Self.nonce()
     h += """
       <!DOCTYPE html>
       <html lang="en"><head><meta charset="utf-8">
-      <meta http-equiv="Content-Security-Policy" content="\(Self.policy)">
+      <meta http-equiv="Content-Security-Policy" content="\(Self.policy(nonce: nonce))">
       <meta name="viewport" content="width=device-width, initial-scale=1">
       <title>taskrun run \(run.id)</title>
-      <style>\(Self.style)</style>
+      <style nonce="\(nonce)">\(Self.style)</style>
       </head>
       <body data-ready="0">
       <div id="errors" hidden></div>
@@ -67,7 +68,7 @@ struct ReportPage {
     slowest(&h)
     failures(&h)
     againstHistory(&h)
-    h += "<script>\(Self.script)</script>\n</body></html>\n"
+    h += "<script nonce=\"\(nonce)\">\(Self.script)</script>\n</body></html>\n"
     return h
   }
 
@@ -235,10 +236,22 @@ struct ReportPage {
   }
 
   /// The page's Content-Security-Policy: nothing may be fetched, and only its own style and
-  /// script (by their SHA-256) apply and run: an inline `<script>` or `<style>` that got into
-  /// the page any other way would not, nor would an `on…=` attribute or a `style=` one.
-  static let policy =
-    "default-src 'none'; style-src \(SHA256.source(style)); script-src \(SHA256.source(script)); base-uri 'none'; form-action 'none'"
+  /// script (those carrying the page's `nonce`) apply and run: an inline `<script>` or
+  /// `<style>` that got into the page any other way would not, nor would an `on…=` attribute
+  /// or a `style=` one.
+  static func policy(nonce: String) -> String {
+    "default-src 'none'; style-src 'nonce-\(nonce)'; script-src 'nonce-\(nonce)'; base-uri 'none'; form-action 'none'"
+  }
+
+  /// 128 random bits (the system's generator: getrandom), as 32 hex digits: what no text the
+  /// store holds can guess.
+  static func nonce() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let word = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - word.count) + word
+    }.joined()
+  }
 
   static let style = """
     body{font:14px system-ui,sans-serif;margin:16px;color:#222;background:#fff}
