@@ -105,6 +105,42 @@ import Testing
     #expect(try String(contentsOf: w.dir.appendingPathComponent("answer"), encoding: .utf8) == "42\n")
   }
 
+  /// Ctrl-Z, then `bg`: the command, now without the terminal, is killed with a reason that
+  /// says to use `fg`, and taskrun, in the background, leaves the terminal to the shell, which
+  /// keeps working (it had exited at the next key).
+  @Test(.enabled(if: hasTmux)) func ctrlZThenBgLeavesTheTerminalToTheShell() throws {
+    let w = try MarkedWorkflow { Self.script($0) }
+    let session = try TerminalSession("bash --norc -i", in: w.dir)
+    session.wait { $0.contains("$") || $0.contains("#") }
+    try session.send("\(Binary.url.path) --no-store -j4 w.lua\n")
+    session.wait { $0.contains("name?") }
+    try session.send("C-z")
+    let stopped = session.wait { $0.contains("Stopped") }
+    #expect(stopped.contains("Stopped"), "\(stopped)")
+    try session.send("bg\n")
+    let killed = session.wait { $0.contains("SIGTTIN") }
+    #expect(killed.contains("needs taskrun in the foreground"), "\(killed)")
+    usleep(1_000_000)
+    try session.send(
+      #"[ "$(ps -o tpgid= -p $$ | tr -d ' ')" = "$(ps -o pgid= -p $$ | tr -d ' ')" ] && echo FG-OK-$((40+2))"#
+        + "\n")
+    let after = session.wait { $0.contains("FG-OK-42") || $0.contains("EXIT=") }
+    #expect(after.contains("FG-OK-42") && !after.contains("EXIT="), "the shell lost its terminal: \(after)")
+    #expect(w.survivors(after: 1).isEmpty)
+  }
+
+  /// A command killed by its timeout after `stty -echo`: the terminal's modes are as they were.
+  @Test(.enabled(if: hasTmux)) func theTerminalsModesComeBackWhenTheCommandIsKilled() throws {
+    let w = try MarkedWorkflow { env in
+      #"operation { name = "quiet", \#(env), interactive = true, timeout = 1, sh = "stty -echo; read x" }"#
+    }
+    let session = try TerminalSession(
+      "\(Binary.url.path) --no-store w.lua; stty -a | tr ' ;' '\\n\\n' | grep -x -e echo -e -echo | sed 's/^/MODE=/'",
+      in: w.dir)
+    let done = session.wait { $0.contains("EXIT=") }
+    #expect(done.contains("MODE=echo") && !done.contains("MODE=-echo"), "\(done)")
+  }
+
   @Test func interactiveMustBeABoolean() throws {
     let w = try MarkedWorkflow { _ in #"operation { name = "x", interactive = "yes", sh = "true" }"# }
     let run = try Binary.run(["--no-store", "w.lua"], in: w.dir)
