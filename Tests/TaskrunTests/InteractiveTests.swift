@@ -105,6 +105,29 @@ import Testing
     #expect(try String(contentsOf: w.dir.appendingPathComponent("answer"), encoding: .utf8) == "42\n")
   }
 
+  /// A failed attempt gives the terminal back and the next one takes it: two attempts, then
+  /// the usual FAILED line and summary.
+  @Test func anInteractiveOperationIsTriedAgain() throws {
+    let w = try MarkedWorkflow { env in
+      """
+      operation { name = "r", \(env), interactive = true, retries = 1, sh = "echo try >> log; exit 4" }
+      """
+    }
+    let run = Binary.finish(
+      try Binary.start(["--progress", "plain", "--no-store", "--events", "events.jsonl", "w.lua"], in: w.dir, input: "")
+    )
+    #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+    let log = try String(contentsOf: w.dir.appendingPathComponent("log"), encoding: .utf8)
+    #expect(log == "try\ntry\n", "\(log)")
+    let all = run.stdout + run.stderr
+    #expect(all.contains("FAILED") && all.contains("r") && !all.contains("never started"), "\(all)")
+    #expect(all.contains("0 succeeded, 1 failed in"), "\(all)")
+    let finish = w.events().last { $0["event"] as? String == "run_finish" }
+    #expect(finish?["failed"] as? Int == 1 && finish?["cancelled"] as? Int == 0, "\(String(describing: finish))")
+    let prompts = w.events().filter { $0["event"] as? String == "prompt" }
+    #expect(prompts.last.map { $0["text"] == nil || $0["text"] is NSNull } ?? false, "the prompt stayed: \(prompts)")
+  }
+
   /// Ctrl-Z, then `bg`: the command, now without the terminal, is killed with a reason that
   /// says to use `fg`, and taskrun, in the background, leaves the terminal to the shell, which
   /// keeps working (it had exited at the next key).

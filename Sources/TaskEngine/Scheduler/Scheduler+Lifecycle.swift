@@ -235,6 +235,8 @@ extension Scheduler {
     if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
     ledger.retried(op)
     removeExecuting(op)
+    // Its terminal goes back until the next attempt starts (which waits for what runs then).
+    if terminal.declared > 0 { leaveTerminal(op, at: elapsed(at: clock.now)) }
     for label in op.activities { countActivity(label, by: -1) }
     release(op)
     op.state = .pending
