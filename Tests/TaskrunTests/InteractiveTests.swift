@@ -105,6 +105,35 @@ import Testing
     #expect(try String(contentsOf: w.dir.appendingPathComponent("answer"), encoding: .utf8) == "42\n")
   }
 
+  /// An interactive operation ready first (its priority) among others that are ready too:
+  /// nothing else starts in the pump that starts it, with `sh` or with a body's `sh()`; in
+  /// group mode the others' blocks come after its output.
+  @Test(arguments: ["sh", "body"]) func nothingStartsWhileItRunsOnceStarted(_ form: String) throws {
+    let command = "echo ask-start >> log; echo ask-out; sleep 0.5; echo ask-end >> log"
+    let w = try MarkedWorkflow { env in
+      let ask =
+        form == "sh"
+        ? "\(env), sh = \"\(command)\""
+        : "run = function() sh(\"\(command)\", { \(env) }) end"
+      return """
+        operation { name = "ask", priority = "very_high", interactive = true, \(ask) }
+        for i = 1, 3 do
+          operation { name = "other" .. i, \(env), sh = "echo other-start >> log; echo other-out" .. i .. "; echo other-end >> log" }
+        end
+        """
+    }
+    let run = Binary.finish(
+      try Binary.start(["--progress", "plain", "--no-store", "-j8", "--output", "group", "w.lua"], in: w.dir, input: "")
+    )
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    let log = try String(contentsOf: w.dir.appendingPathComponent("log"), encoding: .utf8).split(separator: "\n")
+    #expect(log.prefix(2) == ["ask-start", "ask-end"], "something started while it ran: \(log)")
+    let lines = run.stdout.split(separator: "\n")
+    let asked = lines.firstIndex { $0.hasSuffix("ask-out") }
+    let others = lines.firstIndex { $0.contains("other-out") }
+    #expect(asked != nil && others != nil && asked! < others!, "a block came while it ran: \(run.stdout)")
+  }
+
   /// A failed attempt gives the terminal back and the next one takes it: two attempts, then
   /// the usual FAILED line and summary.
   @Test func anInteractiveOperationIsTriedAgain() throws {
