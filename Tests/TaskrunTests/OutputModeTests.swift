@@ -191,6 +191,11 @@ import Testing
       Set(ids).count == 2 && ids.allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber || "_.-".contains($0) } })
     #expect(starts.allSatisfy { $0.hasPrefix("\u{1B}[0Ksection_start:") && $0.contains("[collapsed=true]\r\u{1B}[0K") })
     #expect(!run.stderr.contains("section_"), "a failure is not folded: \(run.stderr)")
+    // A section spans the operation: from the second it started to a later one it ended in.
+    let times = { (lines: [Substring]) in
+      lines.compactMap { $0.split(separator: ":").dropFirst().first.flatMap { Int($0) } }
+    }
+    #expect(zip(times(starts), times(ends)).allSatisfy { $0 < $1 }, "\(starts) \(ends)")
   }
 
   @Test func onBuildkiteSuccessesGetAHeadingAndAFailureOneThatIsOpen() throws {
@@ -205,6 +210,11 @@ import Testing
   @Test func foldingIsOffWithTheSwitchOrAnotherMode() throws {
     for (environment, arguments) in [
       (["GITHUB_ACTIONS": "true", "TASKRUN_CI_GROUPS": "0"], [String]()),
+      (["GITHUB_ACTIONS": "true", "TASKRUN_CI_GROUPS": "false"], []),
+      (["GITLAB_CI": "true", "TASKRUN_CI_GROUPS": "no"], []),
+      (["BUILDKITE": "true", "TASKRUN_CI_GROUPS": "OFF"], []),
+      (["GITHUB_ACTIONS": "false"], []),
+      (["GITHUB_ACTIONS": "0"], []),
       (["GITHUB_ACTIONS": "true"], ["--output", "stream"]),
       (["GITHUB_ACTIONS": "true"], ["-q"]),
       (["GITHUB_ACTIONS": ""], [])
@@ -228,6 +238,29 @@ import Testing
     #expect(commands.filter { $0 == "::endgroup::" }.count == 2, "\(run.stdout)")
     let titles = commands.filter { $0 != "::endgroup::" }
     #expect(titles.count == 2 && titles.allSatisfy { $0.hasPrefix("::group::") && !$0.dropFirst(9).contains("::") })
+  }
+
+  /// A hostile name and a multi-line Lua error, on each CI service (folding or not): no line
+  /// taskrun prints starts, after its spaces, a workflow command or a heading made of them.
+  @Test(arguments: ["GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE"])
+  func outsideTextCannotIssueACommandOrAHeading(_ service: String) throws {
+    for extra in [[:], ["TASKRUN_CI_GROUPS": "0"]] {
+      let run = try run(
+        """
+        operation { name = "::warning title=x::pwned", sh = "exit 3" }
+        operation { name = "lua", run = function() error("boom\\n::error::injected\\n--- heading\\n+++ open", 0) end }
+        operation { name = "later", after = { "lua" }, sh = "true" }
+        """, ["-j1", "-k"], environment: extra.merging([service: "true"]) { a, _ in a })
+      #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+      for line in (run.stdout + run.stderr).split(separator: "\n") {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        #expect(
+          !trimmed.hasPrefix("::warning") && !trimmed.hasPrefix("::error") && !line.hasPrefix("--- heading")
+            && !line.hasPrefix("+++ open"), "\(service) \(extra): \(line)")
+      }
+      #expect(run.stderr.contains("    | ::error::injected"), "\(service): \(run.stderr)")
+      #expect(run.stderr.contains("title=x:\u{200B}:pwned"), "\(service): \(run.stderr)")
+    }
   }
 
   @Test func aBadModeOrAClashWithQuietOrVerboseIsAUsageError() throws {

@@ -3,6 +3,7 @@
 #define CSPAWN_H
 #include <stddef.h>
 #include <sys/types.h>
+#include <termios.h>
 
 /* {====== spawn.c */
 /* Start `path` (already resolved) with stdin from /dev/null, stdout and stderr to the given
@@ -38,12 +39,27 @@ void cs_set_spawn_qos(int nice_delta, int ioprio);
 /* The commands this thread spawns from now on take the foreground of terminal `fd` (its
    process group becomes the terminal's) before they run (-1: they do not). */
 void cs_set_spawn_terminal(int fd);
-/* Gives terminal `fd`'s foreground back to taskrun's process group (SIGTTOU blocked for the
-   call, as a shell takes it back from a job): 0, or an errno. */
-int cs_take_terminal(int fd);
-/* Gives terminal `fd`'s foreground to process group `group`, if taskrun's group has it
-   (an interactive command resumed by fg after Ctrl-Z): 0, or an errno (EPERM: not taskrun's). */
-int cs_give_terminal(int fd, pid_t group);
+/* A terminal handed to an interactive command: which (fd, -1: none), the group that had its
+   foreground then (taskrun's), and its modes then; the command's own modes while Ctrl-Z has it
+   stopped. */
+struct cs_terminal {
+  int fd;
+  pid_t previous;
+  int has_modes, has_job_modes;
+  struct termios modes, job_modes;
+};
+/* Records terminal `fd` before its foreground is handed to a command: 0 when taskrun's group
+   has it (t->fd is then `fd`), else ENOTTY or EPERM (t->fd -1: nothing is handed over). */
+int cs_hand_terminal(int fd, struct cs_terminal *t);
+/* Takes the foreground back for the group that had it, with the modes it had, if the
+   command's group `group` has it (0: any but the previous, for a command that failed to
+   start); never when anything else has it (taskrun was put in the background: the terminal
+   is its shell's). `keep_job_modes`: the command's modes are kept for cs_give_terminal
+   (Ctrl-Z). SIGTTOU blocked for the calls. 0, or an errno (EPERM: not taskrun's to take). */
+int cs_take_terminal(struct cs_terminal *t, pid_t group, int keep_job_modes);
+/* Gives the foreground to the command's group `group` again, with the modes it had, if
+   taskrun's group has it (fg after Ctrl-Z): 0, or an errno (EPERM: not taskrun's). */
+int cs_give_terminal(struct cs_terminal *t, pid_t group);
 /* The user id of the process at the other end of Unix socket `fd`; -1 if unknown. */
 long cs_peer_uid(int fd);
 int cs_resolve(const char *name, const char *path, char *out, size_t size);

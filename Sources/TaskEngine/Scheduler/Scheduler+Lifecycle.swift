@@ -69,7 +69,8 @@ extension Scheduler {
           continue
         }
         if terminal.declared > 0 && terminal.waiting == nil && waitsForTheTerminal(op) { continue }
-        if terminal.waiting != nil || !(op.queue.hasCapacity && acquire(op)) {
+        // One started just now with the terminal: it runs alone.
+        if terminal.waiting != nil || terminalHeld || !(op.queue.hasCapacity && acquire(op)) {
           still.append(op)
         } else {
           start(op)
@@ -90,6 +91,10 @@ extension Scheduler {
       }
       while queue.hasCapacity, let entry = queue.ready.popMax() {
         let op = entry.operation
+        if terminalHeld {  // one started just now with the terminal: it runs alone
+          queue.ready.insert(entry)
+          return started
+        }
         // A paused one goes back in when resumed; one whose priority changed is in again
         // under its new priority.
         guard op.state == .ready, !op.isPaused, entry.priority == op.priority.rawValue else { continue }
@@ -235,6 +240,8 @@ extension Scheduler {
     if op.slotYielded { op.slotYielded = false } else { op.queue.running -= 1 }
     ledger.retried(op)
     removeExecuting(op)
+    // Its terminal goes back until the next attempt starts (which waits for what runs then).
+    if terminal.declared > 0 { leaveTerminal(op, at: elapsed(at: clock.now)) }
     for label in op.activities { countActivity(label, by: -1) }
     release(op)
     op.state = .pending

@@ -15,6 +15,13 @@ extension Scheduler {
     executing.contains { $0 !== op && !$0.isGroup && !$0.slotYielded }
   }
 
+  /// Whether an interactive operation executes and holds its slot: nothing may start (true
+  /// as soon as `start` gave it the terminal, within the `pump` that started it).
+  var terminalHeld: Bool {
+    guard terminal.declared > 0, let holder = terminal.holder else { return false }
+    return !holder.slotYielded
+  }
+
   /// What `pump` does while the terminal is taken or awaited: nil when it is neither (pump as
   /// ever), else whether it started the waiting interactive operation.
   func pumpForTerminal() -> Bool? {

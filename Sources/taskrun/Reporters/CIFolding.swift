@@ -5,15 +5,26 @@ import TaskEngine
 /// A CI service whose log folds marked blocks, found from its variables: GITHUB_ACTIONS
 /// (`::group::` … `::endgroup::`), GITLAB_CI (section_start … section_end, collapsed) or
 /// BUILDKITE (`--- ` headings, which last until the next; `+++ ` opens one). Any non-empty
-/// value counts; TASKRUN_CI_GROUPS=0 turns folding (and `group` as the CI default) off.
+/// value but `false` and `0` counts; TASKRUN_CI_GROUPS `0`, `false`, `no` or `off` turns
+/// folding (and `group` as the CI default) off.
 /// A failure's block is never folded: it is printed as it is anywhere else (GitHub, GitLab),
 /// or under a heading that opens it (Buildkite).
 enum CIFolding: Equatable {
   case github, gitlab, buildkite
 
   static func detect(environment: (String) -> String? = Environment.variable) -> CIFolding? {
-    if environment("TASKRUN_CI_GROUPS") == "0" { return nil }
-    func set(_ key: String) -> Bool { environment(key).map { !$0.isEmpty } ?? false }
+    let groups = environment("TASKRUN_CI_GROUPS")?.lowercased()
+    if let groups, ["0", "false", "no", "off"].contains(groups) { return nil }
+    return service(environment: environment)
+  }
+
+  /// The CI service taskrun runs on, folding or not (its log may read commands in any line:
+  /// `PlainReporter.escapesNames`): a variable set, not empty, `false` or `0`.
+  static func service(environment: (String) -> String? = Environment.variable) -> CIFolding? {
+    func set(_ key: String) -> Bool {
+      guard let value = environment(key) else { return false }
+      return !value.isEmpty && value != "0" && value.lowercased() != "false"
+    }
     if set("GITHUB_ACTIONS") { return .github }
     if set("GITLAB_CI") { return .gitlab }
     if set("BUILDKITE") { return .buildkite }

@@ -28,6 +28,14 @@ final class OutputBlocks: EventSink {
     var failed: Bool
     var duration: Double
     var output: BlockLines
+    /// When it finished, in seconds since the epoch (a held block is printed later).
+    var ended = Self.wallClock()
+
+    static func wallClock() -> Double {
+      var now = timespec()
+      clock_gettime(CLOCK_REALTIME, &now)
+      return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
   }
 
   // keep-order: the run's operations in declaration order, which have finished, the blocks
@@ -141,8 +149,10 @@ final class OutputBlocks: EventSink {
     if !block.failed && lines.verbosity == .quiet { return }
     printed += 1
     let title = "\(block.name) (\(block.failed ? "FAILED, " : "")\(formatFixed(block.duration, 2)) s)"
-    let now = Int(time(nil))  // GitLab shows a section's time: from when it started
-    if let start = ci?.start(title, number: printed, failed: block.failed, now: now - Int(block.duration.rounded())) {
+    // GitLab shows a section's time: from the second the operation started to the one it ended.
+    let started = Int((block.ended - block.duration).rounded(.down))
+    let ended = max(Int(block.ended.rounded(.up)), started + (block.duration > 0 ? 1 : 0))
+    if let start = ci?.start(title, number: printed, failed: block.failed, now: started) {
       print(start)
     }
     if let finish = block.finish { lines.receive(finish) }
@@ -152,6 +162,6 @@ final class OutputBlocks: EventSink {
       write("    | … \(dropped) earlier line\(dropped == 1 ? "" : "s") not kept (--output-limit)")
     }
     for line in block.output.kept { write("    | " + PlainReporter.shown(Substring(line))) }
-    if let end = ci?.end(number: printed, failed: block.failed, now: now) { print(end) }
+    if let end = ci?.end(number: printed, failed: block.failed, now: ended) { print(end) }
   }
 }

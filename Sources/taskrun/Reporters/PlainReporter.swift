@@ -37,6 +37,11 @@ final class PlainReporter: EventSink {
   /// A line per start (off under the live view, which shows what runs).
   let showStarts: Bool
 
+  /// On a CI service (`CIFolding.service`): names break `::` up (`CIFolding.title`), so no
+  /// line can start a workflow command with an operation's name (GitHub trims the spaces
+  /// before one). Read from the environment once.
+  static let escapesNames = CIFolding.service() != nil
+
   /// A `confirm` question is on the terminal: what would be printed waits for the answer.
   private var prompting = false
   private var held: [RunEvent] = []
@@ -100,18 +105,18 @@ final class PlainReporter: EventSink {
       break
     case .operationChange(_, let name, let change):
       guard verbosity != .quiet else { return }
-      if change == .paused { line(label("pause", "33"), name) }
-      if change == .resumed { line(label("resume", "33"), name) }
+      if change == .paused { line(label("pause", "33"), Self.name(name)) }
+      if change == .resumed { line(label("resume", "33"), Self.name(name)) }
     case .message(_, _, let text, let note):
       if note { failure(text) } else { print(text) }
     case .operationRetry(_, let name, let attempt, let error, let delay):
       line(
         label("retry", "33"),
-        "\(name): attempt \(attempt) failed: \(Self.text(error)); "
+        "\(Self.name(name)): attempt \(attempt) failed: \(Self.error(error)); "
           + (delay > 0 ? "trying again in \(formatSeconds(delay))" : "trying again"))
     case .operationStart(_, let name, let attempt, _, _, _, _, _):
       guard showStarts, verbosity == .normal || verbosity == .verbose else { return }
-      line(label("start", "2"), name + (attempt > 1 ? " (attempt \(attempt))" : ""))
+      line(label("start", "2"), Self.name(name) + (attempt > 1 ? " (attempt \(attempt))" : ""))
     case .output(_, let name, _, let text):
       guard verbosity == .verbose else { return }
       for part in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
@@ -154,14 +159,14 @@ final class PlainReporter: EventSink {
     case .succeeded:
       succeeded(name, duration)
     case .failed:
-      failure(label("FAILED", "1;31") + " \(name) (\(time)): \(Self.text(error ?? "failed"))")
+      failure(label("FAILED", "1;31") + " \(Self.name(name)) (\(time)): \(Self.error(error ?? "failed"))")
       if verbosity != .verbose { printOutput(output, earlier: earlier, limit: 200) }
     case .skipped:
       guard verbosity == .normal || verbosity == .verbose else { return }
-      line(label("skipped", "33"), "\(name): \(Self.text(error ?? ""))")
+      line(label("skipped", "33"), "\(Self.name(name)): \(Self.error(error ?? ""))")
     case .cancelled:
       guard verbosity == .normal || verbosity == .verbose else { return }
-      line(label("cancelled", "33"), "\(name): \(Self.text(error ?? "cancelled"))")
+      line(label("cancelled", "33"), "\(Self.name(name)): \(Self.error(error ?? "cancelled"))")
     }
   }
 
@@ -185,6 +190,18 @@ final class PlainReporter: EventSink {
   /// Taskrun's words with text from outside in them (an error, which may quote a command's
   /// stderr, Slurm's reason or the command line): control characters escaped, lines kept.
   static func text<S: StringProtocol>(_ text: S) -> String { TerminalText.escaped(String(text), keepingLines: true) }
+
+  /// An error (or a reason) after taskrun's words on a line: as `text`, and each line after
+  /// its first indented as a failure's output is (`    | `), so no line of it starts where a
+  /// CI log reads commands or headings (`::error::`, `--- `).
+  static func error<S: StringProtocol>(_ error: S) -> String {
+    let escaped = text(error)
+    guard escaped.contains("\n") else { return escaped }
+    return escaped.replacing("\n", with: "\n    | ")
+  }
+
+  /// An operation's name as a line shows it: on CI, with `::` broken up (`escapesNames`).
+  static func name(_ name: String) -> String { escapesNames ? CIFolding.title(name) : name }
 
   /// The last `limit` lines of a failure's output, after a line that says how many came
   /// before them (`earlier`: those taskrun did not keep), on standard error with them.
@@ -223,21 +240,21 @@ final class PlainReporter: EventSink {
           groups[cause, default: []].append(failure.name)
           continue
         }
-        say("  \(failure.name): \(Self.text(failure.error))")
+        say("  \(Self.name(failure.name)): \(Self.error(failure.error))")
         let tail = failure.output.split(separator: "\n").suffix(5)
         for output in tail { say("    | " + Self.shown(output)) }
       }
       for cause in causes {
         let names = groups[cause]!
         say(
-          "  \(names.count) group\(names.count == 1 ? "" : "s") failed because of '\(cause)': "
-            + names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : ""))
+          "  \(names.count) group\(names.count == 1 ? "" : "s") failed because of '\(Self.name(cause))': "
+            + names.prefix(3).map(Self.name).joined(separator: ", ") + (names.count > 3 ? ", …" : ""))
       }
     }
     let notStarted = summary.failures.filter { $0.outcome == .cancelled }
     if !notStarted.isEmpty {
       let names =
-        notStarted.prefix(8).map(\.name).joined(separator: ", ")
+        notStarted.prefix(8).map { Self.name($0.name) }.joined(separator: ", ")
         + (notStarted.count > 8 ? ", …" : "")
       say("Cancelled: \(names)")
     }

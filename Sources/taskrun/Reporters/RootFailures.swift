@@ -51,6 +51,6 @@ final class RootFailures: EventSink {
     let both =
       count.skipped > 0 && count.cancelled > 0 ? " (\(count.skipped) skipped, \(count.cancelled) cancelled)" : ""
     return
-      "\(total) operation\(total == 1 ? "" : "s") \(what) because '\(PlainReporter.text(root))' \(end == .failed ? "failed" : "was \(end.rawValue)")\(both)"
+      "\(total) operation\(total == 1 ? "" : "s") \(what) because '\(PlainReporter.name(root))' \(end == .failed ? "failed" : "was \(end.rawValue)")\(both)"
   }
 }

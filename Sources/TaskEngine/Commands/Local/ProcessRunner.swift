@@ -76,13 +76,13 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       return fail(token: token, "cannot create a pipe: \(String(cString: strerror(errno)))")
     }
     let (input, output, errors) = terminal ? (STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO) : (-1, outPipe[1], errPipe[1])
-    let foreground = terminal ? TerminalForeground.handed() : -1
+    let foreground = terminal ? TerminalForeground.handed() : nil
     var pid: pid_t = 0, pidfd: Int32 = -1
     if let problem = launch(
-      spec, stdin: input, stdout: output, stderr: errors, foreground: foreground, pid: &pid, pidfd: &pidfd)
+      spec, stdin: input, stdout: output, stderr: errors, foreground: foreground?.fd ?? -1, pid: &pid, pidfd: &pidfd)
     {
       for fd in outPipe + errPipe where fd >= 0 { close(fd) }
-      if foreground >= 0 { TerminalForeground.takeBack(foreground) }
+      foreground?.takeBack(from: 0)
       return fail(token: token, problem)
     }
     // Without a pidfd the exit is looked for every 20 ms: the pipes' end of file wakes us sooner.
@@ -95,6 +95,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       limits: outputLimits)
     child.sandbox = spec.sandbox
     child.foreground = foreground
+    child.interactive = terminal
     lock.lock()
     live.append(child)
     lock.unlock()
@@ -223,7 +224,7 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     guard suspended else { return }
     suspended = false
     for child in live where !child.reaped {
-      if child.foreground >= 0 { TerminalForeground.giveAgain(child.foreground, to: child.pid) }
+      child.foreground?.giveAgain(to: child.pid)
       kill(-child.pid, SIGCONT)
     }
   }
@@ -377,8 +378,10 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
       let signal = cs_stop_signal(child.pid)
       // Ctrl-Z reached an interactive command alone (it has the foreground): taskrun takes the
       // terminal back and stops as at any Ctrl-Z; `fg` gives it back (`resumeAll`).
-      if signal == SIGTSTP && child.foreground >= 0 {
-        TerminalForeground.takeBack(child.foreground)
+      if signal == SIGTSTP, let foreground = child.foreground {
+        lock.lock()
+        foreground.takeBack(from: child.pid, keepingModes: true)
+        lock.unlock()
         kill(getpid(), SIGTSTP)
         continue
       }
@@ -388,8 +391,11 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
         child.signalled = true
         child.reason =
           "stopped to \(signal == SIGTTIN ? "read" : "set up") the terminal "
-          + "(SIG\(signal == SIGTTIN ? "TTIN" : "TTOU")), so taskrun killed it: commands run without "
-          + "a terminal; give it its input another way (a file, an argument, the environment)"
+          + "(SIG\(signal == SIGTTIN ? "TTIN" : "TTOU")), so taskrun killed it: "
+          + (child.interactive
+            ? "an interactive operation needs taskrun in the foreground (`fg`, not `bg` or `&`)"
+            : "commands run without a terminal; give it its input another way (a file, an argument, "
+              + "the environment)")
         kill(-child.pid, SIGKILL)
         kill(-child.pid, SIGCONT)
       }
@@ -433,12 +439,12 @@ public final class ProcessRunner: DescriptorSource, @unchecked Sendable {
     }
     child.usage = usage
     child.reaped = true
+    // The terminal back (under the lock: `resumeAll` may give it again meanwhile).
+    let interrupted = child.foreground?.returned(from: child.pid, status: code) ?? false
     lock.unlock()
     child.status = code
     // Counted before its exit is posted: the run is interrupted before the exit is handled.
-    if child.foreground >= 0, TerminalForeground.returned(from: child.foreground, status: code) {
-      inbox.postSignal(SIGINT)
-    }
+    if interrupted { inbox.postSignal(SIGINT) }
     if child.pidfd >= 0 { close(child.pidfd) }
     child.pidfd = -1
     // What the command wrote is all in the pipes now, unless something it left behind still

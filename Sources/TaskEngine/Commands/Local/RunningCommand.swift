@@ -32,8 +32,10 @@ final class RunningCommand {
   var reason: String?
   /// What its operation asked the sandbox for, to explain a failure (`Confinement.explain`).
   var sandbox: SandboxGrant?
-  /// The terminal whose foreground it was handed (an interactive command), -1: none.
-  var foreground: Int32 = -1
+  /// The terminal whose foreground it was handed (an interactive command), nil: none.
+  var foreground: TerminalForeground?
+  /// An interactive operation's command (`CommandSpec.usesTerminal`), handed the terminal or not.
+  var interactive = false
 
   init(pid: pid_t, token: CommandToken, stdout: [Int32], stderr: [Int32], pidfd: Int32, limits: OutputLimits) {
     self.pid = pid
