@@ -196,7 +196,8 @@ final class WatchCycles {
     }
     let what = describe(changed)
     reporter.note("cycle \(cycle): \(what) changed")
-    session.liveView?.heading = "cycle \(cycle) · \(what)"
+    // Short: the counts and the ETA after it must still fit an 80-column line.
+    session.liveView?.heading = "cycle \(cycle) · " + (what.count > 32 ? what.prefix(31) + "…" : what)
   }
 
   /// "src/a.c", "src/a.c and 3 more".
