@@ -273,4 +273,32 @@ import Testing
       #expect(run.stderr.contains(says), "\(arguments): \(run.stderr)")
     }
   }
+
+  @Test func noLineOfAFileNameOrAPrintCanStartALineOfItsOwn() throws {
+    let dir = try Scratch.folder(
+      "output-lines",
+      [
+        "taskrun.lua": """
+        operation { name = "f", inputs = { "in/*" }, sh = "true" }
+        operation { name = "d", run = function() print("line1\\n::warning::p2\\n--- head") end }
+        """
+      ])
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("in"), withIntermediateDirectories: true)
+    try "x".write(to: dir.appendingPathComponent("in/y\n::error::fromfile"), atomically: false, encoding: .utf8)
+    for mode in ["stream", "group", "keep-order"] {
+      let run = try Binary.start(
+        ["--progress", "plain", "--output", mode], in: dir, environment: ["GITHUB_ACTIONS": "true"])
+      let result = Binary.finish(run)
+      #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+      for line in (result.stdout + result.stderr).split(separator: "\n") {
+        let start = line.drop { $0 == " " }
+        // Streamed, a body's print is the script's own output, as `echo` in a CI step is.
+        if mode == "stream" && (start == "::warning::p2" || start == "--- head") { continue }
+        #expect(
+          !(start.hasPrefix("::") && !start.hasPrefix("::group::") && !start.hasPrefix("::endgroup::"))
+            && !start.hasPrefix("---"), "\(mode): \(line)")
+      }
+      try "y".write(to: dir.appendingPathComponent("in/y\n::error::fromfile"), atomically: false, encoding: .utf8)
+    }
+  }
 }

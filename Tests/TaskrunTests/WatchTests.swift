@@ -238,6 +238,17 @@ import Testing
     #expect(!run.stdout.contains("cycle 2"), "\(run.stdout)")
   }
 
+  @Test func aFirstCycleWhoseScriptDoesNotLoadRunsOnceItIsMended() throws {
+    let w = try watch(#"error("boom")"#)
+    try w.waitFor("taskrun: watching")
+    try w.write(#"operation { name = "a", sh = "true" }"#, "taskrun.lua")
+    try w.waitFor("taskrun: watching", times: 2)
+    let run = w.interrupt()
+    #expect(run.stderr.contains("boom"), "\(run.stderr)")
+    #expect(w.cycle(2, in: run.stdout).contains("ok        a ("), "it holds its own store's lock: \(run.stdout)")
+    #expect(!run.stdout.contains("waiting for another taskrun"), "\(run.stdout)")
+  }
+
   @Test func optionsThatCannotGoWithWatchAreRefused() throws {
     let dir = try Scratch.folder("watch-options", ["taskrun.lua": "operation { name = 'x', sh = 'true' }"])
     for (arguments, message) in [
@@ -462,7 +473,11 @@ import Testing
       ])
     let run = try Binary.run(["--progress", "plain"], in: dir)
     #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-    #expect(run.stderr.contains("service svc exited with status 1"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains(
+        "'reachable 127.0.0.1:\(port)' holds before the service started: another process answers there"),
+      "\(run.stderr)")
+    #expect(!run.stdout.contains("ok        dep"), "nothing that needs it ran: \(run.stdout)")
   }
 
   @Test func aServiceThatEndsBeforeItIsReadyFailsWithItsOutput() throws {

@@ -17,6 +17,9 @@ public final class RunMemory {
   /// after the first, the previous cycle is resumed and operations that declare nothing are
   /// kept unless what they run changed or what they depend on ran again.
   public var watching = false
+  /// `-w`: the run the next cycle resumes (this one's if its script loaded, else the one it
+  /// resumed itself).
+  public var continuedRun: Int64?
   /// Whether checks may write (false for `-n` and `why`).
   public let records: Bool
   /// The last success of each operation, by name, in brief; and the records decoded so far.

@@ -28,6 +28,22 @@ public final class ServiceBody: OperationBody {
 
   public func start(_ operation: OperationNode, scheduler: Scheduler) {
     keeper.attach(to: scheduler)  // its end is seen while the run goes on
+    keeper.stop(operation.name, grace: scheduler.killGrace)  // the one it replaces, first
+    guard let ready else { return launch(operation, scheduler) }
+    // `ready` must not hold yet: what answered would be another process (its port is taken).
+    ready.evaluate(for: operation, scheduler: scheduler) { [weak self, weak operation] result in
+      guard let self, let operation, operation.state == .executing, !operation.isFinished else { return }
+      guard result != .satisfied else {
+        return scheduler.finish(
+          operation, .failed,
+          error: "'\(ready.name)' holds before the service started: another process answers there: \(spec.display)",
+          kind: .command)
+      }
+      launch(operation, scheduler)
+    }
+  }
+
+  private func launch(_ operation: OperationNode, _ scheduler: Scheduler) {
     let identity = RunMemory.identityDigest(operation)
     switch keeper.start(
       operation.name, identity: identity, spec: spec, processes: scheduler.processes,
@@ -43,11 +59,12 @@ public final class ServiceBody: OperationBody {
   private func awaitReady(_ operation: OperationNode, _ service: ServiceKeeper.Service, _ scheduler: Scheduler) {
     guard operation.state == .executing, !operation.isFinished else { return }
     guard keeper.isRunning(service) else {
+      keeper.forget(service)  // this failure says it ended: not again as a service that ended
       let tail = ServiceKeeper.tail(of: service.log).split(separator: "\n").suffix(20)
       return scheduler.finish(
         operation, .failed,
         error: "service \(service.ending) before it was ready: \(spec.display)"
-          + tail.map { "\n    | " + TerminalText.outputLine($0) }.joined(), kind: .command)
+          + tail.map { "\n" + TerminalText.outputLine($0) }.joined(), kind: .command)
     }
     guard let ready else { return succeed(operation, service, scheduler) }
     ready.evaluate(for: operation, scheduler: scheduler) { [weak self, weak operation] result in

@@ -114,6 +114,9 @@ public final class ServiceKeeper: DescriptorSource {
     return names
   }
 
+  /// `service` ended, and its operation's failure says so: it is not among those `takeEnded` gives.
+  func forget(_ service: Service) { ended.removeAll { $0 === service } }
+
   /// The services that ended by themselves since the last call.
   public func takeEnded() -> [Service] {
     defer { ended = [] }

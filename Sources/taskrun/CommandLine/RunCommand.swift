@@ -157,7 +157,7 @@ extension RunOptions {
     }
     if let previous {  // a cycle of -w: the same store, what the cycle before it ran resumed
       let memory = previous.next()
-      if previous.run > 0 { _ = memory.resume(run: previous.run) }
+      if let run = previous.continuedRun { _ = memory.resume(run: run) }
       return remember(memory, in: session, script: script, targets: targets)
     }
     let memory: RunMemory?

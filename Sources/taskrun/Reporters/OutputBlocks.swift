@@ -73,7 +73,10 @@ final class OutputBlocks: EventSink {
     case .output(_, let name, _, let text):
       open[name, default: BlockLines(limit: limit)].add(output: text)
     case .message(_, let operation?, let text, false):
-      open[operation, default: BlockLines(limit: limit)].add(line: text)
+      // A print of several lines is several lines of the block, each after its `    | `.
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        open[operation, default: BlockLines(limit: limit)].add(line: String(line))
+      }
     case .operationFinish(let time, let name, let outcome, let duration, let details):
       guard let output = open.removeValue(forKey: name), !output.isEmpty else {
         lines.receive(event)

@@ -133,12 +133,12 @@ final class PlainReporter: EventSink {
     case .operationFinish(_, let name, .succeeded, _, let details?) where details.reuse != nil:
       guard verbosity == .normal || verbosity == .verbose else { return }
       switch details.reuse! {
-      case .upToDate: line(label("fresh", "2"), "\(name) — \(Self.text(details.why ?? "up to date"))")
-      case .resumed: line(label("resumed", "2"), "\(name) — \(Self.text(details.why ?? "reused"))")
+      case .upToDate: line(label("fresh", "2"), "\(name) — \(Self.oneLine(details.why ?? "up to date"))")
+      case .resumed: line(label("resumed", "2"), "\(name) — \(Self.oneLine(details.why ?? "reused"))")
       }
     case .operationFinish(_, let name, .succeeded, let duration, let details?) where details.why != nil:
       guard verbosity == .normal || verbosity == .verbose else { return }
-      line(label("ok", "32"), "\(name) (\(formatFixed(duration, 2)) s) — \(Self.text(details.why!))")
+      line(label("ok", "32"), "\(name) (\(formatFixed(duration, 2)) s) — \(Self.oneLine(details.why!))")
     case .operationFinish(_, let name, let outcome, let duration, let details):
       finished(
         name, outcome, duration, details?.error, details?.output ?? "", earlier: details?.earlierOutputLines ?? 0)
@@ -186,6 +186,9 @@ final class PlainReporter: EventSink {
   static func shown(_ line: Substring) -> String {
     TerminalText.outputLine(line.count > 400 ? line.prefix(400) + "…" : String(line))
   }
+
+  /// A reason that names files (why an operation ran): one line, a newline in a name escaped.
+  static func oneLine<S: StringProtocol>(_ text: S) -> String { TerminalText.escaped(String(text)) }
 
   /// Taskrun's words with text from outside in them (an error, which may quote a command's
   /// stderr, Slurm's reason or the command line): control characters escaped, lines kept.

@@ -191,9 +191,11 @@ final class Session {
   func reportEndedServices(again: Bool) {
     for service in scheduler.services.takeEnded() {
       serviceEnded = true
-      lines?.error(
+      let message =
         "service \(service.name) \(service.ending) (its output: \(service.log))"
-          + (again ? "; it starts again with the next cycle" : ""))
+        + (again ? "; it starts again with the next cycle" : "")
+      SpillFolder.shared.keepNamed(in: message)  // the log a message names stays after taskrun
+      lines?.error(message)
       let tail = ServiceKeeper.tail(of: service.log, bytes: 1000)
       for line in tail.split(separator: "\n").suffix(5) { lines?.failure("    | " + PlainReporter.shown(line)) }
     }

@@ -95,7 +95,12 @@ final class WatchCycles {
       }
       (settled, firstChange) = (false, nil)
       changed = watcher.take()
-      if ran { previous = session }  // a cycle whose script did not load resumes nothing
+      // The same store goes on; a cycle whose script did not load is not resumed (the one it
+      // resumed is, by the next).
+      if let memory = session.scheduler.memory {
+        memory.continuedRun = ran ? memory.run : memory.resumed?.run
+        previous = session
+      }
       session = Session(
         following: session, jobs: options.jobs, keepGoing: options.keepGoing, host: first.setup)
     }
