@@ -265,21 +265,28 @@ import Testing
 
 /// `service = true`: a real listener on the loopback interface.
 @Suite struct ServiceTests {
-  /// A port no one listens on now.
-  static func freePort() -> Int {
+  /// A socket bound to a free loopback port (listening when `listen`), and the port.
+  static func bound(listen: Bool = false) -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     _ = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
+    if listen { _ = Glibc.listen(fd, 16) }
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+  }
+
+  /// A port no one listens on now.
+  static func freePort() -> Int {
+    let (fd, port) = bound()
+    close(fd)
+    return port
   }
 
   static func listening(_ port: Int) -> Bool {
@@ -448,20 +455,8 @@ import Testing
   @Test func aServiceWhosePortAnotherProcessHoldsIsNeverASuccess() throws {
     // Another listener answers on the port: what answered is not the service, which fails to
     // bind and ends; the run must not end as a success.
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let (fd, port) = Self.bound(listen: true)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    listen(fd, 16)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    let port = Int(UInt16(bigEndian: address.sin_port))
     let dir = try Scratch.folder(
       "service-port-taken",
       [
