@@ -72,6 +72,20 @@ import Testing
     #expect(other.status == 2 && other.stderr.contains("is not show or diff"), "\(other.stderr)")
   }
 
+  @Test func theStoreCommandsTakeDashCAndDashFBeforeTheirName() throws {
+    let dir = try Self.twoRuns()
+    for (arguments, expected) in [
+      (["-C", dir.path, "runs"], "failed"), (["-C", dir.path, "why", "gen"], "gen"),
+      (["-C", dir.path, "history"], "succeeded"), (["-C", dir.path, "report", "-o", "-"], "<!DOCTYPE html>"),
+      (["-f", dir.appendingPathComponent("workflow.lua").path, "runs"], "failed")
+    ] {
+      let run = try Binary.run(arguments, in: Scratch.root)
+      #expect(run.status == 0 && run.stdout.contains(expected), "\(arguments): \(run.stdout)\(run.stderr)")
+    }
+    let refused = try Binary.run(["-j2", "-C", dir.path, "runs"], in: Scratch.root)
+    #expect(refused.status == 2 && refused.stderr.contains("'taskrun runs' does not take -j"), "\(refused.stderr)")
+  }
+
   @Test func runsDiffShowsTheOutcomeDurationAndWhyChanges() throws {
     let dir = try Self.twoRuns()
     for arguments in [["runs", "diff"], ["runs", "diff", "1"], ["runs", "diff", "1", "last"]] {

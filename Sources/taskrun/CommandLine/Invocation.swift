@@ -98,6 +98,8 @@ struct Invocation: Equatable {
     "graph": [.file, .directory, .sandbox, .sandboxLua, .sandboxAllow],
     "repl": [.file, .directory, .jobs, .yes, .sandbox, .sandboxLua, .sandboxAllow],
     "test": [.directory, .jobs, .verbose, .list, .noColor, .events],
+    "why": [.file, .directory], "history": [.file, .directory], "runs": [.file, .directory],
+    "report": [.file, .directory],
     "status": [], "watch": [], "cancel": [], "pause": [], "resume": [],
     "help": []
   ]
