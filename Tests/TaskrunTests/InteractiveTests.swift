@@ -61,14 +61,20 @@ import Testing
     #expect(!log.contains("after-start"), "\(log)")
   }
 
-  @Test(.enabled(if: hasTmux)) func ctrlZStopsTaskrunAndFgGivesTheCommandTheTerminalAgain() throws {
+  /// The workflow run from an interactive bash, stopped with Ctrl-Z while its interactive
+  /// command asks its question: the workflow, the session and the screen that says so.
+  static func stoppedAtTheQuestion() throws -> (MarkedWorkflow, TerminalSession, String) {
     let w = try MarkedWorkflow { Self.script($0) }
     let session = try TerminalSession("bash --norc -i", in: w.dir)
     session.wait { $0.contains("$") || $0.contains("#") }
     try session.send("\(Binary.url.path) --no-store -j4 w.lua\n")
     session.wait { $0.contains("name?") }
     try session.send("C-z")
-    let stopped = session.wait { $0.contains("Stopped") }
+    return (w, session, session.wait { $0.contains("Stopped") })
+  }
+
+  @Test(.enabled(if: hasTmux)) func ctrlZStopsTaskrunAndFgGivesTheCommandTheTerminalAgain() throws {
+    let (w, session, stopped) = try Self.stoppedAtTheQuestion()
     #expect(stopped.contains("Stopped"), "taskrun did not stop with its command: \(stopped)")
     try session.send("fg\n")
     usleep(500_000)
@@ -161,13 +167,7 @@ import Testing
   /// says to use `fg`, and taskrun, in the background, leaves the terminal to the shell, which
   /// keeps working (it had exited at the next key).
   @Test(.enabled(if: hasTmux)) func ctrlZThenBgLeavesTheTerminalToTheShell() throws {
-    let w = try MarkedWorkflow { Self.script($0) }
-    let session = try TerminalSession("bash --norc -i", in: w.dir)
-    session.wait { $0.contains("$") || $0.contains("#") }
-    try session.send("\(Binary.url.path) --no-store -j4 w.lua\n")
-    session.wait { $0.contains("name?") }
-    try session.send("C-z")
-    let stopped = session.wait { $0.contains("Stopped") }
+    let (w, session, stopped) = try Self.stoppedAtTheQuestion()
     #expect(stopped.contains("Stopped"), "\(stopped)")
     try session.send("bg\n")
     let killed = session.wait { $0.contains("SIGTTIN") }
