@@ -91,8 +91,10 @@ enum Taskrun {
       } else {
         // graph, test and repl are RunCommand's subcommands (for help and completions), parsed
         // here: ArgumentParser gives a root with a positional argument no subcommands.
+        let rest = Array(words.dropFirst())
         var command = try commandType.parseAsRoot(
-          commandType == RunCommand.self ? words : Array(words.dropFirst()))
+          commandType == RunCommand.self
+            ? words : commandType == TestCommand.self ? TestCommand.emptyValues(rest) : rest)
         if let command = invoked(command) {
           try command.run(invocation, choice: choice)
         } else {

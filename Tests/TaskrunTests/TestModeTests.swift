@@ -110,10 +110,10 @@ import FoundationXML
     let seedLine = try #require(shuffled.stdout.split(separator: "\n").first)
     let seed = try #require(seedLine.split(separator: " ").dropFirst(3).first.map(String.init))
     #expect(seedLine.hasPrefix("Randomized with seed \(seed)"), "\(shuffled.stdout)")
-    let again = try test(["--seed", seed, "order_spec.lua"])
+    let again = try test(["--shuffle", "--seed", seed, "order_spec.lua"])
     #expect(order(again) == order(shuffled), "the printed seed repeats the order")
     #expect(Set(order(again)) == Set(order(plain)), "every test runs once")
-    let orders = try (1...4).map { try order(test(["--seed", "\($0)", "order_spec.lua"])) }
+    let orders = try (1...4).map { try order(test(["--shuffle", "--seed", "\($0)", "order_spec.lua"])) }
     #expect(orders.contains { $0 != order(plain) }, "some seed changes the order")
   }
 

@@ -33,8 +33,25 @@ public struct TestOptions: Sendable {
   /// `#tag`s in test or block names: run only these, or never these.
   public var tags: [String] = []
   public var excludeTags: [String] = []
-  /// Shuffles files and tests within each block, reproducibly.
-  public var seed: Int?
+  /// Full names to run (busted's --name: a test runs when one of them contains its full
+  /// name), and to skip (--exclude-names-file: exactly these).
+  public var names: [String] = []
+  public var excludeNames: [String] = []
+  /// --log-success: the file each passing test's full name is appended to.
+  public var logSuccess: String?
+  /// The order of files and of each block's tests: busted's shuffle (math.randomseed(seed),
+  /// then math.random), or by name (sorting wins); `randomize()` in a block shuffles it.
+  public var shuffleFiles = false
+  public var shuffleTests = false
+  public var sortFiles = false
+  public var sortTests = false
+  public var seed = 0
+  /// --no-keep-going: nothing more starts after the first error or failure.
+  public var keepGoing = true
+  /// --lazy: setup and teardown are lazy_setup and lazy_teardown.
+  public var lazy = false
+  /// --lang: the language of luassert's messages (say's namespace).
+  public var language = "en"
   public var timeout: Double?
   /// --list: declare every test and print its name; run none.
   public var list = false
@@ -112,6 +129,16 @@ extension ScriptHost {
     return options
   }
 
+  /// The busted version whose API and command line `taskrun test` follows (`require
+  /// "busted".version`).
+  public var bustedVersion: String {
+    let s = stack
+    s.pushRef(tests.runtime)
+    _ = s.rawGet(-1, "version")
+    defer { s.pop(2) }
+    return s.string(-1) ?? "?"
+  }
+
   /// Whether `name` matches one of the Lua `patterns` (busted's test file `pattern`).
   public func fileName(_ name: String, matches patterns: [String]) -> Bool {
     let s = stack
@@ -132,13 +159,14 @@ extension ScriptHost {
         ("filter", options.filter), ("filter_out", options.filterOut),
         ("tags", options.tags), ("exclude_tags", options.excludeTags),
         ("arguments", options.arguments), ("statements", options.statements),
-        ("helper_arguments", options.helperArguments)
+        ("helper_arguments", options.helperArguments), ("names", options.names),
+        ("exclude_names", options.excludeNames)
       ] {
         pushList(list, on: s)
         s.rawSet(-2, key)
       }
       for (key, text) in [
-        ("lpath", options.lpath), ("cpath", options.cpath), ("helper", options.helper),
+        ("lpath", options.lpath), ("cpath", options.cpath), ("helper", options.helper), ("language", options.language),
         ("interpreter", options.interpreter), ("program", options.program)
       ] {
         s.push(text)
@@ -146,13 +174,18 @@ extension ScriptHost {
       }
       for (key, flag) in [
         ("list", options.list), ("suppress_pending", options.suppressPending), ("auto_insulate", options.autoInsulate),
-        ("coverage", options.coverage)
+        ("coverage", options.coverage), ("shuffle_files", options.shuffleFiles),
+        ("shuffle_tests", options.shuffleTests),
+        ("sort_files", options.sortFiles), ("sort_tests", options.sortTests), ("keep_going", options.keepGoing),
+        ("lazy", options.lazy)
       ] {
         s.push(flag)
         s.rawSet(-2, key)
       }
       if let config = options.coverageConfig { s.push(config); s.rawSet(-2, "coverage_config") }
-      if let seed = options.seed { s.push(seed); s.rawSet(-2, "seed") }
+      if let path = options.logSuccess { s.push(path); s.rawSet(-2, "log_success") }
+      s.push(options.seed)
+      s.rawSet(-2, "seed")
       if let timeout = options.timeout { s.push(timeout); s.rawSet(-2, "timeout") }
       return 1
     }

@@ -45,13 +45,16 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   var output: String?
 
   @Option(
-    name: .customLong("Xoutput", withSingleDash: true), help: "An option for the output (junit: the file to write).")
+    name: .customLong("Xoutput", withSingleDash: true), parsing: .unconditionalSingleValue,
+    help: "An option for the output (junit: the file to write).")
   var outputOptions: [String] = []
 
   @Option(help: "A Lua file (or module) run before the specs.")
   var helper: String?
 
-  @Option(name: .customLong("Xhelper", withSingleDash: true), help: "An option for the helper (its `arg`).")
+  @Option(
+    name: .customLong("Xhelper", withSingleDash: true), parsing: .unconditionalSingleValue,
+    help: "An option for the helper (its `arg`).")
   var helperOptions: [String] = []
 
   @Option(
@@ -76,11 +79,11 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     help: "Each file restores the globals and modules it found (default).")
   var autoInsulate: Bool?
 
-  @Flag(name: .customLong("suppress-pending"), help: "Do not report pending tests.")
-  var suppressPending = false
+  @Flag(name: .customLong("suppress-pending"), inversion: .prefixedNo, help: "Do not report pending tests.")
+  var suppressPending: Bool?
 
-  @Flag(name: [.customShort("c"), .long], help: "Measure coverage with LuaCov.")
-  var coverage = false
+  @Flag(name: [.customShort("c"), .long], inversion: .prefixedNo, help: "Measure coverage with LuaCov.")
+  var coverage: Bool?
 
   @Option(name: .customLong("coverage-config-file"), help: "LuaCov's configuration file.")
   var coverageConfigFile: String?
@@ -91,17 +94,76 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Option(name: .customLong("filter-out"), help: "Skip tests whose full name matches this Lua pattern (repeatable).")
   var filterOut: [String] = []
 
+  @Option(help: "Run only tests whose full name this names (repeatable).")
+  var name: [String] = []
+
+  @Option(name: .customLong("exclude-names-file"), help: "Skip the tests whose full names are lines of FILE.")
+  var excludeNamesFile: String?
+
+  @Option(name: .customLong("log-success"), help: "Append the full name of each test that passes to FILE.")
+  var logSuccess: String?
+
   @Option(name: [.customShort("t"), .long], help: "Run only tests with one of these #tags (comma-separated).")
   var tags: [String] = []
 
   @Option(name: .customLong("exclude-tags"), help: "Never run tests with one of these #tags (comma-separated).")
   var excludeTags: [String] = []
 
-  @Flag(help: "Run files and tests in a random order; the seed is printed.")
-  var shuffle = false
+  @Flag(inversion: .prefixedNo, help: "Shuffle files and tests (--shuffle-files and --shuffle-tests).")
+  var shuffle: Bool?
 
-  @Option(help: "The seed of a --shuffle order to repeat (implies --shuffle).")
-  var seed: Int?
+  @Flag(name: .customLong("shuffle-files"), inversion: .prefixedNo, help: "Run files in a random order.")
+  var shuffleFiles: Bool?
+
+  @Flag(
+    name: .customLong("shuffle-tests"), inversion: .prefixedNo, help: "Run tests in a random order within each block.")
+  var shuffleTests: Bool?
+
+  @Flag(
+    inversion: .prefixedNo, help: "Sort files and tests by name (--sort-files and --sort-tests; wins over shuffling).")
+  var sort: Bool?
+
+  @Flag(name: .customLong("sort-files"), inversion: .prefixedNo, help: "Run files in name order.")
+  var sortFiles: Bool?
+
+  @Flag(name: .customLong("sort-tests"), inversion: .prefixedNo, help: "Run tests in name order within each block.")
+  var sortTests: Bool?
+
+  @Option(help: "The seed of the random order (busted's: the same seed gives busted's order).")
+  var seed: String?
+
+  @Flag(
+    name: [.customShort("k"), .customLong("keep-going")], inversion: .prefixedNo,
+    help: "Go on after an error or failure (default; --no-keep-going stops at the first).")
+  var keepGoing: Bool?
+
+  @Flag(
+    name: [.customShort("R"), .customLong("recursive")], inversion: .prefixedNo,
+    help: "Search ROOT folders' subfolders too (default).")
+  var recursive: Bool?
+
+  @Flag(inversion: .prefixedNo, help: "setup and teardown are lazy_setup and lazy_teardown.")
+  var lazy: Bool?
+
+  @Flag(name: .customLong("defer-print"), inversion: .prefixedNo, help: "Print the marks when the suite is complete.")
+  var deferPrint: Bool?
+
+  @Option(help: "The language of messages (busted's: en, de, fr, ...).")
+  var lang: String?
+
+  @Option(help: "The Lua interpreter a spec sees as arg[-1] (specs run in taskrun's Lua 5.4).")
+  var lua: String?
+
+  @Flag(name: .customLong("ignore-lua"), help: "Ignore --lua.")
+  var ignoreLua = false
+
+  @Flag(
+    name: [.customShort("s"), .customLong("enable-sound")], inversion: .prefixedNo,
+    help: "Say the result aloud at the end (busted's sound output).")
+  var enableSound: Bool?
+
+  @Flag(help: "Print the busted version taskrun test follows and exit.")
+  var version = false
 
   @Option(
     name: [.customShort("j"), .customLong("jobs")], help: "Tests tagged #parallel that run at once (default: cores).")
@@ -119,8 +181,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Option(help: "Write the run's events as NDJSON to FILE ('-' = stderr).")
   var events: String?
 
-  @Flag(name: .shortAndLong, help: "A line per test with its time, and error tracebacks.")
-  var verbose = false
+  @Flag(name: .shortAndLong, inversion: .prefixedNo, help: "A line per test with its time, and error tracebacks.")
+  var verbose: Bool?
 
   @Flag(name: .customLong("no-color"), help: "No colour (also NO_COLOR).")
   var noColor = false
@@ -135,7 +197,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       throw ValidationError("--repeat must be from 1 to \(Limits.maxCount) (got \(repeatCount))")
     }
     if tap && output != nil { throw ValidationError("--tap and -o cannot be used together") }
-    if tap && verbose { throw ValidationError("--tap and -v cannot be used together") }
+    if tap && verbose == true { throw ValidationError("--tap and -v cannot be used together") }
   }
 
   func run(_ invocation: Invocation, choice: CommandChoice) throws {
@@ -155,9 +217,20 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     let scheduler = session.scheduler
     let host = session.host
     do { try host.installTestRuntime() } catch let error as HostError { usage(error.description) }
+    if version {
+      print(host.bustedVersion)
+      Taskrun.leave(ExitCode.success.rawValue)
+    }
     let settings: TestSettings
     do {
-      settings = try TestSettings(self, config: try config(host))
+      let config = try config(host)
+      // A .busted `directory` is where the run goes when -C does not say.
+      if directory.isEmpty, let folder = config["directory"]?.first,
+        !FileManager.default.changeCurrentDirectoryPath(folder)
+      {
+        usage(".busted: cannot change to directory '\(folder)'")
+      }
+      settings = try TestSettings(self, config: config)
     } catch let error as HostError {
       usage(error.description)
     }
@@ -186,7 +259,9 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       scheduler.processes.endDescendants()
       usage(error.description)
     }
-    report.started(seed: settings.options.seed)
+    let o = settings.options
+    let shuffled = (o.shuffleFiles && !o.sortFiles) || (o.shuffleTests && !o.sortTests)
+    report.started(seed: shuffled ? o.seed : nil)
     let summary = host.run(try host.select(targets: []))
     let counts = TestCounts(results.results)
     let writeFailed = junitReport?.writeError != nil || (report as? JUnitReport)?.writeError != nil
@@ -210,6 +285,23 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       return [:]
     }
     return try host.readBustedConfig(path: ".busted", run: task)
+  }
+
+  /// busted's `--lpath=` (an empty value) as two words: swift-argument-parser takes
+  /// `--lpath=` for a missing value. What follows -Xoutput or -Xhelper is theirs, as it is.
+  static func emptyValues(_ words: [String]) -> [String] {
+    var result: [String] = []
+    var taken = false  // the word is an -X option's value
+    for (index, word) in words.enumerated() {
+      if word == "--" { return result + words[index...] }
+      if !taken, word.hasPrefix("--"), word.count > 3, word.firstIndex(of: "=") == word.index(before: word.endIndex) {
+        result += [String(word.dropLast()), ""]
+      } else {
+        result.append(word)
+      }
+      taken = !taken && (word == "-Xoutput" || word == "-Xhelper")
+    }
+    return result
   }
 
   private func absolute(_ path: String, from folder: String) -> String {

@@ -9,15 +9,18 @@ final class TestReporter: TestReport {
   let verbose: Bool
   let color: ColorPolicy
   let style: Marks
+  /// --defer-print: nothing while the tests run, all at the end (busted's).
+  let deferred: Bool
   private var marks = 0
 
   /// busted's utfTerminal marks (● ◼ ✱ ◌) or plainTerminal's (+ - * .).
   enum Marks { case utf, plain }
 
-  init(verbose: Bool, color: ColorPolicy, marks: Marks = .utf) {
+  init(verbose: Bool, color: ColorPolicy, marks: Marks = .utf, deferred: Bool = false) {
     self.verbose = verbose
     self.color = color
     self.style = marks
+    self.deferred = deferred
   }
 
   func started(seed: Int?) {
@@ -36,6 +39,7 @@ final class TestReporter: TestReport {
   }
 
   func finished(_ result: TestResult) {
+    if deferred { return }
     let style = Self.style(result.status, self.style)
     if verbose {
       print(

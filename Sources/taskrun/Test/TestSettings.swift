@@ -12,20 +12,25 @@ struct TestSettings {
   var excludes: [String]
   var rounds: Int
   var verbose: Bool
+  var recursive: Bool
+  var deferPrint: Bool
+  var enableSound: Bool
   var output: String
   var outputOptions: [String]
 
-  /// `config` holds the .busted task's values as lists of strings, by option name.
+  /// `config` holds the .busted task's values as lists of strings, by busted's option name.
+  /// As in busted, a key is an option's long name (`e` and `ROOT` aside): `p`, `t`, `v` and
+  /// the other short names, `shuffle` and `sort` are not read from a .busted file.
   init(_ command: TestCommand, config: [String: [String]]) throws {
-    func given(_ keys: String...) -> [String]? { keys.lazy.compactMap { config[$0] }.first }
     func commas(_ lists: [String]) -> [String] {
       lists.flatMap { $0.split(separator: ",").map { $0.trimmed(newlines: false) } }
     }
-    func list(_ command: [String], _ keys: String...) -> [String] {
-      command.isEmpty ? keys.lazy.compactMap { config[$0] }.first ?? [] : command
+    func list(_ command: [String], _ key: String) -> [String] {
+      command.isEmpty ? config[key] ?? [] : command
     }
-    func flag(_ command: Bool?, _ keys: String...) -> Bool? {
-      command ?? keys.lazy.compactMap { config[$0]?.first }.first.map { $0 == "true" }
+    func text(_ command: String?, _ key: String) -> String? { command ?? config[key]?.first }
+    func flag(_ command: Bool?, _ key: String, _ otherwise: Bool) -> Bool {
+      command ?? config[key]?.first.map { $0 == "true" } ?? otherwise
     }
     func number(_ command: Int?, _ key: String) throws -> Int? {
       if let command { return command }
@@ -34,43 +39,117 @@ struct TestSettings {
       return value
     }
     roots = list(command.roots, "ROOT")
-    patterns = list(command.pattern, "pattern", "p")
+    patterns = list(command.pattern, "pattern")
     if patterns.isEmpty { patterns = ["_spec"] }
     excludes = list(command.excludePattern, "exclude-pattern")
     rounds = try number(command.repeatCount, "repeat") ?? 1
     guard (1...Limits.maxCount).contains(rounds) else {
       throw HostError("--repeat must be from 1 to \(Limits.maxCount) (got \(rounds))")
     }
-    verbose = command.verbose || flag(nil, "verbose", "v") == true
-    output = command.tap ? "TAP" : command.output ?? given("output", "o")?.first ?? "utfTerminal"
+    verbose = flag(command.verbose, "verbose", false)
+    recursive = flag(command.recursive, "recursive", true)
+    deferPrint = flag(command.deferPrint, "defer-print", false)
+    enableSound = flag(command.enableSound, "enable-sound", false)
+    output = command.tap ? "TAP" : text(command.output, "output") ?? "utfTerminal"
     outputOptions = commas(list(command.outputOptions, "Xoutput"))
 
     options.filter = list(command.filter, "filter")
     options.filterOut = list(command.filterOut, "filter-out")
-    options.tags = commas(list(command.tags, "tags", "t"))
+    options.names = list(command.name, "name")
+    options.excludeNames = try text(command.excludeNamesFile, "exclude-names-file").map(Self.lines(of:)) ?? []
+    options.logSuccess = text(command.logSuccess, "log-success")
+    options.tags = commas(list(command.tags, "tags"))
     options.excludeTags = commas(list(command.excludeTags, "exclude-tags"))
     if let tag = options.tags.first(where: options.excludeTags.contains) {
       throw HostError("cannot use --tags and --exclude-tags for the same tag ('\(tag)')")
     }
-    let shuffle = command.shuffle || flag(nil, "shuffle") == true
-    let seed = try number(command.seed, "seed")
-    options.seed = seed ?? (shuffle ? Int.random(in: 1...2_147_483_646) : nil)
+    let order = Self.order(in: CommandLine.arguments)
+    options.shuffleFiles = order.shuffleFiles ?? flag(nil, "shuffle-files", false)
+    options.shuffleTests = order.shuffleTests ?? flag(nil, "shuffle-tests", false)
+    options.sortFiles = order.sortFiles ?? flag(nil, "sort-files", false)
+    options.sortTests = order.sortTests ?? flag(nil, "sort-tests", false)
+    options.seed = try Self.seed(text(command.seed, "seed")) ?? Int.random(in: 0...Int(UInt32.max))
+    options.keepGoing = flag(command.keepGoing, "keep-going", true)
+    options.lazy = flag(command.lazy, "lazy", false)
     options.timeout = command.timeout
-    options.list = command.list || flag(nil, "list", "l") == true
-    options.autoInsulate = flag(command.autoInsulate, "auto-insulate") ?? true
-    options.suppressPending = command.suppressPending || flag(nil, "suppress-pending") == true
-    let lpath = list(command.lpath, "lpath", "m")
+    options.list = command.list || flag(nil, "list", false)
+    options.autoInsulate = flag(command.autoInsulate, "auto-insulate", true)
+    options.suppressPending = flag(command.suppressPending, "suppress-pending", false)
+    let lpath = list(command.lpath, "lpath")
     options.lpath = lpath.isEmpty ? "./src/?.lua;./src/?/?.lua;./src/?/init.lua" : lpath.joined(separator: ";")
     let cpath = list(command.cpath, "cpath")
     options.cpath = cpath.isEmpty ? "./csrc/?.so;./csrc/?/?.so;" : cpath.joined(separator: ";")
     options.statements = list(command.statements, "e")
-    options.coverage = command.coverage || flag(nil, "coverage", "c") == true
-    options.coverageConfig = command.coverageConfigFile ?? given("coverage-config-file")?.first
-    options.helper = command.helper ?? given("helper")?.first ?? ""
+    options.coverage = flag(command.coverage, "coverage", false)
+    options.coverageConfig = text(command.coverageConfigFile, "coverage-config-file")
+    options.helper = text(command.helper, "helper") ?? ""
     options.helperArguments = commas(list(command.helperOptions, "Xhelper"))
+    options.language = text(command.lang, "lang") ?? "en"
+    guard options.language.allSatisfy({ $0.isLetter || $0 == "-" }), !options.language.isEmpty else {
+      throw HostError("--lang: '\(options.language)' is not a language name (en, de, fr, ...)")
+    }
     options.program = Self.executable
     options.interpreter = Self.luaInterpreter ?? Self.executable
+    if !(command.ignoreLua || flag(nil, "ignore-lua", false)), let lua = text(command.lua, "lua") {
+      guard let found = Self.executableOnPath(lua) else {
+        throw HostError("--lua: no Lua interpreter '\(lua)' (a path, or a name on PATH)")
+      }
+      options.interpreter = found
+    }
     options.arguments = Array(CommandLine.arguments.drop { $0 != "test" }.dropFirst())
+  }
+
+  /// --shuffle/--sort and their -files/-tests forms, as busted's command line sets them: in
+  /// the order given, the last one of each pair winning (`--shuffle --no-shuffle-files`
+  /// shuffles tests only). Nil for what the command line does not say.
+  static func order(in arguments: [String]) -> (
+    shuffleFiles: Bool?, shuffleTests: Bool?, sortFiles: Bool?, sortTests: Bool?
+  ) {
+    var result: (shuffleFiles: Bool?, shuffleTests: Bool?, sortFiles: Bool?, sortTests: Bool?) = (nil, nil, nil, nil)
+    for argument in arguments.drop(while: { $0 != "test" }) {
+      if argument == "--" { break }
+      let on = !argument.hasPrefix("--no-")
+      switch on ? argument.dropFirst(2) : argument.dropFirst(5) {
+      case "shuffle": (result.shuffleFiles, result.shuffleTests) = (on, on)
+      case "shuffle-files": result.shuffleFiles = on
+      case "shuffle-tests": result.shuffleTests = on
+      case "sort": (result.sortFiles, result.sortTests) = (on, on)
+      case "sort-files": result.sortFiles = on
+      case "sort-tests": result.sortTests = on
+      default: continue
+      }
+    }
+    return result
+  }
+
+  /// busted's --seed: a number (Lua's tonumber) that math.randomseed takes, so a whole
+  /// number within Lua's integers.
+  static func seed(_ text: String?) throws -> Int? {
+    guard let text else { return nil }
+    let trimmed = text.trimmed(newlines: true)
+    if let value = Int(trimmed) { return value }
+    if let value = Double(trimmed), value.rounded() == value, abs(value) < 9.2e18 { return Int(value) }
+    throw HostError("--seed must be a whole number (got \(text))")
+  }
+
+  /// The names in an --exclude-names-file, a line each.
+  static func lines(of path: String) throws -> [String] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw HostError("--exclude-names-file: cannot read '\(path)'")
+    }
+    var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    if lines.last == "" { lines.removeLast() }  // as io.lines reads them
+    return lines.map(String.init)
+  }
+
+  /// A path, or a name looked up on PATH, that can be run.
+  static func executableOnPath(_ name: String) -> String? {
+    if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+    for folder in (Environment.variable("PATH") ?? "").split(separator: ":") {
+      let path = "\(folder)/\(name)"
+      if access(path, X_OK) == 0 { return path }
+    }
+    return nil
   }
 
   /// taskrun's own path (what `arg[0]` names, as busted's does).
@@ -80,19 +159,10 @@ struct TestSettings {
 
   /// `arg[-1]`: the Lua interpreter on PATH that a spec may start again (busted runs under
   /// `lua`), else taskrun itself.
-  static let luaInterpreter: String? = {
-    let folders = (Environment.variable("PATH") ?? "").split(separator: ":")
-    for name in ["lua5.4", "lua"] {
-      for folder in folders {
-        let path = "\(folder)/\(name)"
-        if access(path, X_OK) == 0 { return path }
-      }
-    }
-    return nil
-  }()
+  static let luaInterpreter: String? = ["lua5.4", "lua"].lazy.compactMap(executableOnPath).first
 
   /// The spec files, as busted finds them: a ROOT that is a file is taken as it is; a folder
-  /// is searched (recursively) for names that match a pattern and no exclude pattern, not
+  /// is searched (with its subfolders unless --no-recursive) for names that match a pattern and no exclude pattern, not
   /// hidden, sorted; only .lua files load. A file named twice runs once.
   func files(_ host: ScriptHost) throws -> [String] {
     let manager = FileManager.default
@@ -113,7 +183,9 @@ struct TestSettings {
       let found = ((try? manager.subpathsOfDirectory(atPath: root)) ?? [])
         .filter { relative in
           let name = relative.split(separator: "/").last.map(String.init) ?? relative
-          guard name.hasSuffix(".lua"), !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else {
+          guard name.hasSuffix(".lua"), !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
+            recursive || !relative.contains("/")
+          else {
             return false
           }
           return !host.fileName(name, matches: excludes) && host.fileName(name, matches: patterns)
@@ -135,8 +207,8 @@ struct TestSettings {
   func report(verbose: Bool, color: ColorPolicy) throws -> any TestReport {
     if options.list { return ListReport() }
     switch output {
-    case "utfTerminal": return TestReporter(verbose: verbose, color: color)
-    case "plainTerminal": return TestReporter(verbose: verbose, color: color, marks: .plain)
+    case "utfTerminal": return TestReporter(verbose: verbose, color: color, deferred: deferPrint)
+    case "plainTerminal": return TestReporter(verbose: verbose, color: color, marks: .plain, deferred: deferPrint)
     case "TAP": return TapReporter()
     case "json": return JSONTestReport()
     case "junit": return try JUnitReport.open(path: outputOptions.first ?? "-")

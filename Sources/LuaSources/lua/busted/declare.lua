@@ -68,7 +68,8 @@ T.position = position
 -- A block; `descriptor` and `trace` are what busted's event subscribers read of it.
 function T.new_block(kind, name, parent, fn, where)
   return {
-    kind = kind, name = name, parent = parent, fn = fn, children = {}, unwrap = kind == "expose" and 2 or nil,
+    kind = kind, name = name, parent = parent, fn = fn, children = {}, declared = {},
+    unwrap = kind == "expose" and 2 or nil,
     before_each = {}, after_each = {}, setup = {}, teardown = {}, lazy_setup = {}, lazy_teardown = {},
     file = where.file, line = where.line,
     descriptor = kind, trace = { short_src = where.file, currentline = where.line },
@@ -104,7 +105,13 @@ local function has_tag(name, tag) return name:find("#" .. tag) ~= nil end
 local function admitted(kind, name, full)
   local o = T.options
   for _, tag in ipairs(o.exclude_tags) do if has_tag(name, tag) then return false end end
+  for _, excluded in ipairs(o.exclude_names) do if full == excluded then return false end end
   for _, pattern in ipairs(o.filter_out) do if full:find(pattern) then return false end end
+  if #o.names > 0 then  -- --name: one of them contains the full name
+    local any = false
+    for _, candidate in ipairs(o.names) do if candidate:find(full, 1, true) then any = true end end
+    if not any then return false end
+  end
   if kind ~= "test" then return true end
   if #o.tags > 0 then
     local any = false
@@ -119,8 +126,13 @@ local function admitted(kind, name, full)
   return true
 end
 
+-- What a block declared, hooks included, in order: busted shuffles and sorts this list, so
+-- its length and order decide which permutation a seed gives.
 local function add(node)
-  if admitted(node.kind, node.name, T.full_name(node)) then table.insert(T.current.children, node) end
+  if admitted(node.kind, node.name, T.full_name(node)) then
+    table.insert(T.current.children, node)
+    table.insert(T.current.declared, node)
+  end
 end
 
 local function block_function(kind)
@@ -157,11 +169,15 @@ local function pending(name)
   add(test_node(name == nil and "pending" or name, nil, position(2)))
 end
 
+-- `setup` and `teardown` are busted's aliases (named so when sorted), strict unless --lazy.
+local aliases = { setup = "lazy_setup", teardown = "lazy_teardown" }
 local function hook(list, word)
   return function(fn)
     declaring(word, 2)
     if type(fn) ~= "function" then error(word .. ": a function was expected, got " .. type(fn), 2) end
-    table.insert(T.current[list], { fn = fn, word = word, where = position(2) })
+    local target = T.options and T.options.lazy and aliases[word] or list
+    table.insert(T.current[target], { fn = fn, word = word, where = position(2) })
+    table.insert(T.current.declared, { hook = true, name = aliases[word] and word or nil })
   end
 end
 
@@ -172,10 +188,12 @@ local function finally(fn)
   test.finally = fn
 end
 
+-- busted's randomize([flag][, seed]): the block's own choice, over --shuffle-tests.
 local function randomize(...)
   declaring("randomize", 2)
-  T.current.randomize = select("#", ...) == 0 or (...)
-  T.current.seed = tonumber((select(1, ...))) or tonumber((select(2, ...)))
+  local on = select("#", ...) == 0 or (...)
+  T.current.randomize = { on = on and true or false,
+                          seed = on and (tonumber((select(1, ...))) or tonumber((select(2, ...)))) or nil }
 end
 
 -- busted's event channels (mediator_lua), for helpers that subscribe to them: a channel such
@@ -229,11 +247,12 @@ local busted = {
   assert = assert, spy = spy, stub = stub, mock = mock, match = match,
 }
 T.globals = busted
+T.api_version = "2.1.1"
 T.pending_error = pending_error
 
 -- What require "busted" gives besides the globals (busted/init.lua's exportApi).
 local api = setmetatable({
-  fail = fail, version = "2.1.1", bindfenv = bindfenv,
+  fail = fail, version = T.api_version, bindfenv = bindfenv,
   gettime = os.time, monotime = os.clock,
   sleep = function(seconds) return sleep(seconds) end,
   subscribe = subscribe, unsubscribe = unsubscribe, publish = T.publish,

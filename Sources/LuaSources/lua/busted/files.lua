@@ -2,7 +2,7 @@
 -- paths, `arg`, -e statements, LuaCov, the helper, and loading the spec files. Loaded as
 -- "=[busted]" after busted/run.lua; returns the runtime the host calls.
 local host, T = ...
-local runtime = {}
+local runtime = { version = T.api_version }
 
 local function list(value)
   if type(value) == "table" then return value end
@@ -61,6 +61,21 @@ function runtime.prepare(given)
   local arg = { [-1] = given.interpreter, [0] = given.program }
   for i, value in ipairs(given.arguments) do arg[i] = value end
   _G.arg = arg
+  -- --lang: say's namespace (busted's languages name its output's words; luassert's
+  -- messages stay English unless a spec loads luassert.languages.X, as under busted)
+  local languages = { ar = 1, de = 1, en = 1, es = 1, fr = 1, is = 1, it = 1, ja = 1, nl = 1, ["pt-BR"] = 1,
+                      ro = 1, ru = 1, th = 1, ua = 1, zh = 1 }
+  if not languages[given.language] then
+    error("--lang: busted has no language '" .. given.language .. "' (ar, de, en, es, fr, is, it, ja, nl, pt-BR, "
+      .. "ro, ru, th, ua, zh)", 0)
+  end
+  require("say"):set_namespace(given.language)
+  if given.log_success then
+    local file, err = io.open(given.log_success, "a")
+    if not file then error("--log-success: " .. tostring(err), 0) end
+    file:setvbuf("line")
+    T.log_success = file
+  end
   -- -e statements and the helper declare at the suite's level (busted.before_each, …)
   T.current = T.root
   for _, statement in ipairs(given.statements) do
@@ -71,8 +86,8 @@ function runtime.prepare(given)
   if given.coverage then
     local ok, luacov = pcall(require, "luacov.runner")
     if not ok then
-      error("--coverage: LuaCov not found on the search path (Debian: apt-get install lua-luacov; "
-        .. "LuaRocks: luarocks --lua-version 5.4 install luacov)", 0)
+      error("--coverage: LuaCov is not installed for Lua 5.4 (Debian 12 has no package: "
+        .. "luarocks --lua-version 5.4 install luacov), or run without it: --no-coverage", 0)
     end
     luacov(given.coverage_config)
     local exclude = luacov.configuration and luacov.configuration.exclude

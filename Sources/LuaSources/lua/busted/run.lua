@@ -25,6 +25,13 @@ end
 ---------------------------------------------------------------------------------------------
 -- Errors, as busted's safe() reports them
 
+-- An error outside a test (a hook, a block's body, a file). Any error or failure ends the
+-- run's starting of more with --no-keep-going (busted's skipAll).
+local function fault(op, ...)
+  if not T.options.keep_going then T.skip_all = true end
+  host.extra(op, "error", ...)
+end
+
 local pretty_ok, pretty = pcall(require, "pl.pretty")
 local format_argument = require("luassert.state").format_argument
 
@@ -102,7 +109,7 @@ local function run_hooks(block, list, op, backwards)
     local hook = hooks[i]
     local status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
     if status ~= "success" and status ~= "pending" then
-      host.extra(op, "error", hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
+      fault(op, hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
       ok = false
     end
   end
@@ -123,14 +130,16 @@ local function ancestors(test)
 end
 
 -- Ends a test's operation as its status says: passed, pending (skipped) or failed.
-local function conclude(op, status, message, trace)
+local function conclude(op, status, message, trace, test)
   if status == "success" then
     host.status(op, "passed")
+    if T.log_success then T.log_success:write(T.full_name(test), "\n") end
   elseif status == "pending" then
     host.status(op, "pending", message)
     host.skip(op, message or "pending")
     if T.options.suppress_pending then host.drop(op) end
   else
+    if not T.options.keep_going then T.skip_all = true end
     host.status(op, status, message, trace)
     error(message, 0)
   end
@@ -142,6 +151,7 @@ end
 -- reverts them itself, with assert:snapshot() or spy:revert()).
 local function run_test(test, op)
   if T.options.list then return host.status(op, "passed") end
+  if T.skip_all then return host.drop(op) end
   if test.pending then  -- busted gives it no message
     T.publish({ "test", "start" }, test, test.parent)
     T.publish({ "test", "end" }, test, test.parent, "pending")
@@ -173,7 +183,7 @@ local function run_test(test, op)
   running[co] = nil
   for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op, true) end
   if not ran then return host.drop(op) end
-  conclude(op, status, message, trace)
+  conclude(op, status, message, trace, test)
 end
 
 ---------------------------------------------------------------------------------------------
@@ -201,33 +211,47 @@ local function unique(name)
   return name
 end
 
--- A small seeded generator, so a printed seed reproduces the order on any Lua.
-function T.generator(seed)
-  local state = math.floor(seed) % 2147483647
-  if state <= 0 then state = state + 2147483646 end
-  return function(n)
-    state = (state * 48271) % 2147483647
-    return state % n + 1
+-- busted's order (busted/utils.lua, block.lua, execute.lua): a shuffle seeds Lua's own
+-- generator and draws from the end, so the same seed gives busted's order; sorting is by
+-- name, the unnamed first, and wins over shuffling.
+local function shuffle(list, seed)
+  math.randomseed(seed)
+  for n = #list, 2, -1 do
+    local k = math.random(n)
+    list[n], list[k] = list[k], list[n]
   end
 end
-function T.shuffle(list, next_index)
-  for i = #list, 2, -1 do
-    local j = next_index(i)
-    list[i], list[j] = list[j], list[i]
-  end
+local function sort(list)
+  table.sort(list, function(a, b)
+    if a.name and b.name then return a.name < b.name end
+    return b.name ~= nil
+  end)
 end
+
+-- A block's children in the order they run: all it declared (hooks count in the shuffle,
+-- as they are busted's children too), sorted or shuffled, then the hooks left out.
+local function ordered(block)
+  local list = { table.unpack(block.declared) }
+  local choice = block.randomize or { on = T.options.shuffle_tests }
+  if T.options.sort_tests then
+    sort(list)
+  elseif choice.on then
+    shuffle(list, choice.seed or T.options.seed)
+  end
+  local children = {}
+  for _, entry in ipairs(list) do
+    if not entry.hook then children[#children + 1] = entry end
+  end
+  return children
+end
+
 
 local run_block
 
 -- One operation per child, each after the one before (whatever its outcome); a test tagged
 -- #parallel waits only for the last untagged one, and the next untagged one for all of them.
 local function start_children(block)
-  local children = { table.unpack(block.children) }
-  if T.random then
-    T.shuffle(children, T.random)
-  elseif block.randomize then
-    T.shuffle(children, T.generator(block.seed or T.options.seed or os.time()))
-  end
+  local children = ordered(block)
   local made, anchor, since = {}, nil, {}
   for _, child in ipairs(children) do
     local after = { anchor }
@@ -293,7 +317,8 @@ local function expose(block)
 end
 
 function run_block(block, op)
-  for _, list in ipairs { "children", "before_each", "after_each", "setup", "teardown", "lazy_setup", "lazy_teardown" } do
+  if T.skip_all then return host.declared(op) end
+  for _, list in ipairs { "children", "declared", "before_each", "after_each", "setup", "teardown", "lazy_setup", "lazy_teardown" } do
     block[list] = {}
   end
   block.lazy_ok, block.env = nil, {}
@@ -312,7 +337,7 @@ function run_block(block, op)
     -- path under the suite ("suite spec/x_spec.lua": the suite is the file's parent)
     local name = block_name(block)
     if block.kind == "file" and not block.load_error then name = "suite " .. name end
-    host.extra(op, "error", name, block.file, line, message, trace)
+    fault(op, name, block.file, line, message, trace)
   elseif not T.options.list then
     if run_hooks(block, "setup", op) then
       local children = start_children(block)
@@ -331,6 +356,7 @@ end
 -- One round of the suite (busted/execute.lua): the suite's setups, the files one after
 -- another, its teardowns.
 local function run_suite(files, op, round, rounds)
+  if T.skip_all then return end
   local root = T.root
   root.lazy_ok = nil
   root.hooks_context = root.hooks_context or { parent = root, unwrap = 1 }
@@ -356,7 +382,6 @@ end
 
 -- Makes the operations of the suite, `rounds` times (--repeat), one after another.
 function T.plan(files, rounds)
-  T.random = T.options.seed and T.generator(T.options.seed) or nil
   local anchor
   for round = 1, rounds do
     local blocks_of_round = {}
@@ -364,7 +389,17 @@ function T.plan(files, rounds)
       blocks_of_round[i] = T.new_block("file", file.name, nil, file.fn, { file = file.name, line = 0 })
       blocks_of_round[i].load_error = file.load_error
     end
-    if T.random then T.shuffle(blocks_of_round, T.random) end
+    local listed = { table.unpack(T.root.declared) }  -- a helper's hooks, then the files
+    for _, block in ipairs(blocks_of_round) do listed[#listed + 1] = block end
+    if T.options.sort_files then
+      sort(listed)
+    elseif T.options.shuffle_files then
+      shuffle(listed, T.options.seed)
+    end
+    blocks_of_round = {}
+    for _, entry in ipairs(listed) do
+      if not entry.hook then blocks_of_round[#blocks_of_round + 1] = entry end
+    end
     anchor = operation {
       name = unique("[suite]"), queue = blocks, after = { anchor }, when = "finished",
       run = function(self) return run_suite(blocks_of_round, self, round, rounds) end,

@@ -1,0 +1,2 @@
+-- In a subfolder, for --no-recursive.
+it("deep", function() end)
