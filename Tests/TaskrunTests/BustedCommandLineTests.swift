@@ -63,6 +63,11 @@ import Testing
     let orders = try (1...4).map { Self.names(try test(["--shuffle", "--seed", "\($0)", "-o", "TAP"]).stdout) }
     #expect(orders.contains { $0 != plain }, "some seed changes the order")
     #expect(Self.names(try test(["--seed", "3", "-o", "TAP"]).stdout) == plain, "--seed alone shuffles nothing")
+    // --repeat: each round draws a new seed, as busted does, unless --seed gives one.
+    let seeded = Self.names(try test(["--shuffle", "--seed", "3", "--repeat", "2", "-o", "TAP"]).stdout)
+    #expect(seeded.count == 76 && Array(seeded.prefix(38)) == Array(seeded.suffix(38)))
+    let drawn = Self.names(try test(["--shuffle", "--repeat", "2", "-o", "TAP"]).stdout)
+    #expect(drawn.count == 76 && Array(drawn.prefix(38)) != Array(drawn.suffix(38)))
     // --sort: files by path, each block's tests by name (the inner block's randomize(42) too).
     let sorted = Self.names(try test(["--sort", "--shuffle", "-o", "TAP"]).stdout)
     #expect(Array(sorted.prefix(4)) == ["A a1", "A a2", "A a3", "A a4"], "\(sorted)")

@@ -46,6 +46,8 @@ public struct TestOptions: Sendable {
   public var sortFiles = false
   public var sortTests = false
   public var seed = 0
+  /// Whether --seed (or .busted's `seed`) gave it: without, each --repeat round has its own.
+  public var seedGiven = false
   /// --no-keep-going: nothing more starts after the first error or failure.
   public var keepGoing = true
   /// --lazy: setup and teardown are lazy_setup and lazy_teardown.
@@ -177,7 +179,7 @@ extension ScriptHost {
         ("coverage", options.coverage), ("shuffle_files", options.shuffleFiles),
         ("shuffle_tests", options.shuffleTests),
         ("sort_files", options.sortFiles), ("sort_tests", options.sortTests), ("keep_going", options.keepGoing),
-        ("lazy", options.lazy)
+        ("lazy", options.lazy), ("seed_given", options.seedGiven)
       ] {
         s.push(flag)
         s.rawSet(-2, key)

@@ -68,7 +68,9 @@ struct TestSettings {
     options.shuffleTests = order.shuffleTests ?? flag(nil, "shuffle-tests", false)
     options.sortFiles = order.sortFiles ?? flag(nil, "sort-files", false)
     options.sortTests = order.sortTests ?? flag(nil, "sort-tests", false)
-    options.seed = try Self.seed(text(command.seed, "seed")) ?? Int.random(in: 0...Int(UInt32.max))
+    let seed = try Self.seed(text(command.seed, "seed"))
+    options.seed = seed ?? Int.random(in: 0...Int(UInt32.max))
+    options.seedGiven = seed != nil
     options.keepGoing = flag(command.keepGoing, "keep-going", true)
     options.lazy = flag(command.lazy, "lazy", false)
     options.timeout = command.timeout

@@ -236,7 +236,7 @@ local function ordered(block)
   if T.options.sort_tests then
     sort(list)
   elseif choice.on then
-    shuffle(list, choice.seed or T.options.seed)
+    shuffle(list, choice.seed or T.seed)
   end
   local children = {}
   for _, entry in ipairs(list) do
@@ -355,8 +355,9 @@ end
 
 -- One round of the suite (busted/execute.lua): the suite's setups, the files one after
 -- another, its teardowns.
-local function run_suite(files, op, round, rounds)
+local function run_suite(files, op, round, rounds, seed)
   if T.skip_all then return end
+  T.seed = seed
   local root = T.root
   root.lazy_ok = nil
   root.hooks_context = root.hooks_context or { parent = root, unwrap = 1 }
@@ -389,12 +390,15 @@ function T.plan(files, rounds)
       blocks_of_round[i] = T.new_block("file", file.name, nil, file.fn, { file = file.name, line = 0 })
       blocks_of_round[i].load_error = file.load_error
     end
+    -- busted draws a new seed for each round unless --seed gives one
+    local seed = T.options.seed
+    if round > 1 and not T.options.seed_given then seed = math.random(0, 0xFFFFFFFF) end
     local listed = { table.unpack(T.root.declared) }  -- a helper's hooks, then the files
     for _, block in ipairs(blocks_of_round) do listed[#listed + 1] = block end
     if T.options.sort_files then
       sort(listed)
     elseif T.options.shuffle_files then
-      shuffle(listed, T.options.seed)
+      shuffle(listed, seed)
     end
     blocks_of_round = {}
     for _, entry in ipairs(listed) do
@@ -402,7 +406,7 @@ function T.plan(files, rounds)
     end
     anchor = operation {
       name = unique("[suite]"), queue = blocks, after = { anchor }, when = "finished",
-      run = function(self) return run_suite(blocks_of_round, self, round, rounds) end,
+      run = function(self) return run_suite(blocks_of_round, self, round, rounds, seed) end,
     }
   end
   return #files * rounds
