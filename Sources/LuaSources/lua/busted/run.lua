@@ -91,15 +91,12 @@ local function hook_name(block, word)
   return (block.kind == "file" or block.kind == "root") and word or T.full_name(block) .. " " .. word
 end
 
--- Runs a block's hooks of one kind; each that fails is an error of its own. Returns whether
+-- Runs a block's hooks of one kind in the order they were declared, teardowns and after_each
+-- too (busted/block.lua's dexecAll); each that fails is an error of its own. Returns whether
 -- all succeeded.
-local function run_hooks(block, list, op, backwards)
+local function run_hooks(block, list, op)
   local ok = true
-  local hooks = block[list]
-  local first, last, step = 1, #hooks, 1
-  if backwards then first, last, step = #hooks, 1, -1 end
-  for i = first, last, step do
-    local hook = hooks[i]
+  for _, hook in ipairs(block[list]) do
     local status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
     if status ~= "success" and status ~= "pending" then
       host.extra(op, "error", hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
@@ -171,7 +168,7 @@ local function run_test(test, op)
     T.publish({ "test", "end" }, test, test.parent, status)
   end
   running[co] = nil
-  for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op, true) end
+  for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op) end
   if not ran then return host.drop(op) end
   conclude(op, status, message, trace)
 end
@@ -318,8 +315,8 @@ function run_block(block, op)
       local children = start_children(block)
       if #children > 0 then pcall(wait, table.unpack(children)) end
     end
-    if block.lazy_ok ~= nil then run_hooks(block, "lazy_teardown", op, true) end
-    run_hooks(block, "teardown", op, true)
+    if block.lazy_ok ~= nil then run_hooks(block, "lazy_teardown", op) end
+    run_hooks(block, "teardown", op)
   else
     local children = start_children(block)
     if #children > 0 then pcall(wait, table.unpack(children)) end
@@ -348,8 +345,8 @@ local function run_suite(files, op, round, rounds)
     if anchor then pcall(wait, anchor) end
   end
   if not T.options.list then
-    if root.lazy_ok ~= nil then run_hooks(root, "lazy_teardown", op, true) end
-    run_hooks(root, "teardown", op, true)
+    if root.lazy_ok ~= nil then run_hooks(root, "lazy_teardown", op) end
+    run_hooks(root, "teardown", op)
   end
   T.publish({ "suite", "end" }, root, round, rounds)
 end
