@@ -145,14 +145,13 @@ local function run_test(test, op)
     return conclude(op, "pending")
   end
   local chain = ancestors(test)
-  test.env = {}
+  local state = {}
+  test.env = T.test_env(state)  -- its finally and pending, and what it may not call
   for _, block in ipairs(chain) do
     if block.lazy_ok == nil then block.lazy_ok = run_hooks(block, "lazy_setup", op) end
     if not block.lazy_ok then return host.drop(op) end
   end
   local co = coroutine.running()
-  local state = {}
-  running[co] = state
   local ran, reached = true, #chain
   for i, block in ipairs(chain) do
     if not run_hooks(block, "before_each", op) then ran, reached = false, i break end
@@ -160,14 +159,16 @@ local function run_test(test, op)
   local status, message, trace = "success", nil, nil
   if ran then
     T.publish({ "test", "start" }, test, test.parent)
+    running[co] = state
     status, message, trace = guarded("it", test.fn, test)
     if state.finally then
+      test.env.pending = T.reject("pending")  -- busted rejects pending() in a finally
       local s, m, t = guarded("finally", state.finally, test)
       if s ~= "success" and (status == "success" or status == "pending") then status, message, trace = s, m, t end
     end
+    running[co] = nil
     T.publish({ "test", "end" }, test, test.parent, status)
   end
-  running[co] = nil
   for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op) end
   if not ran then return host.drop(op) end
   conclude(op, status, message, trace)
@@ -294,7 +295,8 @@ function run_block(block, op)
     block[list] = {}
   end
   block.lazy_ok, block.env = nil, {}
-  block.hooks_context = { parent = block, unwrap = 1 }  -- hooks see and set their block's names
+  -- hooks see and set their block's names, and may not declare (busted/block.lua's rejectAll)
+  block.hooks_context = { parent = block, unwrap = 1, env = T.rejections() }
   local insulated = block.kind == "insulate" or (block.kind == "file" and T.options.auto_insulate)
   local world = insulated and snapshot() or nil
   block.world = world
@@ -330,7 +332,8 @@ end
 local function run_suite(files, op, round, rounds)
   local root = T.root
   root.lazy_ok = nil
-  root.hooks_context = root.hooks_context or { parent = root, unwrap = 1 }
+  root.hooks_context = root.hooks_context or { parent = root, unwrap = 1, env = T.rejections() }
+  root.files = files  -- busted.children(suite)
   T.publish({ "suite", "start" }, root, round, rounds)
   if T.options.list or run_hooks(root, "setup", op) then
     local anchor
