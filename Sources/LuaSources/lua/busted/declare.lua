@@ -198,20 +198,19 @@ local rejected = {
   "before_each", "after_each", "setup", "teardown", "strict_setup", "strict_teardown",
   "lazy_setup", "lazy_teardown", "randomize",
 }
-function T.rejections()
-  local env = {}
-  for _, word in ipairs(rejected) do env[word] = reject(word) end
-  return env
-end
+local rejections = {}  -- a hook's names (what it assigns goes to its block)
+for _, word in ipairs(rejected) do rejections[word] = reject(word) end
+T.rejections = rejections
+local rejections_mt = { __index = rejections }
 
 -- A test's own names (busted/init.lua's it): the rejections, `pending` (busted.pending) and
 -- `finally` (busted keeps one per test: the last one given). Inside the finally function,
 -- `pending` is rejected too.
 function T.test_env(state)
-  local env = T.rejections()
-  env.pending = pending_error
-  env.finally = function(fn) state.finally = fn end
-  return env
+  return setmetatable({
+    pending = pending_error,
+    finally = function(fn) state.finally = fn end,
+  }, rejections_mt)
 end
 T.reject = reject
 

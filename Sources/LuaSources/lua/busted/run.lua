@@ -296,7 +296,7 @@ function run_block(block, op)
   end
   block.lazy_ok, block.env = nil, {}
   -- hooks see and set their block's names, and may not declare (busted/block.lua's rejectAll)
-  block.hooks_context = { parent = block, unwrap = 1, env = T.rejections() }
+  block.hooks_context = { parent = block, unwrap = 1, env = T.rejections }
   local insulated = block.kind == "insulate" or (block.kind == "file" and T.options.auto_insulate)
   local world = insulated and snapshot() or nil
   block.world = world
@@ -332,7 +332,7 @@ end
 local function run_suite(files, op, round, rounds)
   local root = T.root
   root.lazy_ok = nil
-  root.hooks_context = root.hooks_context or { parent = root, unwrap = 1, env = T.rejections() }
+  root.hooks_context = root.hooks_context or { parent = root, unwrap = 1, env = T.rejections }
   root.files = files  -- busted.children(suite)
   T.publish({ "suite", "start" }, root, round, rounds)
   if T.options.list or run_hooks(root, "setup", op) then
