@@ -65,14 +65,16 @@ local function position(level)
 end
 T.position = position
 
--- A block; `descriptor` and `trace` are what busted's event subscribers read of it.
+-- A block; `descriptor` and `trace` are what busted's event subscribers read of it (an alias
+-- has its word's descriptor; the suite's is "suite").
+local descriptors = { context = "describe", insulate = "describe", expose = "describe", root = "suite" }
 function T.new_block(kind, name, parent, fn, where)
   return {
     kind = kind, name = name, parent = parent, fn = fn, children = {}, declared = {},
     unwrap = kind == "expose" and 2 or nil,
     before_each = {}, after_each = {}, setup = {}, teardown = {}, lazy_setup = {}, lazy_teardown = {},
     file = where.file, line = where.line,
-    descriptor = kind, trace = { short_src = where.file, currentline = where.line },
+    descriptor = descriptors[kind] or kind, trace = { short_src = where.file, currentline = where.line },
   }
 end
 
@@ -135,15 +137,39 @@ local function add(node)
   end
 end
 
-local function block_function(kind)
+local function callable(v)
+  return type(v) == "function" or (debug.getmetatable(v) or {}).__call ~= nil
+end
+
+-- busted's declarations (busted/core.lua's register): `word(name, fn)` declares at once;
+-- `word(fn)` names it after the word; without a function, `word(name)` declares nothing and
+-- returns a function that declares `name` with the function it is given, so the curried
+-- `describe 'name' (function() … end)` works and a lone `it('x')` is dropped, as in busted.
+local function declaration(word, declare)
   return function(name, fn)
-    declaring(kind, 2)
-    if type(name) == "function" and fn == nil then name, fn = kind, name end
-    if type(fn) ~= "function" then
-      error(kind .. "('" .. tostring(name) .. "', fn): a function was expected, got " .. type(fn), 2)
+    declaring(word, 2)
+    if fn == nil and callable(name) then name, fn = word, name end
+    local where = position(2)
+    local function with(f, level)
+      if not callable(f) then
+        error(word .. "('" .. tostring(name) .. "', fn): a function was expected, got " .. type(f), level + 1)
+      end
+      declare(name, f, where)
     end
-    add(T.new_block(kind, tostring(name), T.current, fn, position(2)))
+    if fn == nil then
+      return function(f)
+        declaring(word, 2)
+        with(f, 2)
+      end
+    end
+    with(fn, 2)
   end
+end
+
+local function block_function(kind)
+  return declaration(kind, function(name, fn, where)
+    add(T.new_block(kind, tostring(name), T.current, fn, where))
+  end)
 end
 
 local function test_node(name, fn, where)
@@ -153,40 +179,57 @@ local function test_node(name, fn, where)
 end
 
 local function test_function(kind)
-  return function(name, fn)
-    declaring(kind, 2)
-    if type(name) == "function" and fn == nil then name, fn = kind, name end
-    if fn ~= nil and type(fn) ~= "function" then
-      error(kind .. "('" .. tostring(name) .. "', fn): a function was expected, got " .. type(fn), 2)
-    end
-    add(test_node(name, fn, position(2)))
-  end
+  return declaration(kind, function(name, fn, where) add(test_node(name, fn, where)) end)
 end
 
+-- pending('name') declares at once (busted gives it a default function): `pending 'x' (fn)`
+-- calls what pending returns, nothing, as in busted. Inside a test, `pending` is busted's
+-- pending(message) (see T.test_env); this one raises it too when a test calls it by another
+-- name.
 local function pending(name)
-  if current_test() then pending_error(name) end  -- inside a test: it stops here, pending
+  if current_test() then pending_error(name) end
   declaring("pending", 2)
   add(test_node(name == nil and "pending" or name, nil, position(2)))
 end
 
--- `setup` and `teardown` are busted's aliases (named so when sorted), strict unless --lazy.
+-- A hook is a declaration too (`before_each 'name' (fn)`); a name given is the hook's name
+-- in what busted reports of it. `setup` and `teardown` are busted's aliases (so named when
+-- sorted), strict unless --lazy.
 local aliases = { setup = "lazy_setup", teardown = "lazy_teardown" }
 local function hook(list, word)
-  return function(fn)
-    declaring(word, 2)
-    if type(fn) ~= "function" then error(word .. ": a function was expected, got " .. type(fn), 2) end
+  return declaration(word, function(name, fn, where)
     local target = T.options and T.options.lazy and aliases[word] or list
-    table.insert(T.current[target], { fn = fn, word = word, where = position(2) })
-    table.insert(T.current.declared, { hook = true, name = aliases[word] and word or nil })
-  end
+    table.insert(T.current[target], { fn = fn, word = type(name) == "string" and name or word, where = where })
+    local named = name ~= word or aliases[word] ~= nil
+    table.insert(T.current.declared, { hook = true, name = named and tostring(name) or nil })
+  end)
 end
 
--- busted keeps one finally per test: the last one given.
-local function finally(fn)
-  local test = current_test()
-  if not test then error("'finally' not supported inside current context block", 2) end
-  test.finally = fn
+-- The words a test, its finally and hooks may not call (busted/block.lua's rejectAll): each
+-- raises "'word' not supported inside current context block".
+local function reject(word)
+  return function() error("'" .. word .. "' not supported inside current context block", 2) end
 end
+local rejected = {
+  "describe", "context", "insulate", "expose", "it", "spec", "test", "pending",
+  "before_each", "after_each", "setup", "teardown", "strict_setup", "strict_teardown",
+  "lazy_setup", "lazy_teardown", "randomize",
+}
+local rejections = {}  -- a hook's names (what it assigns goes to its block)
+for _, word in ipairs(rejected) do rejections[word] = reject(word) end
+T.rejections = rejections
+local rejections_mt = { __index = rejections }
+
+-- A test's own names (busted/init.lua's it): the rejections, `pending` (busted.pending) and
+-- `finally` (busted keeps one per test: the last one given). Inside the finally function,
+-- `pending` is rejected too.
+function T.test_env(state)
+  return setmetatable({
+    pending = pending_error,
+    finally = function(fn) state.finally = fn end,
+  }, rejections_mt)
+end
+T.reject = reject
 
 -- busted's randomize([flag][, seed]): the block's own choice, over --shuffle-tests.
 local function randomize(...)
@@ -199,38 +242,62 @@ end
 -- busted's event channels (mediator_lua), for helpers that subscribe to them: a channel such
 -- as { "test", "end" } calls its callbacks in order (a `predicate` option filters, a
 -- `priority` option is the position), then its parents' ({ "test" }, then all); a callback
--- that returns no second value true stops the rest, as in mediator.
+-- that returns no second value true stops the rest, as in mediator. subscribe returns the
+-- subscriber (its `id`, `fn`, `options`, `update`); unsubscribe(id, channel) removes it from
+-- that channel and the ones below and returns it; publish returns the callbacks' first
+-- values.
 local channels = { callbacks = {}, children = {} }
 local function channel(path)
   local node = channels
-  for _, name in ipairs(path) do
+  for _, name in ipairs(type(path) == "table" and path or { path }) do
     node.children[name] = node.children[name] or { callbacks = {}, children = {}, parent = node }
     node = node.children[name]
   end
   return node
 end
 local function subscribe(path, fn, options)
-  local list = channel(type(path) == "table" and path or { path }).callbacks
-  local callback = { fn = fn, options = options or {} }
-  table.insert(list, math.max(1, math.min(tonumber(callback.options.priority) or #list + 1, #list + 1)), callback)
-  callback.id = callback
-  return callback
+  local list = channel(path).callbacks
+  local subscriber = {
+    fn = fn, options = options or {},
+    update = function(self, changes)
+      if changes then
+        self.fn = changes.fn or self.fn
+        self.options = changes.options or self.options
+      end
+    end,
+  }
+  subscriber.id = tonumber(tostring(subscriber):match(":%s*[0xX]*(%x+)"), 16)
+  local position = #list + 1
+  local priority = tonumber(subscriber.options.priority)
+  if priority and priority >= 1 and priority < position then position = math.floor(priority) end
+  table.insert(list, position, subscriber)
+  return subscriber
 end
-local function unsubscribe(path, id)
-  local list = channel(type(path) == "table" and path or { path }).callbacks
-  for i = #list, 1, -1 do if list[i] == id or list[i].id == id then table.remove(list, i) end end
+local function remove(node, id)
+  local removed
+  for i = #node.callbacks, 1, -1 do
+    if node.callbacks[i].id == id then removed = table.remove(node.callbacks, i) end
+  end
+  for _, child in pairs(node.children) do removed = remove(child, id) or removed end
+  return removed
+end
+local function unsubscribe(id, path)
+  return remove(channel(path), id)
 end
 function T.publish(path, ...)
+  local results = {}
   local node = channel(path)
   while node do
     for _, callback in ipairs({ table.unpack(node.callbacks) }) do
       if not callback.options.predicate or callback.options.predicate(...) then
-        local _, continue = callback.fn(...)
-        if not continue then return end
+        local value, continue = callback.fn(...)
+        if value then results[#results + 1] = value end
+        if not continue then return results end
       end
     end
     node = node.parent
   end
+  return results
 end
 
 local busted = {
@@ -243,20 +310,34 @@ local busted = {
   lazy_setup = hook("lazy_setup", "lazy_setup"),
   teardown = hook("teardown", "teardown"), strict_teardown = hook("teardown", "strict_teardown"),
   lazy_teardown = hook("lazy_teardown", "lazy_teardown"),
-  finally = finally, randomize = randomize,
+  randomize = randomize,
   assert = assert, spy = spy, stub = stub, mock = mock, match = match,
 }
 T.globals = busted
 T.api_version = "2.1.1"
 T.pending_error = pending_error
 
--- What require "busted" gives besides the globals (busted/init.lua's exportApi).
-local api = setmetatable({
+-- What require "busted" gives (busted/init.lua): the API (its exportApi: no `finally`, no
+-- `randomize`), and nothing can be written to it.
+local api = {
   fail = fail, version = T.api_version, bindfenv = bindfenv,
-  gettime = os.time, monotime = os.clock,
+  gettime = os.time, monotime = os.clock,  -- luasystem's when it is there, as busted's
   sleep = function(seconds) return sleep(seconds) end,
   subscribe = subscribe, unsubscribe = unsubscribe, publish = T.publish,
-}, { __index = busted })
+  parent = function(element) return T.parent_of(element) end,
+  children = function(element) return T.children_of(element) end,
+}
+for name, value in pairs(busted) do
+  if name ~= "randomize" then api[name] = value end
+end
+local has_system, system = pcall(require, "system")
+if has_system and type(system) == "table" and system.gettime and system.monotime then
+  api.gettime, api.monotime = system.gettime, system.monotime
+end
+local module = setmetatable({}, {
+  __index = api,
+  __newindex = function() error("Attempt to modify busted", 2) end
+})
 
 -- busted's environments (busted/environment.lua): spec files run with their own _ENV, so a
 -- module they require sees the plain globals (its `assert` is Lua's). A name is looked up in
@@ -286,6 +367,15 @@ local function parent_of(element)
   if element.kind == "file" then return root end
   return element.parent
 end
+-- busted.parent and busted.children (busted/context.lua): the suite's children are its files.
+function T.parent_of(element)
+  if type(element) ~= "table" or element == root then return nil end
+  return parent_of(element)
+end
+function T.children_of(element)
+  if element == root then return root.files or {} end
+  return type(element) == "table" and element.children or {}
+end
 
 T.env = setmetatable({}, {
   __index = function(_, key)
@@ -311,5 +401,5 @@ T.env = setmetatable({}, {
 
 function T.install_globals()
   for name, value in pairs(busted) do root.env[name] = value end
-  package.loaded["busted"] = api
+  package.loaded["busted"] = module
 end

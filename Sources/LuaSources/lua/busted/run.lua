@@ -98,15 +98,12 @@ local function hook_name(block, word)
   return (block.kind == "file" or block.kind == "root") and word or T.full_name(block) .. " " .. word
 end
 
--- Runs a block's hooks of one kind; each that fails is an error of its own. Returns whether
+-- Runs a block's hooks of one kind in the order they were declared, teardowns and after_each
+-- too (busted/block.lua's dexecAll); each that fails is an error of its own. Returns whether
 -- all succeeded.
-local function run_hooks(block, list, op, backwards)
+local function run_hooks(block, list, op)
   local ok = true
-  local hooks = block[list]
-  local first, last, step = 1, #hooks, 1
-  if backwards then first, last, step = #hooks, 1, -1 end
-  for i = first, last, step do
-    local hook = hooks[i]
+  for _, hook in ipairs(block[list]) do
     local status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
     if status ~= "success" and status ~= "pending" then
       fault(op, hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
@@ -158,14 +155,13 @@ local function run_test(test, op)
     return conclude(op, "pending")
   end
   local chain = ancestors(test)
-  test.env = {}
+  local state = {}
+  test.env = T.test_env(state)  -- its finally and pending, and what it may not call
   for _, block in ipairs(chain) do
     if block.lazy_ok == nil then block.lazy_ok = run_hooks(block, "lazy_setup", op) end
     if not block.lazy_ok then return host.drop(op) end
   end
   local co = coroutine.running()
-  local state = {}
-  running[co] = state
   local ran, reached = true, #chain
   for i, block in ipairs(chain) do
     if not run_hooks(block, "before_each", op) then ran, reached = false, i break end
@@ -173,15 +169,17 @@ local function run_test(test, op)
   local status, message, trace = "success", nil, nil
   if ran then
     T.publish({ "test", "start" }, test, test.parent)
+    running[co] = state
     status, message, trace = guarded("it", test.fn, test)
     if state.finally then
+      test.env.pending = T.reject("pending")  -- busted rejects pending() in a finally
       local s, m, t = guarded("finally", state.finally, test)
       if s ~= "success" and (status == "success" or status == "pending") then status, message, trace = s, m, t end
     end
+    running[co] = nil
     T.publish({ "test", "end" }, test, test.parent, status)
   end
-  running[co] = nil
-  for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op, true) end
+  for i = reached, 1, -1 do run_hooks(chain[i], "after_each", op) end
   if not ran then return host.drop(op) end
   conclude(op, status, message, trace, test)
 end
@@ -322,7 +320,8 @@ function run_block(block, op)
     block[list] = {}
   end
   block.lazy_ok, block.env = nil, {}
-  block.hooks_context = { parent = block, unwrap = 1 }  -- hooks see and set their block's names
+  -- hooks see and set their block's names, and may not declare (busted/block.lua's rejectAll)
+  block.hooks_context = { parent = block, unwrap = 1, env = T.rejections }
   local insulated = block.kind == "insulate" or (block.kind == "file" and T.options.auto_insulate)
   local world = insulated and snapshot() or nil
   block.world = world
@@ -343,8 +342,8 @@ function run_block(block, op)
       local children = start_children(block)
       if #children > 0 then pcall(wait, table.unpack(children)) end
     end
-    if block.lazy_ok ~= nil then run_hooks(block, "lazy_teardown", op, true) end
-    run_hooks(block, "teardown", op, true)
+    if block.lazy_ok ~= nil then run_hooks(block, "lazy_teardown", op) end
+    run_hooks(block, "teardown", op)
   else
     local children = start_children(block)
     if #children > 0 then pcall(wait, table.unpack(children)) end
@@ -360,7 +359,8 @@ local function run_suite(files, op, round, rounds, seed)
   T.seed = seed
   local root = T.root
   root.lazy_ok = nil
-  root.hooks_context = root.hooks_context or { parent = root, unwrap = 1 }
+  root.hooks_context = root.hooks_context or { parent = root, unwrap = 1, env = T.rejections }
+  root.files = files  -- busted.children(suite)
   T.publish({ "suite", "start" }, root, round, rounds)
   if T.options.list or run_hooks(root, "setup", op) then
     local anchor
@@ -375,8 +375,8 @@ local function run_suite(files, op, round, rounds, seed)
     if anchor then pcall(wait, anchor) end
   end
   if not T.options.list then
-    if root.lazy_ok ~= nil then run_hooks(root, "lazy_teardown", op, true) end
-    run_hooks(root, "teardown", op, true)
+    if root.lazy_ok ~= nil then run_hooks(root, "lazy_teardown", op) end
+    run_hooks(root, "teardown", op)
   end
   T.publish({ "suite", "end" }, root, round, rounds)
 end
