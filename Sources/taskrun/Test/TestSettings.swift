@@ -68,9 +68,24 @@ struct TestSettings {
     options.coverageConfig = command.coverageConfigFile ?? given("coverage-config-file")?.first
     options.helper = command.helper ?? given("helper")?.first ?? ""
     options.helperArguments = commas(list(command.helperOptions, "Xhelper"))
+    options.loaders = try Self.loaders(command.loaders.isEmpty ? config["loaders"] : command.loaders)
     options.program = Self.executable
     options.interpreter = Self.luaInterpreter ?? Self.executable
     options.arguments = Array(CommandLine.arguments.drop { $0 != "test" }.dropFirst())
+  }
+
+  /// busted's --loaders: each given value (on the command line, else the .busted list or
+  /// string) split at commas as busted splits them (a last empty item dropped), else
+  /// lua,moonscript. busted stops at a name it has no loader module for.
+  static func loaders(_ given: [String]?) throws -> [String] {
+    guard let given else { return ["lua", "moonscript"] }
+    var names = given.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    if names.last == "" { names.removeLast() }
+    for name in names where !["lua", "moonscript", "terra"].contains(name) {
+      let note = name == "fennel" ? "; busted 2.3's fennel loader is not supported" : ""
+      throw HostError("--loaders: no loader named '\(name)' (there are lua, moonscript and terra\(note))")
+    }
+    return names
   }
 
   /// taskrun's own path (what `arg[0]` names, as busted's does).
@@ -93,7 +108,8 @@ struct TestSettings {
 
   /// The spec files, as busted finds them: a ROOT that is a file is taken as it is; a folder
   /// is searched (recursively) for names that match a pattern and no exclude pattern, not
-  /// hidden, sorted; only .lua files load. A file named twice runs once.
+  /// hidden, sorted. The loaders then load those of their extensions (.lua, .moon, .t); the
+  /// others are found but not run, as in busted. A file named twice runs once.
   func files(_ host: ScriptHost) throws -> [String] {
     let manager = FileManager.default
     var folders = roots
@@ -107,15 +123,13 @@ struct TestSettings {
     for root in folders {
       guard manager.fileExists(atPath: root) else { throw HostError("Cannot find file or directory: \(root)") }
       guard Self.isDirectory(root) else {
-        if root.hasSuffix(".lua") { files.append(root) }
+        files.append(root)
         continue
       }
       let found = ((try? manager.subpathsOfDirectory(atPath: root)) ?? [])
         .filter { relative in
           let name = relative.split(separator: "/").last.map(String.init) ?? relative
-          guard name.hasSuffix(".lua"), !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else {
-            return false
-          }
+          guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return false }
           return !host.fileName(name, matches: excludes) && host.fileName(name, matches: patterns)
         }
         .map { root.hasSuffix("/") ? root + $0 : root + "/" + $0 }
