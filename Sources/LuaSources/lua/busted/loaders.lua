@@ -79,7 +79,10 @@ local loaders = {}
 
 loaders.lua = {
   takes = function(path) return extension(path) == ".lua" end,
-  load = function(path) return loadfile(path, "t", T.env), plain end,
+  load = function(path)
+    local chunk, err = loadfile(path, "t", T.env)
+    return chunk, err, plain
+  end,
 }
 
 -- The moonscript module, if it can be required. busted requires it when it starts (its
