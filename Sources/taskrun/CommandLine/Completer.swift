@@ -57,7 +57,10 @@ enum Completer {
     ],
     files: ["-f", "--config-file", "--helper", "--junit", "--events", "--coverage-config-file"],
     dirs: ["-C", "--directory"],
-    words: [(["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"])],
+    words: [
+      (["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"]),
+      (["--loaders"], ["lua", "moonscript", "terra"])
+    ],
     other: [
       "-p", "--pattern", "--exclude-pattern", "-r", "--run", "-Xoutput", "-Xhelper", "-m", "--lpath",
       "--cpath", "-e", "--repeat", "--filter", "--filter-out", "-t", "--tags", "--exclude-tags", "--seed",
