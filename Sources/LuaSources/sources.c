@@ -21,6 +21,9 @@ static const char busted_declare[] = {
 static const char busted_run[] = {
 #embed "lua/busted/run.lua"
 };
+static const char busted_loaders[] = {
+#embed "lua/busted/loaders.lua"
+};
 static const char busted_files[] = {
 #embed "lua/busted/files.lua"
 };
@@ -32,6 +35,7 @@ static const struct { const char *name; const char *text; size_t length; } sourc
   { "format.lua", format, sizeof format },
   { "busted/declare.lua", busted_declare, sizeof busted_declare },
   { "busted/run.lua", busted_run, sizeof busted_run },
+  { "busted/loaders.lua", busted_loaders, sizeof busted_loaders },
   { "busted/files.lua", busted_files, sizeof busted_files },
 };
 

@@ -76,6 +76,8 @@ public struct TestOptions: Sendable {
   /// A helper script (or module) run before the files, with `arg` = its options.
   public var helper = ""
   public var helperArguments: [String] = []
+  /// The test file loaders, in order (busted's --loaders): lua, moonscript, terra.
+  public var loaders = ["lua", "moonscript"]
   public init() {}
 }
 
@@ -93,7 +95,7 @@ extension ScriptHost {
     s.newTable()
     let shared = s.ref()
     defer { s.unref(functions); s.unref(shared) }
-    for chunk in ["busted/declare.lua", "busted/run.lua", "busted/files.lua"] {
+    for chunk in ["busted/declare.lua", "busted/run.lua", "busted/loaders.lua", "busted/files.lua"] {
       loadChunk(chunk, as: "=[busted]")
       s.pushRef(functions)
       s.pushRef(shared)
@@ -162,7 +164,7 @@ extension ScriptHost {
         ("tags", options.tags), ("exclude_tags", options.excludeTags),
         ("arguments", options.arguments), ("statements", options.statements),
         ("helper_arguments", options.helperArguments), ("names", options.names),
-        ("exclude_names", options.excludeNames)
+        ("exclude_names", options.excludeNames), ("loaders", options.loaders)
       ] {
         pushList(list, on: s)
         s.rawSet(-2, key)

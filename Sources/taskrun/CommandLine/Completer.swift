@@ -52,15 +52,26 @@ enum Completer {
 
   static let test = Options(
     flags: [
-      "-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "-c", "--coverage",
-      "--shuffle", "--tap", "-v", "--verbose", "--no-color", "--version", "-h", "--help"
+      "-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "--no-suppress-pending", "-c",
+      "--coverage", "--no-coverage", "--shuffle", "--no-shuffle", "--shuffle-files", "--no-shuffle-files",
+      "--shuffle-tests", "--no-shuffle-tests", "--sort", "--no-sort", "--sort-files", "--no-sort-files", "--sort-tests",
+      "--no-sort-tests", "-k", "--keep-going", "--no-keep-going", "-R", "--recursive", "--no-recursive", "--lazy",
+      "--no-lazy", "--defer-print", "--no-defer-print", "-s", "--enable-sound", "--no-enable-sound", "--ignore-lua",
+      "--tap", "-v", "--verbose", "--no-verbose", "--no-color", "--version", "-h", "--help"
     ],
-    files: ["-f", "--config-file", "--helper", "--junit", "--events", "--coverage-config-file"],
+    files: [
+      "-f", "--config-file", "--helper", "--junit", "--events", "--coverage-config-file", "--exclude-names-file",
+      "--log-success", "--lua"
+    ],
     dirs: ["-C", "--directory"],
-    words: [(["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"])],
+    words: [
+      (["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"]),
+      (["--loaders"], ["lua", "moonscript", "terra"]),
+      (["--lang"], ["ar", "de", "en", "es", "fr", "is", "it", "ja", "nl", "pt-BR", "ro", "ru", "th", "ua", "zh"])
+    ],
     other: [
       "-p", "--pattern", "--exclude-pattern", "-r", "--run", "-Xoutput", "-Xhelper", "-m", "--lpath",
-      "--cpath", "-e", "--repeat", "--filter", "--filter-out", "-t", "--tags", "--exclude-tags", "--seed",
+      "--cpath", "-e", "--repeat", "--filter", "--filter-out", "-t", "--tags", "--exclude-tags", "--seed", "--name",
       "-j", "--jobs", "--timeout"
     ])
 

@@ -11,7 +11,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     abstract: "Run busted specs with the real luassert; each test is an operation.",
     usage: "taskrun test [ROOT...] [busted's options] [-j N] [--timeout S]",
     discussion: """
-      ROOTs are spec files or folders searched for .lua files whose name matches --pattern \
+      ROOTs are spec files or folders searched for files whose name matches --pattern \
       (default: _spec; ROOT default: spec/, else tests/). Options keep busted's names and \
       meanings, and a .busted file in the folder supplies their defaults (its -r/--run task, \
       else `default`, under `_all`). Tests of a file run in declared order; files run one \
@@ -64,6 +64,10 @@ struct TestCommand: ParsableCommand, InvokedCommand {
 
   @Option(help: "Put in front of package.cpath (default: ./csrc/?.so;./csrc/?/?.so).")
   var cpath: [String] = []
+
+  @Option(
+    help: "Test file loaders, first match wins: lua (.lua), moonscript (.moon), terra (.t) (default: lua,moonscript).")
+  var loaders: [String] = []
 
   @Option(name: .customShort("e"), help: "Run this Lua statement before the specs (repeatable).")
   var statements: [String] = []

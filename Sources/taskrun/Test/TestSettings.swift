@@ -90,6 +90,7 @@ struct TestSettings {
     guard options.language.allSatisfy({ $0.isLetter || $0 == "-" }), !options.language.isEmpty else {
       throw HostError("--lang: '\(options.language)' is not a language name (en, de, fr, ...)")
     }
+    options.loaders = try Self.loaders(command.loaders.isEmpty ? config["loaders"] : command.loaders)
     options.program = Self.executable
     options.interpreter = Self.luaInterpreter ?? Self.executable
     if !(command.ignoreLua || flag(nil, "ignore-lua", false)), let lua = text(command.lua, "lua") {
@@ -154,6 +155,20 @@ struct TestSettings {
     return nil
   }
 
+  /// busted's --loaders: each given value (on the command line, else the .busted list or
+  /// string) split at commas as busted splits them (a last empty item dropped), else
+  /// lua,moonscript. busted stops at a name it has no loader module for.
+  static func loaders(_ given: [String]?) throws -> [String] {
+    guard let given else { return ["lua", "moonscript"] }
+    var names = given.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    if names.last == "" { names.removeLast() }
+    for name in names where !["lua", "moonscript", "terra"].contains(name) {
+      let note = name == "fennel" ? "; busted 2.3's fennel loader is not supported" : ""
+      throw HostError("--loaders: no loader named '\(name)' (there are lua, moonscript and terra\(note))")
+    }
+    return names
+  }
+
   /// taskrun's own path (what `arg[0]` names, as busted's does).
   static let executable =
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -164,8 +179,10 @@ struct TestSettings {
   static let luaInterpreter: String? = ["lua5.4", "lua"].lazy.compactMap(executableOnPath).first
 
   /// The spec files, as busted finds them: a ROOT that is a file is taken as it is; a folder
-  /// is searched (with its subfolders unless --no-recursive) for names that match a pattern and no exclude pattern, not
-  /// hidden, sorted; only .lua files load. A file named twice runs once.
+  /// is searched (with its subfolders unless --no-recursive) for names that match a pattern
+  /// and no exclude pattern, not hidden, sorted. The loaders then load those of their
+  /// extensions (.lua, .moon, .t); the others are found but not run, as in busted. A file
+  /// named twice runs once.
   func files(_ host: ScriptHost) throws -> [String] {
     let manager = FileManager.default
     var folders = roots
@@ -179,17 +196,15 @@ struct TestSettings {
     for root in folders {
       guard manager.fileExists(atPath: root) else { throw HostError("Cannot find file or directory: \(root)") }
       guard Self.isDirectory(root) else {
-        if root.hasSuffix(".lua") { files.append(root) }
+        files.append(root)
         continue
       }
       let found = ((try? manager.subpathsOfDirectory(atPath: root)) ?? [])
         .filter { relative in
           let name = relative.split(separator: "/").last.map(String.init) ?? relative
-          guard name.hasSuffix(".lua"), !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
+          guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
             recursive || !relative.contains("/")
-          else {
-            return false
-          }
+          else { return false }
           return !host.fileName(name, matches: excludes) && host.fileName(name, matches: patterns)
         }
         .map { root.hasSuffix("/") ? root + $0 : root + "/" + $0 }

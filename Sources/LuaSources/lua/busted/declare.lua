@@ -58,10 +58,19 @@ end
 bindfenv(assert, "error", fail)
 bindfenv(assert.is_true, "error", fail)
 
--- Where a declaration is in the spec file.
+-- Where a declaration is in the spec file (made in T.current's body), as busted's getTrace
+-- finds it: the first caller that is not C, luassert or this runtime. A declaration made
+-- by a tail call (MoonScript's implicit return) has none: busted names its own program.
 local function position(level)
-  local info = debug.getinfo(level + 1, "Sl")
-  return { file = info and info.short_src or "?", line = info and info.currentline or 0 }
+  level = level + 1
+  local info = debug.getinfo(level, "Sl")
+  while info and (info.what == "C" or info.short_src:find("luassert[/\\]")
+                  or info.source == "=[busted]" or info.source == "=[taskrun]") do
+    level = level + 1
+    info = debug.getinfo(level, "Sl")
+  end
+  local where = info and { file = info.short_src, line = info.currentline } or { file = T.options.program, line = 0 }
+  return T.rewrite_position(T.current, where)  -- busted/loaders.lua: a .moon spec's line
 end
 T.position = position
 

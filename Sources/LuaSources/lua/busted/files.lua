@@ -51,11 +51,13 @@ function runtime.matches(name, patterns)
   return false
 end
 
--- Before the files: search paths, `arg` as lua.c and busted set it, -e statements, LuaCov,
--- the helper (run with `arg` set to its -Xhelper options).
+-- Before the files: MoonScript (if installed), search paths, `arg` as lua.c and busted set
+-- it, -e statements, LuaCov, the helper (a .lua or .moon file, else a module, run with `arg`
+-- set to its -Xhelper options).
 function runtime.prepare(given)
   T.options = given
   T.install_globals()
+  local moonscript = T.moonscript()
   if given.lpath ~= "" then package.path = (given.lpath .. ";" .. package.path):gsub(";;", ";") end
   if given.cpath ~= "" then package.cpath = (given.cpath .. ";" .. package.cpath):gsub(";;", ";") end
   local arg = { [-1] = given.interpreter, [0] = given.program }
@@ -100,7 +102,13 @@ function runtime.prepare(given)
     for i, value in ipairs(given.helper_arguments) do helper_arg[i] = value end
     _G.arg = helper_arg
     local ok, err = pcall(function()
-      if given.helper:match("%.lua$") then dofile(given.helper) else require(given.helper) end
+      if given.helper:match("%.lua$") then
+        dofile(given.helper)
+      elseif moonscript and given.helper:match("%.moon$") then
+        moonscript.dofile(given.helper)
+      else
+        require(given.helper)
+      end
     end)
     _G.arg = arg
     if not ok then error("failed running the specified helper (" .. given.helper .. "), error: " .. tostring(err), 0) end
@@ -108,14 +116,10 @@ function runtime.prepare(given)
   T.current = nil
 end
 
--- Loads the spec files; one that does not load becomes one error when its turn comes.
+-- Loads the spec files with the loaders --loaders names (busted/loaders.lua); one that does
+-- not load becomes one error when its turn comes.
 function runtime.plan(paths, rounds)
-  local files = {}
-  for i, path in ipairs(paths) do
-    local chunk, err = loadfile(path, "t", T.env)
-    files[i] = { name = path, fn = chunk, load_error = not chunk and err or nil }
-  end
-  return T.plan(files, rounds)
+  return T.plan(T.load_files(paths, T.options.loaders), rounds)
 end
 
 return runtime

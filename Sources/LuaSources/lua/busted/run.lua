@@ -35,20 +35,23 @@ end
 local pretty_ok, pretty = pcall(require, "pl.pretty")
 local format_argument = require("luassert.state").format_argument
 
--- The first frame that is the spec's: not C, not luassert, not this runtime.
-local function origin(level)
+-- The first frame that is the spec's: not C, not luassert, not this runtime (as the loader
+-- of `element`'s file maps it: a .moon line).
+local function origin(level, element)
   while true do
     local info = debug.getinfo(level, "Sl")
     if not info then return nil end
     if info.what ~= "C" and not info.short_src:find("luassert[/\\]") and info.source ~= "=[busted]" then
-      return info.short_src .. ":" .. info.currentline .. ": "
+      local where = T.rewrite_position(element, { file = info.short_src, line = info.currentline })
+      return where.file .. ":" .. where.line .. ": "
     end
     level = level + 1
   end
 end
 
--- busted.rewriteMessage: text for any error value, with "file:line: " in front.
-local function message_of(e, where)
+-- busted.rewriteMessage: text for any error value (its position mapped by the loader of
+-- `element`'s file), with "file:line: " in front.
+local function message_of(e, where, element)
   local message
   if type(e) == "string" or (debug.getmetatable(e) or {}).__tostring then
     message = tostring(e)
@@ -57,6 +60,7 @@ local function message_of(e, where)
   else
     message = "Nil error"
   end
+  message = T.rewrite_message(element, message)
   if where and not message:match("^[^\n]-:%d+: .*") then message = where .. message end
   return message
 end
@@ -81,8 +85,8 @@ local function guarded(descriptor, fn, element)
   local previous = T.enter(element)
   local ok = xpcall(fn, function(e)
     kind = T.error_kind(e)
-    message = message_of(e, origin(2))
-    trace = clean_traceback(debug.traceback("", 2))
+    message = message_of(e, origin(2, element), element)
+    trace = T.rewrite_traceback(element, clean_traceback(debug.traceback("", 2)))
   end)
   T.leave(previous)
   if ok then return "success" end
