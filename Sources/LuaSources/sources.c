@@ -21,6 +21,15 @@ static const char busted_declare[] = {
 static const char busted_run[] = {
 #embed "lua/busted/run.lua"
 };
+static const char busted_base[] = {
+#embed "lua/busted/base.lua"
+};
+static const char busted_gtest[] = {
+#embed "lua/busted/gtest.lua"
+};
+static const char busted_handlers[] = {
+#embed "lua/busted/handlers.lua"
+};
 static const char busted_files[] = {
 #embed "lua/busted/files.lua"
 };
@@ -32,6 +41,9 @@ static const struct { const char *name; const char *text; size_t length; } sourc
   { "format.lua", format, sizeof format },
   { "busted/declare.lua", busted_declare, sizeof busted_declare },
   { "busted/run.lua", busted_run, sizeof busted_run },
+  { "busted/base.lua", busted_base, sizeof busted_base },
+  { "busted/gtest.lua", busted_gtest, sizeof busted_gtest },
+  { "busted/handlers.lua", busted_handlers, sizeof busted_handlers },
   { "busted/files.lua", busted_files, sizeof busted_files },
 };
 

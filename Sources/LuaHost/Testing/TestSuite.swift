@@ -57,6 +57,17 @@ public struct TestOptions: Sendable {
   /// A helper script (or module) run before the files, with `arg` = its options.
   public var helper = ""
   public var helperArguments: [String] = []
+  /// A busted output handler in Lua that reports the run (-o NAME taskrun does not report
+  /// itself: gtest, sound, a file or a module), nil when a report of taskrun's own does; its
+  /// -Xoutput options, and what busted's options table tells it.
+  public var output: String?
+  public var outputArguments: [String] = []
+  public var enableSound = false
+  public var verbose = false
+  public var deferPrint = false
+  public var language = "en"
+  /// Whether the handler colours its output by default (standard output is a terminal).
+  public var color = false
   public init() {}
 }
 
@@ -74,7 +85,10 @@ extension ScriptHost {
     s.newTable()
     let shared = s.ref()
     defer { s.unref(functions); s.unref(shared) }
-    for chunk in ["busted/declare.lua", "busted/run.lua", "busted/files.lua"] {
+    for chunk in [
+      "busted/declare.lua", "busted/run.lua", "busted/base.lua", "busted/gtest.lua", "busted/handlers.lua",
+      "busted/files.lua"
+    ] {
       loadChunk(chunk, as: "=[busted]")
       s.pushRef(functions)
       s.pushRef(shared)
@@ -132,25 +146,27 @@ extension ScriptHost {
         ("filter", options.filter), ("filter_out", options.filterOut),
         ("tags", options.tags), ("exclude_tags", options.excludeTags),
         ("arguments", options.arguments), ("statements", options.statements),
-        ("helper_arguments", options.helperArguments)
+        ("helper_arguments", options.helperArguments), ("output_arguments", options.outputArguments)
       ] {
         pushList(list, on: s)
         s.rawSet(-2, key)
       }
       for (key, text) in [
         ("lpath", options.lpath), ("cpath", options.cpath), ("helper", options.helper),
-        ("interpreter", options.interpreter), ("program", options.program)
+        ("interpreter", options.interpreter), ("program", options.program), ("language", options.language)
       ] {
         s.push(text)
         s.rawSet(-2, key)
       }
       for (key, flag) in [
         ("list", options.list), ("suppress_pending", options.suppressPending), ("auto_insulate", options.autoInsulate),
-        ("coverage", options.coverage)
+        ("coverage", options.coverage), ("enable_sound", options.enableSound), ("verbose", options.verbose),
+        ("defer_print", options.deferPrint), ("color", options.color)
       ] {
         s.push(flag)
         s.rawSet(-2, key)
       }
+      if let output = options.output { s.push(output); s.rawSet(-2, "output") }
       if let config = options.coverageConfig { s.push(config); s.rawSet(-2, "coverage_config") }
       if let seed = options.seed { s.push(seed); s.rawSet(-2, "seed") }
       if let timeout = options.timeout { s.push(timeout); s.rawSet(-2, "timeout") }
@@ -172,6 +188,10 @@ extension ScriptHost {
   /// What an operation of the run reports: its test and the errors outside tests it met
   /// (see `TestRuntime.results`).
   public func testResults(for op: OperationNode) -> [TestCase] { tests.results(for: op) }
+
+  /// The -o handler that did not load (busted/handlers.lua said so, and why, on standard
+  /// error): the default report takes its place and the run fails, as in busted.
+  public var testOutputFailed: String? { tests.outputFailed }
 
   private func pushList(_ list: [String], on s: LuaStack? = nil) {
     let s = s ?? stack
@@ -266,6 +286,13 @@ extension ScriptHost {
         { host, s in
           guard let op = host.operation(at: 1, on: s) else { return 0 }
           host.tests.cases[op.id]?.counted = false
+          return 0
+        }
+      ),
+      (
+        "output_failed",
+        { host, s in  // output_failed(name, message): the -o handler did not load
+          host.tests.outputFailed = s.string(1) ?? "?"
           return 0
         }
       ),

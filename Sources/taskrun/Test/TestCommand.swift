@@ -41,12 +41,24 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     name: [.customShort("r"), .customLong("run")], help: "The task of the .busted file to run (default: `default`).")
   var task: String?
 
-  @Option(name: [.customShort("o"), .long], help: "utfTerminal (default), plainTerminal, TAP, json or junit.")
+  @Option(
+    name: [.customShort("o"), .long],
+    help: """
+      utfTerminal (default), plainTerminal, TAP, json, junit, gtest, sound, or a busted output \
+      handler: a .lua file, else a module (busted.outputHandlers.NAME, else NAME).
+      """)
   var output: String?
 
   @Option(
-    name: .customLong("Xoutput", withSingleDash: true), help: "An option for the output (junit: the file to write).")
+    name: .customLong("Xoutput", withSingleDash: true), parsing: .unconditionalSingleValue,
+    help: """
+      An option for the output, split at commas (junit: the file to write; utfTerminal, \
+      plainTerminal, gtest: --color, --plain; a handler's: its options.arguments).
+      """)
   var outputOptions: [String] = []
+
+  @Flag(name: [.customShort("s"), .customLong("enable-sound")], help: "Say the outcome at the end (espeak).")
+  var enableSound = false
 
   @Option(help: "A Lua file (or module) run before the specs.")
   var helper: String?
@@ -162,6 +174,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       usage(error.description)
     }
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: Session.outputIsTerminal)
+    var options = settings.options
+    options.color = color.enabled
     // A report that cannot be written is a usage error found before anything runs.
     let junitReport = try junitPath.map(JUnitReport.open(path:))
     let report: any TestReport
@@ -179,12 +193,15 @@ struct TestCommand: ParsableCommand, InvokedCommand {
 
     do {
       let files = try settings.files(host)
-      try host.prepareTests(settings.options)
+      try host.prepareTests(options)
       try host.planTests(files: files, rounds: settings.rounds)
     } catch let error as HostError {
       session.finishIfStopped(noteInterrupted: false)
       scheduler.processes.endDescendants()
       usage(error.description)
+    }
+    if host.testOutputFailed != nil, let lua = report as? LuaHandlerReport {
+      lua.fallback = TestReporter(verbose: settings.verbose, color: color)
     }
     report.started(seed: settings.options.seed)
     let summary = host.run(try host.select(targets: []))
@@ -193,7 +210,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     let code: ExitCode =
       summary.interrupted || scheduler.interrupts > 0
       ? .interrupted
-      : writeFailed || counts.failed > 0 ? .failure : .success
+      : writeFailed || counts.failed > 0 || host.testOutputFailed != nil ? .failure : .success
     session.finish(code: code.rawValue)
   }
 

@@ -44,6 +44,12 @@ struct TestSettings {
     verbose = command.verbose || flag(nil, "verbose", "v") == true
     output = command.tap ? "TAP" : command.output ?? given("output", "o")?.first ?? "utfTerminal"
     outputOptions = commas(list(command.outputOptions, "Xoutput"))
+    if !Self.reports.contains(output) && !command.list && flag(nil, "list", "l") != true {
+      options.output = output
+      options.outputArguments = outputOptions
+    }
+    options.enableSound = command.enableSound || flag(nil, "enable-sound", "s") == true
+    options.verbose = verbose
 
     options.filter = list(command.filter, "filter")
     options.filterOut = list(command.filterOut, "filter-out")
@@ -131,17 +137,35 @@ struct TestSettings {
     return files
   }
 
-  /// The report -o names (busted's output names; --tap is -o TAP).
+  /// The outputs taskrun reports itself (in Swift); any other -o name is a busted output
+  /// handler in Lua (gtest, sound, a .lua file, a module: busted/handlers.lua).
+  static let reports: Set<String> = ["utfTerminal", "plainTerminal", "TAP", "json", "junit"]
+
+  /// The report -o names (busted's output names; --tap is -o TAP). A Lua handler prints its
+  /// own report: taskrun's says nothing (what tests print still shows) unless the handler does
+  /// not load (`LuaHandlerReport.fallback`).
   func report(verbose: Bool, color: ColorPolicy) throws -> any TestReport {
     if options.list { return ListReport() }
     switch output {
-    case "utfTerminal": return TestReporter(verbose: verbose, color: color)
-    case "plainTerminal": return TestReporter(verbose: verbose, color: color, marks: .plain)
+    case "utfTerminal", "plainTerminal":
+      // busted's terminal handlers take -Xoutput --color and --plain, and refuse the rest
+      var color = color
+      for option in outputOptions {
+        switch option {
+        case "--color": color = ColorPolicy(enabled: true)
+        case "--plain": color = ColorPolicy(enabled: false)
+        default:
+          throw HostError(
+            option.hasPrefix("-")
+              ? "\(output) output handler: unknown/bad flag: \(option)"
+              : "\(output) output handler: bad number of arguments: 0 argument(s) must be specified, not 1")
+        }
+      }
+      return TestReporter(verbose: verbose, color: color, marks: output == "utfTerminal" ? .utf : .plain)
     case "TAP": return TapReporter()
     case "json": return JSONTestReport()
     case "junit": return try JUnitReport.open(path: outputOptions.first ?? "-")
-    default:
-      throw HostError("unknown output '\(output)' (utfTerminal, plainTerminal, TAP, json or junit)")
+    default: return LuaHandlerReport()
     }
   }
 

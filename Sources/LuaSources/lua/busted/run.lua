@@ -103,6 +103,7 @@ local function run_hooks(block, list, op, backwards)
     local status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
     if status ~= "success" and status ~= "pending" then
       host.extra(op, "error", hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
+      T.publish_hook_error(block, hook, message, trace)
       ok = false
     end
   end
@@ -164,8 +165,10 @@ local function run_test(test, op)
   if ran then
     T.publish({ "test", "start" }, test, test.parent)
     status, message, trace = guarded("it", test.fn, test)
+    T.publish_outcome(status, test, test.parent, message, trace)
     if state.finally then
       local s, m, t = guarded("finally", state.finally, test)
+      T.publish_outcome(s, test, test.parent, m, t)
       if s ~= "success" and (status == "success" or status == "pending") then status, message, trace = s, m, t end
     end
     T.publish({ "test", "end" }, test, test.parent, status)
@@ -313,6 +316,8 @@ function run_block(block, op)
     local name = block_name(block)
     if block.kind == "file" and not block.load_error then name = "suite " .. name end
     host.extra(op, "error", name, block.file, line, message, trace)
+    T.publish_outcome("error", block.load_error and { descriptor = "file", name = name } or block, block.parent or T.root,
+      message, trace)
   elseif not T.options.list then
     if run_hooks(block, "setup", op) then
       local children = start_children(block)
@@ -334,7 +339,8 @@ local function run_suite(files, op, round, rounds)
   local root = T.root
   root.lazy_ok = nil
   root.hooks_context = root.hooks_context or { parent = root, unwrap = 1 }
-  T.publish({ "suite", "start" }, root, round, rounds)
+  if round > 1 then T.publish({ "suite", "reset" }, root, round, rounds) end
+  T.publish({ "suite", "start" }, root, round, rounds, T.random and T.options.seed or nil)
   if T.options.list or run_hooks(root, "setup", op) then
     local anchor
     for _, file in ipairs(files) do
