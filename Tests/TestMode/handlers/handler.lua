@@ -5,6 +5,7 @@ return function(options)
   local handler = require("busted.outputHandlers.base")()
 
   io.write("arguments: ", table.concat(options.arguments, "|"), "\n")
+  io.write("base from: ", debug.getinfo(require("busted.outputHandlers.base"), "S").short_src, "\n")
   io.write("defaultOutput: ", tostring(options.defaultOutput), " verbose: ", tostring(options.verbose),
     " language: ", tostring(options.language), "\n")
 
