@@ -17,7 +17,12 @@ final class LuaHandlerReport: TestReport {
     if let fallback { fallback.printed(text) } else { print(text) }
   }
 
+  /// An interrupted run never reaches the handler's end (busted's suite end): taskrun's counts
+  /// say what ran and what did not, on standard error.
   func ended(_ results: [TestResult], notRun: NotRun, elapsed: Double) {
-    fallback?.ended(results, notRun: notRun, elapsed: elapsed)
+    if let fallback { return fallback.ended(results, notRun: notRun, elapsed: elapsed) }
+    if notRun.interrupted || notRun.text != nil {
+      writeStandardError("taskrun: \(TestCounts(results, notRun: notRun).line)\n")
+    }
   }
 }
