@@ -91,11 +91,13 @@ function T.publish_outcome(status, element, parent, message, traceback)
   T.publish({ status, element.descriptor }, element, parent, message, debug_info(element, message, traceback))
 end
 
--- An error of a hook: the hook as busted's element for it (its word for a name, its block
--- for a parent).
+-- An error of a hook: the hook as busted's element for it: setup and teardown are busted's
+-- aliases of strict_setup and strict_teardown, named by the alias; the others have no name.
+local aliases = { setup = "strict_setup", teardown = "strict_teardown" }
 function T.publish_hook_error(block, hook, message, traceback)
+  local descriptor = aliases[hook.word] or hook.word
   local element = {
-    descriptor = hook.word, name = hook.word, parent = block,
+    descriptor = descriptor, name = descriptor ~= hook.word and hook.word or nil, parent = block,
     trace = { short_src = hook.where.file, currentline = hook.where.line },
   }
   T.publish_outcome("error", element, block, message, traceback)
