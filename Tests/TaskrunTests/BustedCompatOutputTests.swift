@@ -200,6 +200,19 @@ extension BustedCompatOutputTests {
     b["duration"] = nil
     #expect(NSDictionary(dictionary: a).isEqual(to: b), "busted:\n\(theirs.stdout)\ntaskrun:\n\(ours.stdout)")
     #expect((b["errors"] as? [Any])?.count == 6, "a test's, a describe's, three hooks', a file's")
+    // Tests/TestMode/broken: a spec that does not load (an error before the suite starts), one
+    // whose top level raises, one that is fine
+    let broken = TestModeTests.fixtures.appendingPathComponent("broken")
+    let theirsBroken = Binary.finish(
+      try Binary.start(["-o", handler, "."], in: broken, program: Self.bustedPath ?? "busted"))
+    let oursBroken = Binary.finish(try Binary.start(["test", "-o", handler, "."], in: broken))
+    a = try JSONSerialization.jsonObject(with: Data(theirsBroken.stdout.utf8)) as? [String: Any] ?? [:]
+    b = try JSONSerialization.jsonObject(with: Data(oursBroken.stdout.utf8)) as? [String: Any] ?? [:]
+    a["duration"] = nil
+    b["duration"] = nil
+    #expect(
+      !a.isEmpty && NSDictionary(dictionary: a).isEqual(to: b),
+      "busted:\n\(theirsBroken.stdout)\ntaskrun:\n\(oursBroken.stdout)")
   }
 
   @Test func aHandlerThatDoesNotLoadIsAnErrorAndTheDefaultReportTakesOver() throws {

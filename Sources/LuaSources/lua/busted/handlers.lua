@@ -53,6 +53,7 @@ function T.publish(path, element, ...)
     -- busted's file elements have no trace: what failed in a file's body is placed where it
     -- was raised (the error's debug table), not at a line 0
     if path[1] == "file" and path[2] == "start" and element.kind == "file" then element.trace = nil end
+    if path[1] == "file" and element.load_error then return end
     if path[2] == "start" then
       element.starttick, element.starttime = clock(), os.time()
     elseif path[2] == "end" then
@@ -82,6 +83,18 @@ local function debug_info(element, message, traceback)
   if file then info.short_src, info.currentline = file, tonumber(number) end
   info.traceback = "\nstack traceback:\n" .. table.concat(lines, "\n") .. (#lines > 0 and "\n" or "")
   return info
+end
+
+-- A spec file that does not load is an error when busted loads the files, before the suite
+-- starts, and the file has no start or end (busted/modules/files/lua.lua).
+local plan = T.plan
+function T.plan(files, rounds)
+  for _, file in ipairs(files) do
+    if file.load_error then
+      T.publish({ "error", "file" }, { descriptor = "file", name = file.name }, nil, file.load_error, {})
+    end
+  end
+  return plan(files, rounds)
 end
 
 -- A failure, an error or pending() as busted's safe() publishes it: {status, descriptor}

@@ -316,8 +316,7 @@ function run_block(block, op)
     local name = block_name(block)
     if block.kind == "file" and not block.load_error then name = "suite " .. name end
     host.extra(op, "error", name, block.file, line, message, trace)
-    T.publish_outcome("error", block.load_error and { descriptor = "file", name = name } or block, block.parent or T.root,
-      message, trace)
+    if not block.load_error then T.publish_outcome("error", block, block.parent or T.root, message, trace) end
   elseif not T.options.list then
     if run_hooks(block, "setup", op) then
       local children = start_children(block)
