@@ -50,6 +50,8 @@ struct TestSettings {
     }
     options.enableSound = command.enableSound || flag(nil, "enable-sound", "s") == true
     options.verbose = verbose
+    options.deferPrint = flag(nil, "defer-print") == true
+    options.language = given("lang")?.first ?? "en"
 
     options.filter = list(command.filter, "filter")
     options.filterOut = list(command.filterOut, "filter-out")

@@ -7,13 +7,14 @@
 -- -o sound / --enable-sound. Loaded as "=[busted]" after busted/base.lua and gtest.lua.
 local host, T = ...
 
--- The modules taskrun gives in place of busted's own: found first (package.preload), so the
--- system's busted/*.lua are never loaded by accident.
+-- busted.languages.en: what -o sound says (busted's own phrases are say's strings).
 local english = {
   success_messages = { "All tests passed", "Every test passed", "The specs pass" },
   failure_messages = { "Some tests failed", "A test failed", "The specs fail" },
 }
 
+-- -o sound and --enable-sound (busted/outputHandlers/sound.lua): at the suite's end, espeak
+-- says whether a test failed; without espeak, taskrun says so once, on standard error.
 local function sound(options)
   local busted = require("busted")
   local handler = require("busted.outputHandlers.base")()
@@ -37,6 +38,8 @@ local function sound(options)
   return handler
 end
 
+-- The modules taskrun gives in place of busted's own: found first (package.preload), so the
+-- system's busted/*.lua are never loaded by accident.
 package.preload["busted.outputHandlers.base"] = function() return T.output_base end
 package.preload["busted.outputHandlers.gtest"] = function() return T.output_gtest end
 package.preload["busted.outputHandlers.sound"] = function() return sound end
@@ -165,6 +168,7 @@ end
 function T.load_output(given)
   if not given.output and not given.enable_sound then return true end
   local busted = require("busted")
+  if busted.parent == nil then rawset(busted, "parent", T.parent_of) end  -- busted.context.parent
   local options = handler_options(given)
   local loaded = true
   if given.output then
