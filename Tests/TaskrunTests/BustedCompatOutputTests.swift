@@ -130,6 +130,29 @@ import Testing
     #expect(tap.status == 0 && !tap.stdout.contains("\u{1B}["), "an option TAP does not read is ignored")
   }
 
+  @Test func aTestPastTimeoutIsAnErrorTheHandlerIsToldOf() throws {
+    // slow/runaway_spec.lua: one test loops, one sleeps, the third passes
+    let run = Binary.finish(
+      try Binary.start(
+        ["test", "-o", "gtest", "--timeout", "0.5", "runaway_spec.lua"],
+        in: TestModeTests.fixtures.appendingPathComponent("slow")), timeout: 30)
+    #expect(run.status == 1, "\(run.stderr)")
+    for (line, name) in [(3, "spins"), (4, "naps")] {
+      #expect(
+        run.stdout.contains(
+          "runaway_spec.lua:\(line): timed out after 0.50 s\n[  ERROR   ] runaway_spec.lua @ \(line): runaway \(name) ("
+        ),
+        "stopped while it loops or while it waits: \(run.stdout)")
+    }
+    #expect(
+      run.stdout.contains(try Regex(#"runaway spins \((5[0-9]{2}|[6-9][0-9]{2})\.[0-9]{2} ms\)"#)), "wall-clock time")
+    #expect(
+      run.stdout.hasSuffix(
+        "[  PASSED  ] 1 test.\n[  ERROR   ] 2 errors, listed below:\n"
+          + "[  ERROR   ] runaway_spec.lua @ 3: runaway spins\n[  ERROR   ] runaway_spec.lua @ 4: runaway naps\n\n 2 ERRORS\n"
+      ))
+  }
+
   @Test func aHandlerReportsWhileJUnitFilesAndEventsAreStillWritten() throws {
     let junit = Scratch.root.appendingPathComponent("handler-junit-\(UUID().uuidString).xml")
     let events = Scratch.root.appendingPathComponent("handler-events-\(UUID().uuidString).ndjson")

@@ -2,6 +2,7 @@
 import CLua
 import CLuaShim
 import FoundationEssentials
+import Glibc
 import TaskEngine
 
 /// One result as reports show it: a test, or an error outside a test (a file that does not
@@ -287,6 +288,15 @@ extension ScriptHost {
           guard let op = host.operation(at: 1, on: s) else { return 0 }
           host.tests.cases[op.id]?.counted = false
           return 0
+        }
+      ),
+      (
+        "clock",
+        { _, s in  // clock(): seconds on the monotonic clock (busted's monotime, for durations)
+          var now = timespec()
+          clock_gettime(CLOCK_MONOTONIC, &now)
+          s.push(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+          return 1
         }
       ),
       (

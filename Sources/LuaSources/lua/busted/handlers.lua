@@ -49,10 +49,14 @@ package.preload["busted.languages.en"] = function() return english end
 -- Times, as busted's safe_publish sets them on an element when its start and end are
 -- published (a handler prints a test's, a file's, the suite's duration).
 
-local clock = os.clock
+local clock = host.clock
 local publish = T.publish
+local open = setmetatable({}, { __mode = "k" })  -- tests started and not yet ended
+local stopped = setmetatable({}, { __mode = "k" })  -- tests --timeout stopped: their cleanup says so
 function T.publish(path, element, ...)
   if type(path) == "table" and type(element) == "table" then
+    if path[1] == "test" and path[2] == "end" and stopped[element] then return end
+    if path[1] == "test" then open[element] = path[2] == "start" or nil end
     -- busted's file elements have no trace: what failed in a file's body is placed where it
     -- was raised (the error's debug table), not at a line 0
     if path[1] == "file" and path[2] == "start" and element.kind == "file" then element.trace = nil end
@@ -104,7 +108,24 @@ end
 -- with the element, its block, the message and where it happened.
 function T.publish_outcome(status, element, parent, message, traceback)
   if status == "success" then return end
+  -- a test past --timeout is stopped at the runtime's next check, maybe in the middle of a
+  -- handler: its error and end are told by its operation's cleanup instead (test_stopped)
+  if status == "error" and element.kind == "test" and T.options.timeout and T.test_stopped
+    and tostring(message):match("timed out after [%d.]+ s$") then
+    stopped[element] = message
+    return
+  end
   T.publish({ status, element.descriptor }, element, parent, message, debug_info(element, message, traceback))
+end
+
+-- A test that --timeout or Ctrl-C stopped while it ran (a loop) never reached its end: its
+-- operation's cleanup tells the handler, as the error it counts as.
+local function test_stopped(test, why, message)
+  if not open[test] then return end
+  local text = stopped[test] or test.file .. ":" .. test.line .. ": " .. (why == "timeout" and tostring(message) or why)
+  stopped[test] = nil
+  T.publish({ "error", test.descriptor }, test, test.parent, text, debug_info(test, text, nil))
+  T.publish({ "test", "end" }, test, test.parent, "error")
 end
 
 -- An error of a hook: the hook as busted's element for it: setup and teardown are busted's
@@ -167,6 +188,7 @@ end
 -- Returns false when the handler did not load (the default report takes over).
 function T.load_output(given)
   if not given.output and not given.enable_sound then return true end
+  T.test_stopped = test_stopped
   local busted = require("busted")
   if busted.parent == nil then rawset(busted, "parent", T.parent_of) end  -- busted.context.parent
   local options = handler_options(given)

@@ -245,6 +245,7 @@ local function start_children(block)
         name = unique(full ~= "" and full or child.file .. ":" .. child.line),
         after = after, when = "finished", timeout = T.options.timeout,
         run = function(self) return run_test(child, self) end,
+        cleanup = T.test_stopped and function(_, why, message) T.test_stopped(child, why, message) end,
       }
       host.case(op, full, child.file, child.line)
     else
