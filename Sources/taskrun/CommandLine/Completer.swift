@@ -53,11 +53,11 @@ enum Completer {
   static let test = Options(
     flags: [
       "-l", "--list", "--auto-insulate", "--no-auto-insulate", "--suppress-pending", "-c", "--coverage",
-      "--shuffle", "--tap", "-v", "--verbose", "--no-color", "--version", "-h", "--help"
+      "--shuffle", "--tap", "-v", "--verbose", "--no-color", "--version", "-h", "--help", "-s", "--enable-sound"
     ],
     files: ["-f", "--config-file", "--helper", "--junit", "--events", "--coverage-config-file"],
     dirs: ["-C", "--directory"],
-    words: [(["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"])],
+    words: [(["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit", "gtest", "sound"])],
     other: [
       "-p", "--pattern", "--exclude-pattern", "-r", "--run", "-Xoutput", "-Xhelper", "-m", "--lpath",
       "--cpath", "-e", "--repeat", "--filter", "--filter-out", "-t", "--tags", "--exclude-tags", "--seed",
