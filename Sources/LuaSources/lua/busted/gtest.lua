@@ -79,7 +79,7 @@ function T.output_gtest(options)
     failure = c.red("[  FAILED  ]"), error = c.magenta("[  ERROR   ]"),
   }
 
-  local function listed(status, word, items, describe)
+  local function listed(status, items, describe)
     local n = counts[status]
     if n == 0 then return "" end
     local mark = marks[status]
@@ -121,9 +121,9 @@ function T.output_gtest(options)
       .. c.green("[==========]") .. string.format(" %u %s from %u test %s ran. (%.2f ms total)\n",
         tests, plural(tests, "test", "tests"), files, plural(files, "file", "files"), ms)
       .. c.green("[  PASSED  ]") .. string.format(" %u %s.\n", counts.success, plural(counts.success, "test", "tests"))
-      .. listed("pending", "SKIPPED", handler.pendings, pending_text)
-      .. listed("failure", "FAILED", handler.failures, failure_text)
-      .. listed("error", "", handler.errors, failure_text)
+      .. listed("pending", handler.pendings, pending_text)
+      .. listed("failure", handler.failures, failure_text)
+      .. listed("error", handler.errors, failure_text)
     if counts.pending + counts.failure + counts.error > 0 then text = text .. "\n" end
     text = text .. total("pending", "SKIPPED") .. total("failure", "FAILED") .. total("error", "")
     write(text)
