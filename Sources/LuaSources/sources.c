@@ -24,6 +24,15 @@ static const char busted_run[] = {
 static const char busted_loaders[] = {
 #embed "lua/busted/loaders.lua"
 };
+static const char busted_base[] = {
+#embed "lua/busted/base.lua"
+};
+static const char busted_gtest[] = {
+#embed "lua/busted/gtest.lua"
+};
+static const char busted_handlers[] = {
+#embed "lua/busted/handlers.lua"
+};
 static const char busted_files[] = {
 #embed "lua/busted/files.lua"
 };
@@ -36,6 +45,9 @@ static const struct { const char *name; const char *text; size_t length; } sourc
   { "busted/declare.lua", busted_declare, sizeof busted_declare },
   { "busted/run.lua", busted_run, sizeof busted_run },
   { "busted/loaders.lua", busted_loaders, sizeof busted_loaders },
+  { "busted/base.lua", busted_base, sizeof busted_base },
+  { "busted/gtest.lua", busted_gtest, sizeof busted_gtest },
+  { "busted/handlers.lua", busted_handlers, sizeof busted_handlers },
   { "busted/files.lua", busted_files, sizeof busted_files },
 };
 

@@ -139,7 +139,7 @@ import Testing
 
   @Test(arguments: [
     (["--bogus"], "taskrun: unknown option '--bogus'"),
-    (["-o", "sound"], "unknown output 'sound'"),
+    (["-o", "gtest", "-Xoutput", "--bogus"], "gtest output handler: unknown/bad flag: --bogus"),
     (["--tap", "-o", "json"], "--tap and -o cannot be used together"),
     (["-f", "no-such.busted"], "specified config file 'no-such.busted' not found")
   ])

@@ -24,6 +24,8 @@ final class TestRuntime {
   /// Bodies that end as skipped when they return (a pending test), with the reason. Read as
   /// each body ends (`bodyEnded`): no exclusivity check on that path.
   @exclusivity(unchecked) var skipOnReturn: [OperationNode: String] = [:]
+  /// The -o output handler (Lua) that did not load, by name.
+  var outputFailed: String?
 
   /// What an operation of the run reports: its test (a test Ctrl-C or a timeout ended
   /// without saying gets its status from the operation's outcome) and the errors outside

@@ -2,6 +2,7 @@
 import CLua
 import CLuaShim
 import FoundationEssentials
+import Glibc
 import TaskEngine
 
 /// One result as reports show it: a test, or an error outside a test (a file that does not
@@ -78,6 +79,16 @@ public struct TestOptions: Sendable {
   public var helperArguments: [String] = []
   /// The test file loaders, in order (busted's --loaders): lua, moonscript, terra.
   public var loaders = ["lua", "moonscript"]
+  /// A busted output handler in Lua that reports the run (-o NAME taskrun does not report
+  /// itself: gtest, sound, a file or a module), nil when a report of taskrun's own does; its
+  /// -Xoutput options, and what busted's options table tells it.
+  public var output: String?
+  public var outputArguments: [String] = []
+  public var enableSound = false
+  public var verbose = false
+  public var deferPrint = false
+  /// Whether the handler colours its output by default (standard output is a terminal).
+  public var color = false
   public init() {}
 }
 
@@ -95,7 +106,10 @@ extension ScriptHost {
     s.newTable()
     let shared = s.ref()
     defer { s.unref(functions); s.unref(shared) }
-    for chunk in ["busted/declare.lua", "busted/run.lua", "busted/loaders.lua", "busted/files.lua"] {
+    for chunk in [
+      "busted/declare.lua", "busted/run.lua", "busted/loaders.lua", "busted/base.lua", "busted/gtest.lua",
+      "busted/handlers.lua", "busted/files.lua"
+    ] {
       loadChunk(chunk, as: "=[busted]")
       s.pushRef(functions)
       s.pushRef(shared)
@@ -164,7 +178,8 @@ extension ScriptHost {
         ("tags", options.tags), ("exclude_tags", options.excludeTags),
         ("arguments", options.arguments), ("statements", options.statements),
         ("helper_arguments", options.helperArguments), ("names", options.names),
-        ("exclude_names", options.excludeNames), ("loaders", options.loaders)
+        ("exclude_names", options.excludeNames), ("loaders", options.loaders),
+        ("output_arguments", options.outputArguments)
       ] {
         pushList(list, on: s)
         s.rawSet(-2, key)
@@ -181,11 +196,14 @@ extension ScriptHost {
         ("coverage", options.coverage), ("shuffle_files", options.shuffleFiles),
         ("shuffle_tests", options.shuffleTests),
         ("sort_files", options.sortFiles), ("sort_tests", options.sortTests), ("keep_going", options.keepGoing),
-        ("lazy", options.lazy), ("seed_given", options.seedGiven)
+        ("lazy", options.lazy), ("seed_given", options.seedGiven),
+        ("coverage", options.coverage), ("enable_sound", options.enableSound), ("verbose", options.verbose),
+        ("defer_print", options.deferPrint), ("color", options.color)
       ] {
         s.push(flag)
         s.rawSet(-2, key)
       }
+      if let output = options.output { s.push(output); s.rawSet(-2, "output") }
       if let config = options.coverageConfig { s.push(config); s.rawSet(-2, "coverage_config") }
       if let path = options.logSuccess { s.push(path); s.rawSet(-2, "log_success") }
       s.push(options.seed)
@@ -209,6 +227,10 @@ extension ScriptHost {
   /// What an operation of the run reports: its test and the errors outside tests it met
   /// (see `TestRuntime.results`).
   public func testResults(for op: OperationNode) -> [TestCase] { tests.results(for: op) }
+
+  /// The -o handler that did not load (busted/handlers.lua said so, and why, on standard
+  /// error): the default report takes its place and the run fails, as in busted.
+  public var testOutputFailed: String? { tests.outputFailed }
 
   private func pushList(_ list: [String], on s: LuaStack? = nil) {
     let s = s ?? stack
@@ -303,6 +325,22 @@ extension ScriptHost {
         { host, s in
           guard let op = host.operation(at: 1, on: s) else { return 0 }
           host.tests.cases[op.id]?.counted = false
+          return 0
+        }
+      ),
+      (
+        "clock",
+        { _, s in  // clock(): seconds on the monotonic clock (busted's monotime, for durations)
+          var now = timespec()
+          clock_gettime(CLOCK_MONOTONIC, &now)
+          s.push(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+          return 1
+        }
+      ),
+      (
+        "output_failed",
+        { host, s in  // output_failed(name, message): the -o handler did not load
+          host.tests.outputFailed = s.string(1) ?? "?"
           return 0
         }
       ),

@@ -65,7 +65,7 @@ enum Completer {
     ],
     dirs: ["-C", "--directory"],
     words: [
-      (["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit"]),
+      (["-o", "--output"], ["utfTerminal", "plainTerminal", "TAP", "json", "junit", "gtest", "sound"]),
       (["--loaders"], ["lua", "moonscript", "terra"]),
       (["--lang"], ["ar", "de", "en", "es", "fr", "is", "it", "ja", "nl", "pt-BR", "ro", "ru", "th", "ua", "zh"])
     ],

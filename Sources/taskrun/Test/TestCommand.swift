@@ -41,12 +41,20 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     name: [.customShort("r"), .customLong("run")], help: "The task of the .busted file to run (default: `default`).")
   var task: String?
 
-  @Option(name: [.customShort("o"), .long], help: "utfTerminal (default), plainTerminal, TAP, json or junit.")
+  @Option(
+    name: [.customShort("o"), .long],
+    help: """
+      utfTerminal (default), plainTerminal, TAP, json, junit, gtest, sound, or a busted output \
+      handler: a .lua file, else a module (busted.outputHandlers.NAME, else NAME).
+      """)
   var output: String?
 
   @Option(
     name: .customLong("Xoutput", withSingleDash: true), parsing: .unconditionalSingleValue,
-    help: "An option for the output (junit: the file to write).")
+    help: """
+      An option for the output, split at commas (junit: the file to write; utfTerminal, \
+      plainTerminal, gtest: --color, --plain; a handler's: its options.arguments).
+      """)
   var outputOptions: [String] = []
 
   @Option(help: "A Lua file (or module) run before the specs.")
@@ -163,7 +171,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
 
   @Flag(
     name: [.customShort("s"), .customLong("enable-sound")], inversion: .prefixedNo,
-    help: "Say the result aloud at the end (busted's sound output).")
+    help: "Say the outcome aloud at the end (busted's sound output; espeak).")
   var enableSound: Bool?
 
   @Flag(help: "Print the busted version taskrun test follows and exit.")
@@ -239,6 +247,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       usage(error.description)
     }
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: Session.outputIsTerminal)
+    var options = settings.options
+    options.color = color.enabled
     // A report that cannot be written is a usage error found before anything runs.
     let junitReport = try junitPath.map(JUnitReport.open(path:))
     let report: any TestReport
@@ -256,12 +266,15 @@ struct TestCommand: ParsableCommand, InvokedCommand {
 
     do {
       let files = try settings.files(host)
-      try host.prepareTests(settings.options)
+      try host.prepareTests(options)
       try host.planTests(files: files, rounds: settings.rounds)
     } catch let error as HostError {
       session.finishIfStopped(noteInterrupted: false)
       scheduler.processes.endDescendants()
       usage(error.description)
+    }
+    if host.testOutputFailed != nil, let lua = report as? LuaHandlerReport {
+      lua.fallback = TestReporter(verbose: settings.verbose, color: color)
     }
     let o = settings.options
     let shuffled = (o.shuffleFiles && !o.sortFiles) || (o.shuffleTests && !o.sortTests)
@@ -272,7 +285,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     let code: ExitCode =
       summary.interrupted || scheduler.interrupts > 0
       ? .interrupted
-      : writeFailed || counts.failed > 0 ? .failure : .success
+      : writeFailed || counts.failed > 0 || host.testOutputFailed != nil ? .failure : .success
     session.finish(code: code.rawValue)
   }
 

@@ -13,8 +13,6 @@ struct TestSettings {
   var rounds: Int
   var verbose: Bool
   var recursive: Bool
-  var deferPrint: Bool
-  var enableSound: Bool
   var output: String
   var outputOptions: [String]
 
@@ -48,10 +46,15 @@ struct TestSettings {
     }
     verbose = flag(command.verbose, "verbose", false)
     recursive = flag(command.recursive, "recursive", true)
-    deferPrint = flag(command.deferPrint, "defer-print", false)
-    enableSound = flag(command.enableSound, "enable-sound", false)
     output = command.tap ? "TAP" : text(command.output, "output") ?? "utfTerminal"
     outputOptions = commas(list(command.outputOptions, "Xoutput"))
+    if !Self.reports.contains(output) && !(command.list || flag(nil, "list", false)) {
+      options.output = output
+      options.outputArguments = outputOptions
+    }
+    options.enableSound = flag(command.enableSound, "enable-sound", false)
+    options.verbose = verbose
+    options.deferPrint = flag(command.deferPrint, "defer-print", false)
 
     options.filter = list(command.filter, "filter")
     options.filterOut = list(command.filterOut, "filter-out")
@@ -220,17 +223,37 @@ struct TestSettings {
     return files
   }
 
-  /// The report -o names (busted's output names; --tap is -o TAP).
+  /// The outputs taskrun reports itself (in Swift); any other -o name is a busted output
+  /// handler in Lua (gtest, sound, a .lua file, a module: busted/handlers.lua).
+  static let reports: Set<String> = ["utfTerminal", "plainTerminal", "TAP", "json", "junit"]
+
+  /// The report -o names (busted's output names; --tap is -o TAP). A Lua handler prints its
+  /// own report: taskrun's says nothing (what tests print still shows) unless the handler does
+  /// not load (`LuaHandlerReport.fallback`).
   func report(verbose: Bool, color: ColorPolicy) throws -> any TestReport {
     if options.list { return ListReport() }
     switch output {
-    case "utfTerminal": return TestReporter(verbose: verbose, color: color, deferred: deferPrint)
-    case "plainTerminal": return TestReporter(verbose: verbose, color: color, marks: .plain, deferred: deferPrint)
+    case "utfTerminal", "plainTerminal":
+      // busted's terminal handlers take -Xoutput --color and --plain, and refuse the rest
+      var color = color
+      for option in outputOptions {
+        switch option {
+        case "--color": color = ColorPolicy(enabled: true)
+        case "--plain": color = ColorPolicy(enabled: false)
+        default:
+          throw HostError(
+            option.hasPrefix("-")
+              ? "\(output) output handler: unknown/bad flag: \(option)"
+              : "\(output) output handler: bad number of arguments: 0 argument(s) must be specified, not 1")
+        }
+      }
+      return TestReporter(
+        verbose: verbose, color: color, marks: output == "utfTerminal" ? .utf : .plain,
+        deferred: options.deferPrint)
     case "TAP": return TapReporter()
     case "json": return JSONTestReport()
     case "junit": return try JUnitReport.open(path: outputOptions.first ?? "-")
-    default:
-      throw HostError("unknown output '\(output)' (utfTerminal, plainTerminal, TAP, json or junit)")
+    default: return LuaHandlerReport()
     }
   }
 

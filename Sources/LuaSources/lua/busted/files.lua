@@ -97,6 +97,7 @@ function runtime.prepare(given)
       for _, pattern in ipairs { "busted%.", "luassert%.", "say%.", "pl%." } do exclude[#exclude + 1] = pattern end
     end
   end
+  T.load_output(given)  -- busted/handlers.lua: the -o handler, before the helper as in busted
   if given.helper ~= "" then
     local helper_arg = { [-1] = arg[-1], [0] = arg[0] }
     for i, value in ipairs(given.helper_arguments) do helper_arg[i] = value end

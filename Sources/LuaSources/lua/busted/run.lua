@@ -111,6 +111,7 @@ local function run_hooks(block, list, op)
     local status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
     if status ~= "success" and status ~= "pending" then
       fault(op, hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
+      T.publish_hook_error(block, hook, message, trace)
       ok = false
     end
   end
@@ -175,9 +176,11 @@ local function run_test(test, op)
     T.publish({ "test", "start" }, test, test.parent)
     running[co] = state
     status, message, trace = guarded("it", test.fn, test)
+    T.publish_outcome(status, test, test.parent, message, trace)
     if state.finally then
       test.env.pending = T.reject("pending")  -- busted rejects pending() in a finally
       local s, m, t = guarded("finally", state.finally, test)
+      T.publish_outcome(s, test, test.parent, m, t)
       if s ~= "success" and (status == "success" or status == "pending") then status, message, trace = s, m, t end
     end
     running[co] = nil
@@ -268,6 +271,7 @@ local function start_children(block)
         name = unique(full ~= "" and full or child.file .. ":" .. child.line),
         after = after, when = "finished", timeout = T.options.timeout,
         run = function(self) return run_test(child, self) end,
+        cleanup = T.test_stopped and function(_, why, message) T.test_stopped(child, why, message) end,
       }
       host.case(op, full, child.file, child.line)
     else
@@ -341,6 +345,7 @@ function run_block(block, op)
     local name = block_name(block)
     if block.kind == "file" and not block.load_error then name = "suite " .. name end
     fault(op, name, block.file, line, message, trace)
+    if not block.load_error then T.publish_outcome("error", block, block.parent or T.root, message, trace) end
   elseif not T.options.list then
     if run_hooks(block, "setup", op) then
       local children = start_children(block)
@@ -365,7 +370,8 @@ local function run_suite(files, op, round, rounds, seed)
   root.lazy_ok = nil
   root.hooks_context = root.hooks_context or { parent = root, unwrap = 1, env = T.rejections }
   root.files = files  -- busted.children(suite)
-  T.publish({ "suite", "start" }, root, round, rounds)
+  if round > 1 then T.publish({ "suite", "reset" }, root, round, rounds) end
+  T.publish({ "suite", "start" }, root, round, rounds, T.options.shuffle_tests and seed or nil)
   if T.options.list or run_hooks(root, "setup", op) then
     local anchor
     for _, file in ipairs(files) do

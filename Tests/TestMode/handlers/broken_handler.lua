@@ -1,0 +1,2 @@
+-- An output handler that does not load.
+error("this handler is broken")

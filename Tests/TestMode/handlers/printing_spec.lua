@@ -1,0 +1,5 @@
+describe("printing", function()
+  it("prints", function()
+    print("printed by the test")
+  end)
+end)
