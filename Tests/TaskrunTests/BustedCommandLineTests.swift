@@ -111,6 +111,15 @@ import Testing
     #expect(missing.status == 2 && missing.stderr.contains("--exclude-names-file"), "\(missing.stderr)")
     let unwritable = try test(["--log-success", "/nonexistent/log"])
     #expect(unwritable.status == 2 && unwritable.stderr.contains("--log-success"), "\(unwritable.stderr)")
+    // Neither waits: a FIFO without a reader, a device that never ends.
+    let fifo = Scratch.root.appendingPathComponent("fifo-\(UUID().uuidString)")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    let held = try test(["--log-success", fifo.path, "spec/f1_spec.lua"])
+    #expect(held.status == 2 && held.stderr.contains("no reader on the FIFO"), "\(held.stderr)")
+    for endless in [fifo.path, "/dev/zero"] {
+      let run = try test(["--exclude-names-file", endless, "spec/f1_spec.lua"])
+      #expect(run.status == 2 && run.stderr.contains("a regular file of at most 64 MiB"), "\(run.stderr)")
+    }
   }
 
   @Test func recursiveLazyAndDeferPrint() throws {

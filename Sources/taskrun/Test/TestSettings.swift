@@ -60,7 +60,7 @@ struct TestSettings {
     options.filterOut = list(command.filterOut, "filter-out")
     options.names = list(command.name, "name")
     options.excludeNames = try text(command.excludeNamesFile, "exclude-names-file").map(Self.lines(of:)) ?? []
-    options.logSuccess = text(command.logSuccess, "log-success")
+    options.logSuccess = try text(command.logSuccess, "log-success").map(Self.appendable)
     options.tags = commas(list(command.tags, "tags"))
     options.excludeTags = commas(list(command.excludeTags, "exclude-tags"))
     if let tag = options.tags.first(where: options.excludeTags.contains) {
@@ -139,13 +139,30 @@ struct TestSettings {
   }
 
   /// The names in an --exclude-names-file, a line each.
+  /// A regular file of at most 64 MiB: a FIFO or a device (/dev/zero) would hold the run
+  /// before it starts.
   static func lines(of path: String) throws -> [String] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw HostError("--exclude-names-file: cannot read '\(path)'")
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 64 << 20,
+      let data = FileManager.default.contents(atPath: path)
+    else {
+      throw HostError("--exclude-names-file: cannot read '\(path)' (a regular file of at most 64 MiB)")
     }
     var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
     if lines.last == "" { lines.removeLast() }  // as io.lines reads them
     return lines.map(String.init)
+  }
+
+  /// --log-success's file, which Lua then opens to append: the open here never waits (a FIFO
+  /// without a reader is refused, as --junit's is) and says why it cannot be written.
+  static func appendable(_ path: String) throws -> String {
+    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
+    guard fd >= 0 else {
+      let reason = errno == ENXIO ? "no reader on the FIFO" : String(cString: strerror(errno))
+      throw HostError("--log-success: cannot write '\(path)': \(reason)")
+    }
+    close(fd)
+    return path
   }
 
   /// A path, or a name looked up on PATH, that can be run.
