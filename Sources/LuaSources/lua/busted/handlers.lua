@@ -31,7 +31,8 @@ local function sound(options)
     if not found or found == "" then return nil, true end
     local messages = handler.failuresCount > 0 and language.failure_messages or language.success_messages
     local message = messages[math.random(1, #messages)]:gsub('["\\$`]', "")
-    io.popen("espeak -s 160 \"" .. message .. "\" > /dev/null 2>&1")
+    -- os.execute waits as sh does (Ctrl-C ends it): nothing is left speaking after taskrun
+    os.execute("espeak -s 160 \"" .. message .. "\" > /dev/null 2>&1")
     return nil, true
   end
   busted.subscribe({ "suite", "end" }, handler.suiteEnd)
