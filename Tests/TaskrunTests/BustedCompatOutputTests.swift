@@ -272,6 +272,21 @@ extension BustedCompatOutputTests {
             + "(Debian: apt-get install espeak)\n",
         "\(run.stderr)")
     }
+    // With an espeak (a fake one here) the outcome is said, and taskrun waits for it to end.
+    let bin = Scratch.root.appendingPathComponent("espeak-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let said = bin.appendingPathComponent("said")
+    try Scratch.writeProgram(
+      "#!/bin/sh\necho \"$@\" > '\(said.path)'\nsleep 0.3\necho ended >> '\(said.path)'\n",
+      to: bin.appendingPathComponent("espeak"))
+    let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")
+    let passed = try taskrun(["-s", "printing_spec.lua"], environment: ["PATH": path])
+    let words = try String(contentsOf: said, encoding: .utf8)
+    #expect(
+      passed.stderr.isEmpty && words.contains(" pass") && words.hasSuffix("\nended\n"), "\(words)\(passed.stderr)")
+    let failed = try taskrun(["-o", "sound", "outputs_spec.lua"], environment: ["PATH": path])
+    let failure = try String(contentsOf: said, encoding: .utf8)
+    #expect(failed.status == 1 && failure.contains("fail") && failure.hasSuffix("ended\n"), "\(failure)")
   }
 }
 
