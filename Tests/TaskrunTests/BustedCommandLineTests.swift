@@ -136,6 +136,65 @@ import Testing
     #expect(try test(["spec/f1_spec.lua"]).stdout.hasPrefix("●●●\n"))
   }
 
+  @Test func timeoutBoundsTheHooksABlockRuns() throws {
+    let started = Date()
+    let run = try test(["--timeout", "1", "timeout/hook_spec.lua", "-o", "TAP"])
+    #expect(Date().timeIntervalSince(started) < 30, "neither hook held the run")
+    #expect(Self.names(run.stdout) == ["hooks setup", "later runs", "later teardown", "last"], "\(run.stdout)")
+    #expect(run.stdout.contains("timeout/hook_spec.lua:3: the setup hook timed out after 1 s"), "\(run.stdout)")
+    #expect(run.status == 1 && run.stdout.hasSuffix("# 2 passed, 2 failed\n"))
+  }
+
+  /// What a hostile spec, .busted file or option gives is refused or bounded, never a hang.
+  @Test func hostileInputIsRefusedOrBounded() throws {
+    let deep = try test(["hostile/deep_spec.lua", "-o", "TAP"], environment: ["DEPTH": "250"])
+    #expect(deep.status == 1 && deep.stdout.contains("blocks nest more than 200 deep"), "\(deep.stdout)")
+    let fine = try test(["hostile/deep_spec.lua", "-o", "TAP"], environment: ["DEPTH": "150"])
+    #expect(fine.status == 0 && Self.names(fine.stdout).count == 1)
+    // A FIFO among the specs is not a spec (its first read would wait forever).
+    let folder = try project(busted: "return {}")
+    #expect(mkfifo(folder.appendingPathComponent("spec/fifo_spec.lua").path, 0o600) == 0)
+    let found = try test(["-o", "TAP"], in: folder)
+    #expect(Self.names(found.stdout).count == 38, "\(found.stdout)\(found.stderr)")
+    let named = try test(["spec/fifo_spec.lua"], in: folder)
+    #expect(named.status == 2 && named.stderr.contains("spec/fifo_spec.lua: not a regular file or folder"))
+    for (config, message) in [
+      ("return { default = { tags = { 1, 2 } } }", "'tags' must be a list of strings (item 1 is a number)"),
+      ("return { default = { filter = print } }", "'filter' must be a string, a number, a boolean or a list")
+    ] {
+      let run = try test([], in: try project(busted: config))
+      #expect(run.status == 2 && run.stderr.contains(message), "\(config): \(run.stderr)")
+    }
+    let ignored = try test(["-o", "TAP"], in: try project(busted: "return { default = { unknown = print } }"))
+    #expect(ignored.status == 1 && Self.names(ignored.stdout).count == 38, "a key busted ignores is ignored")
+    for (option, pattern, message) in [
+      ("-p", "[", "--pattern '[': malformed pattern (missing ']')"),
+      ("--exclude-pattern", "%", "--exclude-pattern '%': malformed pattern (ends with '%')")
+    ] {
+      let run = try test([option, pattern])
+      #expect(run.status == 2 && run.stderr.contains(message), "\(run.stderr)")
+    }
+    #expect(try test(["--repeat", "1e1", "spec/f1_spec.lua", "-o", "TAP"]).stdout.contains("# 30 passed"))
+    let half = try test(["--repeat", "1.5", "spec/f1_spec.lua"])
+    #expect(half.status == 2 && half.stderr.contains("--repeat must be a whole number (got 1.5)"))
+    let negative = try test(["--shuffle", "--seed", "-5", "-o", "TAP"])
+    #expect(negative.status == 1 && Self.names(negative.stdout).count == 38, "\(negative.stderr)")
+    let full = try test(["--log-success", "/dev/full", "spec/f1_spec.lua"])
+    #expect(full.status == 1 && full.stderr.contains("No space left on device; the file is incomplete"))
+    let listed = try test(["-l", "--suppress-pending", "spec/a_spec.lua"])
+    #expect(listed.status == 0 && !listed.stdout.contains("A p1") && listed.stdout.contains("A a1"))
+  }
+
+  /// A .busted file that loops is stopped by Ctrl-C, as everything else is.
+  @Test func ctrlCStopsABustedFileThatLoops() throws {
+    let folder = try project(busted: "while true do end")
+    let started = try Binary.start(["test"], in: folder)
+    usleep(500_000)
+    kill(started.child.pid, SIGINT)
+    let run = Binary.finish(started, timeout: 20)
+    #expect(run.status == 130, "\(run.stderr)")
+  }
+
   /// Each option busted 2.x has (and its --no- form) is taken; a run with all of them passes.
   @Test(arguments: [
     ["--no-coverage"], ["--no-verbose"], ["-v"], ["--no-auto-insulate"], ["--no-suppress-pending"],

@@ -26,6 +26,8 @@ final class TestRuntime {
   @exclusivity(unchecked) var skipOnReturn: [OperationNode: String] = [:]
   /// The -o output handler (Lua) that did not load, by name.
   var outputFailed: String?
+  /// Why --log-success's file could not be written (the first failed write), if it could not.
+  var logFailed: String?
 
   /// What an operation of the run reports: its test (a test Ctrl-C or a timeout ended
   /// without saying gets its status from the operation's outcome) and the errors outside

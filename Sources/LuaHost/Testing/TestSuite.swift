@@ -157,6 +157,15 @@ extension ScriptHost {
     return s.string(-1) ?? "?"
   }
 
+  /// Throws, naming `option`, for the first of `patterns` that is not a Lua pattern.
+  public func checkPatterns(_ option: String, _ patterns: [String]) throws {
+    try callRuntime("check_patterns") { s in
+      s.push(option)
+      pushList(patterns, on: s)
+      return 2
+    }
+  }
+
   /// Whether `name` matches one of the Lua `patterns` (busted's test file `pattern`).
   public func fileName(_ name: String, matches patterns: [String]) -> Bool {
     let s = stack
@@ -231,6 +240,8 @@ extension ScriptHost {
   /// The -o handler that did not load (busted/handlers.lua said so, and why, on standard
   /// error): the default report takes its place and the run fails, as in busted.
   public var testOutputFailed: String? { tests.outputFailed }
+  /// Why --log-success's file is incomplete, if it is.
+  public var testLogFailed: String? { tests.logFailed }
 
   private func pushList(_ list: [String], on s: LuaStack? = nil) {
     let s = s ?? stack
@@ -335,6 +346,13 @@ extension ScriptHost {
           clock_gettime(CLOCK_MONOTONIC, &now)
           s.push(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
           return 1
+        }
+      ),
+      (
+        "log_failed",
+        { host, s in  // log_failed(message): a --log-success write failed
+          if host.tests.logFailed == nil { host.tests.logFailed = s.string(1) ?? "?" }
+          return 0
         }
       ),
       (

@@ -80,8 +80,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Option(name: .customShort("e"), help: "Run this Lua statement before the specs (repeatable).")
   var statements: [String] = []
 
-  @Option(name: .customLong("repeat"), help: "Run the specs COUNT times.")
-  var repeatCount: Int?
+  @Option(name: .customLong("repeat"), parsing: .unconditional, help: "Run the specs COUNT times (1 to 1,000,000).")
+  var repeatCount: String?
 
   @Flag(name: [.customShort("l"), .long], help: "Print the name of every test instead of running them.")
   var list = false
@@ -141,7 +141,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
   @Flag(name: .customLong("sort-tests"), inversion: .prefixedNo, help: "Run tests in name order within each block.")
   var sortTests: Bool?
 
-  @Option(help: "The seed of the random order (busted's: the same seed gives busted's order).")
+  @Option(
+    parsing: .unconditional, help: "The seed of the random order (busted's: the same seed gives busted's order).")
   var seed: String?
 
   @Flag(
@@ -205,9 +206,6 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       throw ValidationError(
         "--timeout must be a number of seconds from 0 to \(formatNumber(Limits.maxSeconds)) (got \(timeout))")
     }
-    if let repeatCount, !(1...Limits.maxCount).contains(repeatCount) {
-      throw ValidationError("--repeat must be from 1 to \(Limits.maxCount) (got \(repeatCount))")
-    }
     if tap && output != nil { throw ValidationError("--tap and -o cannot be used together") }
     if tap && verbose == true { throw ValidationError("--tap and -v cannot be used together") }
   }
@@ -228,6 +226,8 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       host: .init(arguments: invocation.scriptArguments))
     let scheduler = session.scheduler
     let host = session.host
+    // Ctrl-C reaches Lua from here on: a .busted file or a helper that loops is stopped too.
+    session.attachSignals()
     do { try host.installTestRuntime() } catch let error as HostError { usage(error.description) }
     if version {
       print(host.bustedVersion)
@@ -244,6 +244,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       }
       settings = try TestSettings(self, config: config)
     } catch let error as HostError {
+      session.finishIfStopped(noteInterrupted: false)
       usage(error.description)
     }
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: Session.outputIsTerminal)
@@ -262,8 +263,6 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     do { try session.addReports(events: eventsPath, trace: nil, folder: AT_FDCWD, progressTicks: false) } catch {
       usage("\(error)")
     }
-    session.attachSignals()
-
     do {
       let files = try settings.files(host)
       try host.prepareTests(options)
@@ -281,7 +280,11 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     report.started(seed: shuffled ? o.seed : nil)
     let summary = host.run(try host.select(targets: []))
     let counts = TestCounts(results.results)
-    let writeFailed = junitReport?.writeError != nil || (report as? JUnitReport)?.writeError != nil
+    if let why = host.testLogFailed, let path = settings.options.logSuccess {
+      writeStandardError("taskrun: cannot write to --log-success's '\(path)': \(why); the file is incomplete\n")
+    }
+    let writeFailed =
+      junitReport?.writeError != nil || (report as? JUnitReport)?.writeError != nil || host.testLogFailed != nil
     let code: ExitCode =
       summary.interrupted || scheduler.interrupts > 0
       ? .interrupted

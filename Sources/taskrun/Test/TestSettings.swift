@@ -30,17 +30,11 @@ struct TestSettings {
     func flag(_ command: Bool?, _ key: String, _ otherwise: Bool) -> Bool {
       command ?? config[key]?.first.map { $0 == "true" } ?? otherwise
     }
-    func number(_ command: Int?, _ key: String) throws -> Int? {
-      if let command { return command }
-      guard let text = config[key]?.first else { return nil }
-      guard let value = Int(text) else { throw HostError(".busted: '\(key)' must be a whole number (got \(text))") }
-      return value
-    }
     roots = list(command.roots, "ROOT")
     patterns = list(command.pattern, "pattern")
     if patterns.isEmpty { patterns = ["_spec"] }
     excludes = list(command.excludePattern, "exclude-pattern")
-    rounds = try number(command.repeatCount, "repeat") ?? 1
+    rounds = try Self.wholeNumber(text(command.repeatCount, "repeat"), "--repeat") ?? 1
     guard (1...Limits.maxCount).contains(rounds) else {
       throw HostError("--repeat must be from 1 to \(Limits.maxCount) (got \(rounds))")
     }
@@ -71,7 +65,7 @@ struct TestSettings {
     options.shuffleTests = order.shuffleTests ?? flag(nil, "shuffle-tests", false)
     options.sortFiles = order.sortFiles ?? flag(nil, "sort-files", false)
     options.sortTests = order.sortTests ?? flag(nil, "sort-tests", false)
-    let seed = try Self.seed(text(command.seed, "seed"))
+    let seed = try Self.wholeNumber(text(command.seed, "seed"), "--seed")
     options.seed = seed ?? Int.random(in: 0...Int(UInt32.max))
     options.seedGiven = seed != nil
     options.keepGoing = flag(command.keepGoing, "keep-going", true)
@@ -128,14 +122,14 @@ struct TestSettings {
     return result
   }
 
-  /// busted's --seed: a number (Lua's tonumber) that math.randomseed takes, so a whole
-  /// number within Lua's integers.
-  static func seed(_ text: String?) throws -> Int? {
+  /// busted's --seed and --repeat: a number as Lua's tonumber reads it (`1e3`, `0x10`, `-5`),
+  /// whole and within Lua's integers (math.randomseed and a count take no other).
+  static func wholeNumber(_ text: String?, _ option: String) throws -> Int? {
     guard let text else { return nil }
     let trimmed = text.trimmed(newlines: true)
     if let value = Int(trimmed) { return value }
     if let value = Double(trimmed), value.rounded() == value, abs(value) < 9.2e18 { return Int(value) }
-    throw HostError("--seed must be a whole number (got \(text))")
+    throw HostError("\(option) must be a whole number (got \(TerminalText.escaped(text)))")
   }
 
   /// The names in an --exclude-names-file, a line each.
@@ -204,6 +198,8 @@ struct TestSettings {
   /// extensions (.lua, .moon, .t); the others are found but not run, as in busted. A file
   /// named twice runs once.
   func files(_ host: ScriptHost) throws -> [String] {
+    try host.checkPatterns("--pattern", patterns)
+    try host.checkPatterns("--exclude-pattern", excludes)
     let manager = FileManager.default
     var folders = roots
     if folders.isEmpty {
@@ -216,6 +212,8 @@ struct TestSettings {
     for root in folders {
       guard manager.fileExists(atPath: root) else { throw HostError("Cannot find file or directory: \(root)") }
       guard Self.isDirectory(root) else {
+        // A FIFO or a device would hold the run in its first read.
+        guard Self.isRegularFile(root) else { throw HostError("\(root): not a regular file or folder") }
         files.append(root)
         continue
       }
@@ -228,7 +226,7 @@ struct TestSettings {
           return !host.fileName(name, matches: excludes) && host.fileName(name, matches: patterns)
         }
         .map { root.hasSuffix("/") ? root + $0 : root + "/" + $0 }
-        .filter { !Self.isDirectory($0) }
+        .filter(Self.isRegularFile)  // not a folder, a FIFO or a device
         .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
       files += found
     }
@@ -277,5 +275,10 @@ struct TestSettings {
   static func isDirectory(_ path: String) -> Bool {
     var info = stat()
     return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
+  static func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
   }
 }

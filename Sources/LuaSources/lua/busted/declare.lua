@@ -80,7 +80,7 @@ local descriptors = { context = "describe", insulate = "describe", expose = "des
 function T.new_block(kind, name, parent, fn, where)
   return {
     kind = kind, name = name, parent = parent, fn = fn, children = {}, declared = {},
-    unwrap = kind == "expose" and 2 or nil,
+    unwrap = kind == "expose" and 2 or nil, depth = parent and (parent.depth or 0) + 1 or 0,
     before_each = {}, after_each = {}, setup = {}, teardown = {}, lazy_setup = {}, lazy_teardown = {},
     file = where.file, line = where.line,
     descriptor = descriptors[kind] or kind, trace = { short_src = where.file, currentline = where.line },
@@ -175,8 +175,14 @@ local function declaration(word, declare)
   end
 end
 
+-- How deep blocks may nest: busted stops near here too (Lua's C stack, about 200 calls).
+local max_depth = 200
+
 local function block_function(kind)
   return declaration(kind, function(name, fn, where)
+    if (T.current.depth or 0) >= max_depth then
+      error(where.file .. ":" .. where.line .. ": blocks nest more than " .. max_depth .. " deep", 0)
+    end
     add(T.new_block(kind, tostring(name), T.current, fn, where))
   end)
 end

@@ -11,6 +11,16 @@ local function list(value)
   return items
 end
 
+-- The keys taskrun reads (busted's long option names, `ROOT` and `e`); others are ignored,
+-- as busted ignores them.
+local read_keys = {}
+for key in ([[ROOT e pattern exclude-pattern directory output Xoutput Xhelper helper lpath cpath filter
+  filter-out name exclude-names-file log-success tags exclude-tags shuffle-files shuffle-tests sort-files
+  sort-tests seed repeat keep-going recursive lazy defer-print enable-sound lang lua ignore-lua list
+  verbose auto-insulate suppress-pending coverage coverage-config-file loaders]]):gmatch("%S+") do
+  read_keys[key] = true
+end
+
 -- A .busted file (busted/modules/configuration_loader.lua): the task `run` names, else
 -- `default`, under `_all`. Returns its options by their command-line names.
 function runtime.config(path, run)
@@ -31,7 +41,18 @@ function runtime.config(path, run)
   local options = {}
   for key, value in pairs(merged) do
     if type(key) == "string" then
-      if type(value) == "table" then
+      local kind = type(value)
+      if read_keys[key] and kind ~= "string" and kind ~= "number" and kind ~= "boolean" and kind ~= "table" then
+        error(path .. ": '" .. key .. "' must be a string, a number, a boolean or a list of strings (got a "
+          .. kind .. ")", 0)
+      end
+      if kind == "table" then
+        for i, item in pairs(value) do
+          if read_keys[key] and (math.type(i) ~= "integer" or type(item) ~= "string") then
+            error(path .. ": '" .. key .. "' must be a list of strings (item " .. tostring(i) .. " is a "
+              .. type(item) .. ")", 0)
+          end
+        end
         options[key] = list(value)
       elseif type(value) == "boolean" then
         options[key] = { value and "true" or "false" }
@@ -41,6 +62,15 @@ function runtime.config(path, run)
     end
   end
   return options
+end
+
+-- Lua patterns an option gives, each checked as string.find would read it: a malformed one
+-- is an error that names the option (busted's string.find raises it while it searches).
+function runtime.check_patterns(option, patterns)
+  for _, pattern in ipairs(patterns) do
+    local ok, err = pcall(string.find, "", pattern)
+    if not ok then error(option .. " '" .. pattern .. "': " .. tostring(err):gsub("^.-: ", ""), 0) end
+  end
 end
 
 -- Whether a file's base name matches one of busted's `pattern`s (Lua patterns).

@@ -102,13 +102,23 @@ local function hook_name(block, word)
   return (block.kind == "file" or block.kind == "root") and word or T.full_name(block) .. " " .. word
 end
 
+local limited  -- guarded, within --timeout (below)
+
+-- The hooks that run in a block's own operation, not a test's: --timeout bounds each.
+local block_hooks = { setup = true, teardown = true, lazy_teardown = true }
+
 -- Runs a block's hooks of one kind in the order they were declared, teardowns and after_each
 -- too (busted/block.lua's dexecAll); each that fails is an error of its own. Returns whether
 -- all succeeded.
 local function run_hooks(block, list, op)
   local ok = true
   for _, hook in ipairs(block[list]) do
-    local status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
+    local status, message, trace
+    if block_hooks[list] then
+      status, message, trace = limited(hook.word .. " hook", hook.word, hook.fn, block.hooks_context, op, hook.where)
+    else
+      status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
+    end
     if status ~= "success" and status ~= "pending" then
       fault(op, hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
       T.publish_hook_error(block, hook, message, trace)
@@ -135,7 +145,11 @@ end
 local function conclude(op, status, message, trace, test)
   if status == "success" then
     host.status(op, "passed")
-    if T.log_success then T.log_success:write(T.full_name(test), "\n") end
+    if T.log_success then
+      local ok, err = T.log_success:write(T.full_name(test) .. "\n")
+      if ok then ok, err = T.log_success:flush() end
+      if not ok then host.log_failed(tostring(err)) end
+    end
   elseif status == "pending" then
     host.status(op, "pending", message)
     host.skip(op, message or "pending")
@@ -152,7 +166,10 @@ end
 -- Spies and stubs are not reverted between tests: busted 2.1.1 does not either (a spec
 -- reverts them itself, with assert:snapshot() or spy:revert()).
 local function run_test(test, op)
-  if T.options.list then return host.status(op, "passed") end
+  if T.options.list then
+    if test.pending and T.options.suppress_pending then return host.drop(op) end  -- nor listed
+    return host.status(op, "passed")
+  end
   if T.skip_all then return host.drop(op) end
   if test.pending then  -- busted gives it no message
     T.publish({ "test", "start" }, test, test.parent)
@@ -287,29 +304,33 @@ local function start_children(block)
   return made
 end
 
--- A block's function declares its children. With --timeout it runs as an operation of its
--- own, so the limit bounds the body and not the tests it declares.
+-- guarded(descriptor, fn, element), and with --timeout as an operation of its own (of `op`,
+-- the block's), so the limit bounds what runs in a block's operation (its body, its setup
+-- and teardown hooks) and not the tests it waits for. `what` names it in the message.
+function limited(what, descriptor, fn, element, op, where)
+  if not T.options.timeout then return guarded(descriptor, fn, element) end
+  local status, message, trace
+  local body = operation {
+    name = unique("[" .. what .. "] " .. where.file .. ":" .. where.line), queue = blocks,
+    timeout = T.options.timeout,
+    run = function() status, message, trace = guarded(descriptor, fn, element) end,
+  }
+  host.body(body, op)
+  local ok, err = pcall(wait, body)
+  if not ok and status == nil then
+    status = "error"
+    message = where.file .. ":" .. where.line .. ": the " .. what .. " "
+      .. (tostring(err):match("failed: (.*)$") or tostring(err))
+  end
+  return status, message, trace
+end
+
+-- A block's function declares its children (within --timeout).
 local function run_body(block, op)
   if block.load_error then return "error", block.load_error end
   local previous = T.current
   T.current = block
-  local status, message, trace
-  if T.options.timeout then
-    local body = operation {
-      name = unique("[" .. block.kind .. " body] " .. block_name(block)), queue = blocks,
-      timeout = T.options.timeout,
-      run = function() status, message, trace = guarded(block.kind, block.fn, block) end,
-    }
-    host.body(body, op)
-    local ok, err = pcall(wait, body)
-    if not ok and status == nil then
-      status = "error"
-      message = block.file .. ":" .. block.line .. ": the " .. block.kind .. " body "
-        .. (tostring(err):match("failed: (.*)$") or tostring(err))
-    end
-  else
-    status, message, trace = guarded(block.kind, block.fn, block)
-  end
+  local status, message, trace = limited(block.kind .. " body", block.kind, block.fn, block, op, block)
   T.current = previous
   return status, message, trace
 end

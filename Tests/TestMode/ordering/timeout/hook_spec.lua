@@ -1,0 +1,10 @@
+-- A setup that loops and a teardown that waits: --timeout stops each, the run goes on.
+describe("hooks", function()
+  setup(function() while true do end end)
+  it("never", function() end)
+end)
+describe("later", function()
+  teardown(function() sleep(100) end)
+  it("runs", function() end)
+end)
+it("last", function() end)
