@@ -42,6 +42,11 @@ import Testing
     #expect(run.status == 0 && run.stdout.hasSuffix("\n1 passed, 0 failed\n"), "\(run.stdout)\(run.stderr)")
     let broken = try test(["--helper", "no-such-helper.lua"])
     #expect(broken.status == 2 && broken.stderr.contains("failed running the specified helper (no-such-helper.lua)"))
+    let module = try test(["--helper", "no.such.module"])
+    #expect(
+      module.stderr.contains(
+        "failed running the specified helper (no.such.module), error: module 'no.such.module' not found"),
+      "no position of taskrun's own runtime: \(module.stderr)")
   }
 
   @Test func aHelperMaySubscribeToBustedsEventsAndAddSuiteHooks() throws {

@@ -142,7 +142,11 @@ function runtime.prepare(given)
       end
     end)
     _G.arg = arg
-    if not ok then error("failed running the specified helper (" .. given.helper .. "), error: " .. tostring(err), 0) end
+    if not ok then
+      -- the runtime's own position (where require was called) means nothing to the user
+      local why = tostring(err):gsub("^%[busted%]:%d+: ", "")
+      error("failed running the specified helper (" .. given.helper .. "), error: " .. why, 0)
+    end
   end
   T.current = nil
 end
