@@ -80,7 +80,7 @@ import Testing
   func gtestIsBustedsByteForByteApartFromTimings() throws {
     for extra in [
       [], ["-v"], ["--suppress-pending"], ["--repeat", "2"], ["--filter", "nested"], ["-Xoutput", "--color"],
-      ["-Xoutput", "--plain", "-v"]
+      ["-Xoutput", "--plain", "-v"], ["-Xoutput", "--plain,--color"], ["-Xoutput", "--color", "-Xoutput", "--plain"]
     ] {
       for specs in [["outputs_spec.lua"], ["printing_spec.lua"], ["hooks_spec.lua", "toplevel_spec.lua"]] {
         let theirs = try underBusted(["-o", "gtest"] + extra + specs)
@@ -101,6 +101,12 @@ import Testing
       "--color forces busted's colours (NO_COLOR is set): \(color.stdout)")
     let plain = try taskrun(["-o", "gtest", "-Xoutput=--plain", "printing_spec.lua"])
     #expect(plain.status == 0 && !plain.stdout.contains("\u{1B}["), "\(plain.stdout)")
+    // --plain wins over --color whatever the order, as busted's handler checks it first
+    for options in [["-Xoutput", "--plain,--color"], ["-Xoutput", "--color", "-Xoutput", "--plain"]] {
+      let both = try taskrun(["-o", "gtest"] + options + ["printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
+      #expect(
+        both.status == 0 && both.stdout.contains("[ RUN      ]") && !both.stdout.contains("\u{1B}["), "\(both.stdout)")
+    }
     let refused = try taskrun(["-o", "gtest", "-Xoutput", "--bogus", "printing_spec.lua"])
     #expect(refused.status == 2 && refused.stderr.contains("gtest output handler: unknown/bad flag: --bogus"))
     #expect(!refused.stdout.contains("RUN"), "nothing runs: \(refused.stdout)")
@@ -117,17 +123,40 @@ import Testing
   }
 
   @Test func theTerminalOutputsTakeBustedsColorAndPlain() throws {
-    for output in ["utfTerminal", "plainTerminal"] {
-      let color = try taskrun(["-o", output, "-Xoutput", "--color", "printing_spec.lua"])
-      #expect(color.status == 0 && color.stdout.contains("\u{1B}[32m"), "--color over NO_COLOR: \(color.stdout)")
+    let color = try taskrun(["-o", "utfTerminal", "-Xoutput", "--color", "printing_spec.lua"])
+    #expect(color.status == 0 && color.stdout.contains("\u{1B}[32m"), "--color over NO_COLOR: \(color.stdout)")
+    // --plain wins over --color whatever the order (busted's utfTerminal checks it first)
+    for options in [["--plain"], ["--plain,--color"], ["--color", "-Xoutput", "--plain"]] {
       let plain = try taskrun(
-        ["-o", output, "-Xoutput", "--plain", "printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
-      #expect(plain.status == 0 && !plain.stdout.contains("\u{1B}["), "\(plain.stdout)")
-      let refused = try taskrun(["-o", output, "-Xoutput", "--nope", "printing_spec.lua"])
-      #expect(refused.status == 2 && refused.stderr.contains("\(output) output handler: unknown/bad flag: --nope"))
+        ["-o", "utfTerminal", "-Xoutput"] + options + ["printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
+      #expect(plain.status == 0 && plain.stdout.contains("●") && !plain.stdout.contains("\u{1B}["), "\(plain.stdout)")
+    }
+    let refused = try taskrun(["-o", "utfTerminal", "-Xoutput", "--nope", "printing_spec.lua"])
+    #expect(refused.status == 2 && refused.stderr.contains("utfTerminal output handler: unknown/bad flag: --nope"))
+    // busted's plainTerminal reads no options and prints no colour
+    for options in [["--bogus"], ["--color"], ["x,--plain"]] {
+      let plain = try taskrun(
+        ["-o", "plainTerminal", "-Xoutput"] + options + ["printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
+      #expect(
+        plain.status == 0 && plain.stdout.hasPrefix("printed by the test\n+\n") && !plain.stdout.contains("\u{1B}[")
+          && plain.stderr.isEmpty, "\(options): \(plain.stdout)\(plain.stderr)")
     }
     let tap = try taskrun(["-o", "TAP", "-Xoutput", "--color", "printing_spec.lua"])
     #expect(tap.status == 0 && !tap.stdout.contains("\u{1B}["), "an option TAP does not read is ignored")
+  }
+
+  @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
+  func theTerminalOutputsTakeTheOptionsBustedsTake() throws {
+    for (output, options, status) in [
+      ("plainTerminal", ["-Xoutput", "--bogus"], 0), ("plainTerminal", ["-Xoutput", "--color"], 0),
+      ("utfTerminal", ["-Xoutput", "--plain,--color"], 0), ("utfTerminal", ["-Xoutput", "--bogus"], 2)
+    ] {
+      let theirs = try underBusted(["-o", output] + options + ["printing_spec.lua"])
+      let ours = try taskrun(["-o", output] + options + ["printing_spec.lua"])
+      // busted exits 1 on a flag its handler refuses; taskrun counts it a usage error (2)
+      #expect((theirs.status == 0) == (status == 0) && ours.status == status, "\(output) \(options): \(theirs.stderr)")
+      #expect(!theirs.stdout.contains("\u{1B}[") && !ours.stdout.contains("\u{1B}["), "\(theirs.stdout)\(ours.stdout)")
+    }
   }
 
   @Test func aTestPastTimeoutIsAnErrorTheHandlerIsToldOf() throws {
@@ -179,7 +208,7 @@ extension BustedCompatOutputTests {
       run.stdout == """
         arguments: a|b|c
         base from: [busted]
-        defaultOutput: utfTerminal verbose: false language: en
+        defaultOutput: plainTerminal verbose: false language: en
         success: outputs passes
           it outputs fails: outputs_spec.lua:8: Expected objects to be equal.
         failure: outputs fails
@@ -199,7 +228,7 @@ extension BustedCompatOutputTests {
     let verbose = try taskrun(["-o", Self.folder.appendingPathComponent("handler.lua").path, "-v", "printing_spec.lua"])
     #expect(
       verbose.stdout.hasPrefix(
-        "arguments: \nbase from: [busted]\ndefaultOutput: utfTerminal verbose: true language: en\n"))
+        "arguments: \nbase from: [busted]\ndefaultOutput: plainTerminal verbose: true language: en\n"))
     #expect(verbose.stdout.contains("printed by the test\nsuccess: printing prints\n"), "\(verbose.stdout)")
   }
 
@@ -265,10 +294,10 @@ extension BustedCompatOutputTests {
     #expect(enabled.status == 0 && enabled.stdout.hasSuffix("\n1 passed, 0 failed\n"), "the report as well")
     let short = try taskrun(["-s", "-o", "gtest", "outputs_spec.lua"])
     #expect(short.status == 1 && Self.untimed(short.stdout) == Self.gtest)
-    for run in [sound, enabled, short] {
+    for (run, word) in [(sound, "-o sound"), (enabled, "sound"), (short, "sound")] {
       #expect(
         espeak
-          || run.stderr == "taskrun: -o sound: espeak is not installed, so nothing is said "
+          || run.stderr == "taskrun: \(word): espeak is not installed, so nothing is said "
             + "(Debian: apt-get install espeak)\n",
         "\(run.stderr)")
     }

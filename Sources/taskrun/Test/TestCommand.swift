@@ -249,6 +249,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: Session.outputIsTerminal)
     var options = settings.options
     options.color = color.enabled
+    options.defaultOutput = isatty(STDOUT_FILENO) != 0 ? "utfTerminal" : "plainTerminal"  // busted's runner
     // A report that cannot be written is a usage error found before anything runs.
     let junitReport = try junitPath.map(JUnitReport.open(path:))
     let report: any TestReport

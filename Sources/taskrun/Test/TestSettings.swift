@@ -250,23 +250,27 @@ struct TestSettings {
   func report(verbose: Bool, color: ColorPolicy) throws -> any TestReport {
     if options.list { return ListReport() }
     switch output {
-    case "utfTerminal", "plainTerminal":
-      // busted's terminal handlers take -Xoutput --color and --plain, and refuse the rest
-      var color = color
+    case "utfTerminal":
+      // busted's utfTerminal takes -Xoutput --color and --plain, and refuses the rest; --plain
+      // wins whatever the order (busted's handler checks it first)
+      var given: Set<String> = []
       for option in outputOptions {
-        switch option {
-        case "--color": color = ColorPolicy(enabled: true)
-        case "--plain": color = ColorPolicy(enabled: false)
-        default:
+        guard option == "--color" || option == "--plain" else {
           throw HostError(
             option.hasPrefix("-")
               ? "\(output) output handler: unknown/bad flag: \(option)"
               : "\(output) output handler: bad number of arguments: 0 argument(s) must be specified, not 1")
         }
+        given.insert(option)
       }
+      let chosen =
+        given.contains("--plain")
+        ? ColorPolicy(enabled: false) : given.contains("--color") ? ColorPolicy(enabled: true) : color
+      return TestReporter(verbose: verbose, color: chosen, marks: .utf, deferred: options.deferPrint)
+    case "plainTerminal":
+      // busted's plainTerminal reads no options (-Xoutput is ignored) and prints no colour
       return TestReporter(
-        verbose: verbose, color: color, marks: output == "utfTerminal" ? .utf : .plain,
-        deferred: options.deferPrint)
+        verbose: verbose, color: ColorPolicy(enabled: false), marks: .plain, deferred: options.deferPrint)
     case "TAP": return TapReporter()
     case "json": return JSONTestReport()
     case "junit": return try JUnitReport.open(path: outputOptions.first ?? "-")

@@ -15,7 +15,8 @@ local english = {
 
 -- -o sound and --enable-sound (busted/outputHandlers/sound.lua): at the suite's end, espeak
 -- says whether a test failed; without espeak, taskrun says so once, on standard error.
-local function sound(options)
+-- `word` names what asked for it in the message: "-o sound", or "sound" (-s).
+local function sound(options, word)
   local busted = require("busted")
   local handler = require("busted.outputHandlers.base")()
   local ok, language = pcall(require, "busted.languages." .. (options.language or "en"))
@@ -24,7 +25,7 @@ local function sound(options)
   local found = speaker and speaker:read("l")
   if speaker then speaker:close() end
   if not found or found == "" then
-    io.stderr:write("taskrun: -o sound: espeak is not installed, so nothing is said "
+    io.stderr:write("taskrun: " .. (word or "-o sound") .. ": espeak is not installed, so nothing is said "
       .. "(Debian: apt-get install espeak)\n")
   end
   function handler.suiteEnd()
@@ -159,7 +160,7 @@ local function handler_options(given)
     i = i - 1
   end
   return {
-    defaultOutput = given.default_output or "utfTerminal", enableSound = given.enable_sound == true,
+    defaultOutput = given.default_output or "plainTerminal", enableSound = given.enable_sound == true,
     verbose = given.verbose == true, suppressPending = given.suppress_pending == true,
     language = given.language or "en", deferPrint = given.defer_print == true,
     arguments = arguments, color = given.color == true,
@@ -213,7 +214,7 @@ function T.load_output(given)
     end
   end
   if given.enable_sound then
-    local made = sound(options)
+    local made = sound(options, "sound")
     made:subscribe(options)
   end
   return loaded
