@@ -429,11 +429,68 @@ extension BustedCompatOutputTests {
     }
     let expected = try entries(theirs.stdout)
     #expect(expected["errors"]?.count == 2 && expected["pendings"]?.count == 2, "\(theirs.stdout)")
-    var got = try entries(ours.stdout)
-    // busted's element of a pending test is a pending one
-    got["pendings"] = got["pendings"]?.map {
-      $0.replacingOccurrences(of: "outputs is pending|-|it|", with: "outputs is pending|-|pending|")
-    }
+    let got = try entries(ours.stdout)
     #expect(got == expected, "busted:\n\(theirs.stdout)\ntaskrun:\n\(ours.stdout)")
+  }
+
+  /// The entries of a -o json object by list: (key, entry) pairs.
+  static func jsonEntries(_ text: String) throws -> [(String, [String: Any])] {
+    let line = text.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+    return ["successes", "failures", "errors", "pendings"].flatMap { key in
+      (object[key] as? [[String: Any]] ?? []).map { (key, $0) }
+    }
+  }
+
+  @Test func jsonIsBustedsObject() throws {
+    let run = try taskrun(["-o", "json", "outputs_spec.lua", "json_spec.lua"])
+    #expect(run.status == 1)
+    #expect(run.stderr == "printed by the test\n", "what tests print goes to stderr: \(run.stderr)")
+    let entries = try Self.jsonEntries(run.stdout)
+    #expect(entries.count == 9, "\(run.stdout)")
+    for (key, entry) in entries {
+      let element = entry["element"] as? [String: Any] ?? [:]
+      let name = entry["name"] as? String ?? ""
+      // busted's format: name is the full name, element.name the element's own
+      #expect(
+        name.hasSuffix(" " + (element["name"] as? String ?? "?")) || name == element["name"] as? String, "\(entry)")
+      #expect(element["attributes"] is [Any] && element["starttick"] is Double && element["starttime"] is NSNumber)
+      #expect(
+        (element["endtick"] != nil) == (key == "successes" || key == "pendings"),
+        "a failure's element is copied when it fails, before its end: \(entry)")
+      #expect(
+        element["file"] == nil && element["kind"] == nil && element["line"] == nil, "taskrun's own fields: \(element)")
+      if key == "failures" || key == "errors" {
+        let trace = entry["trace"] as? [String: Any] ?? [:]
+        #expect((trace["traceback"] as? String)?.hasPrefix("\nstack traceback:\n") == true, "\(entry)")
+        #expect(entry["message"] is String && trace["message"] as? String == entry["message"] as? String)
+        #expect(
+          (entry["isError"] as? Bool ?? false) == (key == "errors"), "absent for a failure, as in busted: \(entry)")
+      }
+    }
+    let nested = entries.first { $0.1["name"] as? String == "json nested fails" }?.1
+    #expect((nested?["element"] as? [String: Any])?["name"] as? String == "fails", "\(run.stdout)")
+  }
+
+  @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
+  func jsonHasTheFieldsOfBustedsOwn() throws {
+    let theirs = try underBusted(["-o", "json", "json_spec.lua"])
+    let ours = try taskrun(["-o", "json", "json_spec.lua"])
+    #expect(theirs.stdout.hasPrefix("printed by the test\n"), "busted prints before its JSON: \(theirs.stdout)")
+    #expect(ours.stdout.hasPrefix("{") && ours.stderr == "printed by the test\n", "taskrun's JSON stays JSON")
+    let a = try Self.jsonEntries(theirs.stdout)
+    let b = try Self.jsonEntries(ours.stdout)
+    #expect(a.count == 2 && b.count == 2, "\(theirs.stdout)\n\(ours.stdout)")
+    for ((key, x), (ourKey, y)) in zip(a, b) {
+      #expect(key == ourKey && Set(x.keys) == Set(y.keys), "\(x.keys) \(y.keys)")
+      let (ex, ey) = (x["element"] as? [String: Any] ?? [:], y["element"] as? [String: Any] ?? [:])
+      #expect(Set(ex.keys) == Set(ey.keys), "busted's element fields: \(ex.keys) \(ey.keys)")
+      for field in ["name", "descriptor"] { #expect(ex[field] as? String == ey[field] as? String) }
+      #expect(x["name"] as? String == y["name"] as? String && x["message"] as? String == y["message"] as? String)
+      // taskrun's traces have busted's places and tracebacks, not debug.getinfo's other fields
+      let (tx, ty) = (x["trace"] as? [String: Any] ?? [:], y["trace"] as? [String: Any] ?? [:])
+      #expect(Set(ty.keys).isSubset(of: Set(tx.keys)) && tx["currentline"] as? Int == ty["currentline"] as? Int)
+      #expect(tx["traceback"] as? String == ty["traceback"] as? String || key == "successes", "\(tx) \(ty)")
+    }
   }
 }

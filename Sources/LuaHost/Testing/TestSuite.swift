@@ -111,7 +111,7 @@ extension ScriptHost {
     defer { s.unref(functions); s.unref(shared) }
     for chunk in [
       "busted/declare.lua", "busted/run.lua", "busted/loaders.lua", "busted/base.lua", "busted/gtest.lua",
-      "busted/handlers.lua", "busted/files.lua"
+      "busted/json.lua", "busted/handlers.lua", "busted/files.lua"
     ] {
       loadChunk(chunk, as: "=[busted]")
       s.pushRef(functions)

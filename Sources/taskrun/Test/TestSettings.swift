@@ -241,8 +241,8 @@ struct TestSettings {
   }
 
   /// The outputs taskrun reports itself (in Swift); any other -o name is a busted output
-  /// handler in Lua (gtest, sound, a .lua file, a module: busted/handlers.lua).
-  static let reports: Set<String> = ["utfTerminal", "plainTerminal", "TAP", "json", "junit"]
+  /// handler in Lua (gtest, json, sound, a .lua file, a module: busted/handlers.lua).
+  static let reports: Set<String> = ["utfTerminal", "plainTerminal", "TAP", "junit"]
 
   /// The report -o names (busted's output names; --tap is -o TAP). A Lua handler prints its
   /// own report: taskrun's says nothing (what tests print still shows) unless the handler does
@@ -272,7 +272,9 @@ struct TestSettings {
       return TestReporter(
         verbose: verbose, color: ColorPolicy(enabled: false), marks: .plain, deferred: options.deferPrint)
     case "TAP": return TapReporter()
-    case "json": return JSONTestReport()
+    // busted's json handler, in Lua (busted/json.lua); what tests print goes to standard
+    // error, so that standard output is the JSON alone
+    case "json": return LuaHandlerReport(printsToStandardError: true)
     case "junit": return try JUnitReport.open(path: outputOptions.first ?? "-")
     default: return LuaHandlerReport()
     }

@@ -4,7 +4,7 @@
 -- module NAME; it is called with busted's options table, then :subscribe(options). One
 -- that cannot load is an {"error", "output"} event and the default report takes over.
 -- Also: the elements' times busted's handlers read, the failure/error/pending events, and
--- -o sound / --enable-sound. Loaded as "=[busted]" after busted/base.lua and gtest.lua.
+-- -o sound / --enable-sound. Loaded as "=[busted]" after busted/base.lua, gtest.lua and json.lua.
 local host, T = ...
 
 -- busted.languages.en: what -o sound says (busted's own phrases are say's strings).
@@ -44,6 +44,7 @@ end
 -- system's busted/*.lua are never loaded by accident.
 package.preload["busted.outputHandlers.base"] = function() return T.output_base end
 package.preload["busted.outputHandlers.gtest"] = function() return T.output_gtest end
+package.preload["busted.outputHandlers.json"] = function() return T.output_json end
 package.preload["busted.outputHandlers.sound"] = function() return sound end
 package.preload["busted.languages.en"] = function() return english end
 
