@@ -232,6 +232,40 @@ extension BustedCompatOutputTests {
     #expect(verbose.stdout.contains("printed by the test\nsuccess: printing prints\n"), "\(verbose.stdout)")
   }
 
+  static let elements = """
+    suite start suite:nil
+    file start 1 file:elements_spec.lua
+    describe start 2 describe:hooks in file:elements_spec.lua
+    describe start 2 describe:inner in describe:hooks
+    describe end 2 describe:inner in describe:hooks
+      children: strict_teardown:nil@9, it:two@10
+    describe end 2 describe:hooks in file:elements_spec.lua
+      children: strict_setup:setup@3, before_each:nil@4, it:one@5, lazy_setup:nil@6, after_each:named@7, \
+    describe:inner@8, strict_teardown:teardown@12, pending:later@13
+    file end 1 file:elements_spec.lua
+
+    """
+
+  @Test func theEventsGiveBustedsElements() throws {
+    // a file's start and end come with the file alone, a describe's with its block; a block's
+    // children are its hooks too, in order; the suite has no name
+    let run = try taskrun(["-o", "./elements.lua", "elements_spec.lua"])
+    #expect(run.status == 0 && run.stdout == Self.elements, "\(run.stdout)\(run.stderr)")
+    let lazy = try taskrun(["-o", "./elements.lua", "--lazy", "elements_spec.lua"])
+    #expect(
+      lazy.stdout.contains("children: lazy_setup:setup@3, ") && lazy.stdout.contains(", lazy_teardown:teardown@12, "),
+      "--lazy makes setup and teardown busted's lazy ones: \(lazy.stdout)")
+  }
+
+  @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
+  func theEventsGiveWhatBustedsGive() throws {
+    for extra in [[], ["--lazy"]] {
+      let theirs = try underBusted(["-o", "./elements.lua"] + extra + ["elements_spec.lua"])
+      let ours = try taskrun(["-o", "./elements.lua"] + extra + ["elements_spec.lua"])
+      #expect(ours.stdout == theirs.stdout, "\(extra)\n--- busted\n\(theirs.stdout)--- taskrun\n\(ours.stdout)")
+    }
+  }
+
   @Test func aHandlerFoundAsAModuleOnTheSearchPath() throws {
     let run = try taskrun(["-o", "myhandler", "-m", "./lib/?.lua", "-Xoutput", "x,y", "outputs_spec.lua"])
     #expect(run.status == 1)

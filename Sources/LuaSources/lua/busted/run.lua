@@ -334,7 +334,12 @@ function run_block(block, op)
   local world = insulated and snapshot() or nil
   block.world = world
   local channel = block.kind == "file" and "file" or "describe"
-  T.publish({ channel, "start" }, block, block.parent or T.root)
+  -- busted publishes a file's start and end with the file alone, a describe's with its block
+  local function publish_edge(edge)
+    if channel == "file" then return T.publish({ channel, edge }, block) end
+    return T.publish({ channel, edge }, block, block.parent or T.root)
+  end
+  publish_edge("start")
   local status, message, trace = run_body(block, op)
   host.declared(op)
   if status ~= "success" then
@@ -357,7 +362,7 @@ function run_block(block, op)
     local children = start_children(block)
     if #children > 0 then pcall(wait, table.unpack(children)) end
   end
-  T.publish({ channel, "end" }, block, block.parent or T.root)
+  publish_edge("end")
   if block.kind == "expose" then expose(block) elseif insulated then restore(block.world) end
 end
 
