@@ -230,6 +230,10 @@ extension BustedCompatOutputTests {
       verbose.stdout.hasPrefix(
         "arguments: \nbase from: [busted]\ndefaultOutput: plainTerminal verbose: true language: en\n"))
     #expect(verbose.stdout.contains("printed by the test\nsuccess: printing prints\n"), "\(verbose.stdout)")
+    // busted's runner: defaultOutput is plainTerminal off a terminal (above), utfTerminal on one
+    let (status, screen) = try LiveViewTests.onTerminal(
+      ["test", "-o", "./handler.lua", "printing_spec.lua"], in: Self.folder)
+    #expect(status == 0 && screen.contains("defaultOutput: utfTerminal verbose: false"), "\(screen)")
   }
 
   static let elements = """
@@ -310,8 +314,9 @@ extension BustedCompatOutputTests {
         "taskrun: error: Cannot load output library: ./broken_handler.lua\nbroken_handler.lua:2: this handler is broken\n"
       ), "\(broken.stderr)")
     #expect(
-      broken.stdout.hasPrefix("printed by the test\n●\n\n1 test from 1 file in ")
-        && broken.stdout.hasSuffix("\n1 passed, 0 failed\n"), "taskrun's default report: \(broken.stdout)")
+      broken.stdout.hasPrefix("printed by the test\n+\n\n1 test from 1 file in ")
+        && broken.stdout.hasSuffix("\n1 passed, 0 failed\n"),
+      "taskrun's report for busted's defaultOutput, plainTerminal off a terminal: \(broken.stdout)")
     #expect(broken.status == 1, "busted counts it as an error")
     let missing = try taskrun(["-o", "no.such.handler", "printing_spec.lua"])
     #expect(missing.stderr.hasPrefix("taskrun: error: Cannot load output library: no.such.handler\n"))

@@ -275,7 +275,11 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       usage(error.description)
     }
     if host.testOutputFailed != nil, let lua = report as? LuaHandlerReport {
-      lua.fallback = TestReporter(verbose: settings.verbose, color: color)
+      // busted's defaultOutput: utfTerminal on a terminal, else plainTerminal (no colour)
+      let onTerminal = options.defaultOutput == "utfTerminal"
+      lua.fallback = TestReporter(
+        verbose: settings.verbose, color: onTerminal ? color : ColorPolicy(enabled: false),
+        marks: onTerminal ? .utf : .plain)
     }
     let o = settings.options
     let shuffled = (o.shuffleFiles && !o.sortFiles) || (o.shuffleTests && !o.sortTests)
