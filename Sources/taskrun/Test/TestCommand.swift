@@ -53,7 +53,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     name: .customLong("Xoutput", withSingleDash: true), parsing: .unconditionalSingleValue,
     help: """
       An option for the output, split at commas (junit: the file to write; utfTerminal, \
-      plainTerminal, gtest: --color, --plain; a handler's: its options.arguments).
+      gtest: --color, --plain; a handler's: its options.arguments).
       """)
   var outputOptions: [String] = []
 
