@@ -80,7 +80,8 @@ import Testing
   func gtestIsBustedsByteForByteApartFromTimings() throws {
     for extra in [
       [], ["-v"], ["--suppress-pending"], ["--repeat", "2"], ["--filter", "nested"], ["-Xoutput", "--color"],
-      ["-Xoutput", "--plain", "-v"], ["-Xoutput", "--plain,--color"], ["-Xoutput", "--color", "-Xoutput", "--plain"]
+      ["-Xoutput", "--plain", "-v"], ["-Xoutput", "--plain,--color"], ["-Xoutput", "--color", "-Xoutput", "--plain"],
+      ["--shuffle", "--seed", "7"], ["--shuffle-files", "--seed", "3"]
     ] {
       for specs in [["outputs_spec.lua"], ["printing_spec.lua"], ["hooks_spec.lua", "toplevel_spec.lua"]] {
         let theirs = try underBusted(["-o", "gtest"] + extra + specs)
@@ -509,6 +510,12 @@ extension BustedCompatOutputTests {
     }
     let nested = entries.first { $0.1["name"] as? String == "json nested fails" }?.1
     #expect((nested?["element"] as? [String: Any])?["name"] as? String == "fails", "\(run.stdout)")
+    #expect(nested?["randomseed"] == nil)
+    // a shuffled block keeps its seed, which its failures carry (gtest prints "Random seed: 7")
+    let shuffled = try taskrun(["-o", "json", "--shuffle", "--seed", "7", "json_spec.lua", "outputs_spec.lua"])
+    for (key, entry) in try Self.jsonEntries(shuffled.stdout) where key == "failures" || key == "errors" {
+      #expect(entry["randomseed"] as? Int == 7, "\(entry)")
+    }
   }
 
   @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
