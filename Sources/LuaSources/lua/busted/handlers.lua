@@ -138,6 +138,7 @@ function T.publish_hook_error(block, hook, message, traceback)
   local descriptor = aliases[hook.word] or hook.word
   local element = {
     descriptor = descriptor, name = descriptor ~= hook.word and hook.word or nil, parent = block,
+    attributes = { envmode = "unwrap" },  -- busted's hooks' attributes
     trace = { short_src = hook.where.file, currentline = hook.where.line },
   }
   T.publish_outcome("error", element, block, message, traceback)
