@@ -30,6 +30,9 @@ static const char busted_base[] = {
 static const char busted_gtest[] = {
 #embed "lua/busted/gtest.lua"
 };
+static const char busted_json[] = {
+#embed "lua/busted/json.lua"
+};
 static const char busted_handlers[] = {
 #embed "lua/busted/handlers.lua"
 };
@@ -47,6 +50,7 @@ static const struct { const char *name; const char *text; size_t length; } sourc
   { "busted/loaders.lua", busted_loaders, sizeof busted_loaders },
   { "busted/base.lua", busted_base, sizeof busted_base },
   { "busted/gtest.lua", busted_gtest, sizeof busted_gtest },
+  { "busted/json.lua", busted_json, sizeof busted_json },
   { "busted/handlers.lua", busted_handlers, sizeof busted_handlers },
   { "busted/files.lua", busted_files, sizeof busted_files },
 };

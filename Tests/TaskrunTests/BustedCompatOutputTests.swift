@@ -80,7 +80,8 @@ import Testing
   func gtestIsBustedsByteForByteApartFromTimings() throws {
     for extra in [
       [], ["-v"], ["--suppress-pending"], ["--repeat", "2"], ["--filter", "nested"], ["-Xoutput", "--color"],
-      ["-Xoutput", "--plain", "-v"]
+      ["-Xoutput", "--plain", "-v"], ["-Xoutput", "--plain,--color"], ["-Xoutput", "--color", "-Xoutput", "--plain"],
+      ["--shuffle", "--seed", "7"], ["--shuffle-files", "--seed", "3"]
     ] {
       for specs in [["outputs_spec.lua"], ["printing_spec.lua"], ["hooks_spec.lua", "toplevel_spec.lua"]] {
         let theirs = try underBusted(["-o", "gtest"] + extra + specs)
@@ -101,6 +102,12 @@ import Testing
       "--color forces busted's colours (NO_COLOR is set): \(color.stdout)")
     let plain = try taskrun(["-o", "gtest", "-Xoutput=--plain", "printing_spec.lua"])
     #expect(plain.status == 0 && !plain.stdout.contains("\u{1B}["), "\(plain.stdout)")
+    // --plain wins over --color whatever the order, as busted's handler checks it first
+    for options in [["-Xoutput", "--plain,--color"], ["-Xoutput", "--color", "-Xoutput", "--plain"]] {
+      let both = try taskrun(["-o", "gtest"] + options + ["printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
+      #expect(
+        both.status == 0 && both.stdout.contains("[ RUN      ]") && !both.stdout.contains("\u{1B}["), "\(both.stdout)")
+    }
     let refused = try taskrun(["-o", "gtest", "-Xoutput", "--bogus", "printing_spec.lua"])
     #expect(refused.status == 2 && refused.stderr.contains("gtest output handler: unknown/bad flag: --bogus"))
     #expect(!refused.stdout.contains("RUN"), "nothing runs: \(refused.stdout)")
@@ -117,17 +124,40 @@ import Testing
   }
 
   @Test func theTerminalOutputsTakeBustedsColorAndPlain() throws {
-    for output in ["utfTerminal", "plainTerminal"] {
-      let color = try taskrun(["-o", output, "-Xoutput", "--color", "printing_spec.lua"])
-      #expect(color.status == 0 && color.stdout.contains("\u{1B}[32m"), "--color over NO_COLOR: \(color.stdout)")
+    let color = try taskrun(["-o", "utfTerminal", "-Xoutput", "--color", "printing_spec.lua"])
+    #expect(color.status == 0 && color.stdout.contains("\u{1B}[32m"), "--color over NO_COLOR: \(color.stdout)")
+    // --plain wins over --color whatever the order (busted's utfTerminal checks it first)
+    for options in [["--plain"], ["--plain,--color"], ["--color", "-Xoutput", "--plain"]] {
       let plain = try taskrun(
-        ["-o", output, "-Xoutput", "--plain", "printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
-      #expect(plain.status == 0 && !plain.stdout.contains("\u{1B}["), "\(plain.stdout)")
-      let refused = try taskrun(["-o", output, "-Xoutput", "--nope", "printing_spec.lua"])
-      #expect(refused.status == 2 && refused.stderr.contains("\(output) output handler: unknown/bad flag: --nope"))
+        ["-o", "utfTerminal", "-Xoutput"] + options + ["printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
+      #expect(plain.status == 0 && plain.stdout.contains("●") && !plain.stdout.contains("\u{1B}["), "\(plain.stdout)")
+    }
+    let refused = try taskrun(["-o", "utfTerminal", "-Xoutput", "--nope", "printing_spec.lua"])
+    #expect(refused.status == 2 && refused.stderr.contains("utfTerminal output handler: unknown/bad flag: --nope"))
+    // busted's plainTerminal reads no options and prints no colour
+    for options in [["--bogus"], ["--color"], ["x,--plain"]] {
+      let plain = try taskrun(
+        ["-o", "plainTerminal", "-Xoutput"] + options + ["printing_spec.lua"], environment: ["FORCE_COLOR": "1"])
+      #expect(
+        plain.status == 0 && plain.stdout.hasPrefix("printed by the test\n+\n") && !plain.stdout.contains("\u{1B}[")
+          && plain.stderr.isEmpty, "\(options): \(plain.stdout)\(plain.stderr)")
     }
     let tap = try taskrun(["-o", "TAP", "-Xoutput", "--color", "printing_spec.lua"])
     #expect(tap.status == 0 && !tap.stdout.contains("\u{1B}["), "an option TAP does not read is ignored")
+  }
+
+  @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
+  func theTerminalOutputsTakeTheOptionsBustedsTake() throws {
+    for (output, options, status) in [
+      ("plainTerminal", ["-Xoutput", "--bogus"], 0), ("plainTerminal", ["-Xoutput", "--color"], 0),
+      ("utfTerminal", ["-Xoutput", "--plain,--color"], 0), ("utfTerminal", ["-Xoutput", "--bogus"], 2)
+    ] {
+      let theirs = try underBusted(["-o", output] + options + ["printing_spec.lua"])
+      let ours = try taskrun(["-o", output] + options + ["printing_spec.lua"])
+      // busted exits 1 on a flag its handler refuses; taskrun counts it a usage error (2)
+      #expect((theirs.status == 0) == (status == 0) && ours.status == status, "\(output) \(options): \(theirs.stderr)")
+      #expect(!theirs.stdout.contains("\u{1B}[") && !ours.stdout.contains("\u{1B}["), "\(theirs.stdout)\(ours.stdout)")
+    }
   }
 
   @Test func aTestPastTimeoutIsAnErrorTheHandlerIsToldOf() throws {
@@ -179,7 +209,7 @@ extension BustedCompatOutputTests {
       run.stdout == """
         arguments: a|b|c
         base from: [busted]
-        defaultOutput: utfTerminal verbose: false language: en
+        defaultOutput: plainTerminal verbose: false language: en
         success: outputs passes
           it outputs fails: outputs_spec.lua:8: Expected objects to be equal.
         failure: outputs fails
@@ -199,8 +229,46 @@ extension BustedCompatOutputTests {
     let verbose = try taskrun(["-o", Self.folder.appendingPathComponent("handler.lua").path, "-v", "printing_spec.lua"])
     #expect(
       verbose.stdout.hasPrefix(
-        "arguments: \nbase from: [busted]\ndefaultOutput: utfTerminal verbose: true language: en\n"))
+        "arguments: \nbase from: [busted]\ndefaultOutput: plainTerminal verbose: true language: en\n"))
     #expect(verbose.stdout.contains("printed by the test\nsuccess: printing prints\n"), "\(verbose.stdout)")
+    // busted's runner: defaultOutput is plainTerminal off a terminal (above), utfTerminal on one
+    let (status, screen) = try LiveViewTests.onTerminal(
+      ["test", "-o", "./handler.lua", "printing_spec.lua"], in: Self.folder)
+    #expect(status == 0 && screen.contains("defaultOutput: utfTerminal verbose: false"), "\(screen)")
+  }
+
+  static let elements = """
+    suite start suite:nil
+    file start 1 file:elements_spec.lua
+    describe start 2 describe:hooks in file:elements_spec.lua
+    describe start 2 describe:inner in describe:hooks
+    describe end 2 describe:inner in describe:hooks
+      children: strict_teardown:nil@9, it:two@10
+    describe end 2 describe:hooks in file:elements_spec.lua
+      children: strict_setup:setup@3, before_each:nil@4, it:one@5, lazy_setup:nil@6, after_each:named@7, \
+    describe:inner@8, strict_teardown:teardown@12, pending:later@13
+    file end 1 file:elements_spec.lua
+
+    """
+
+  @Test func theEventsGiveBustedsElements() throws {
+    // a file's start and end come with the file alone, a describe's with its block; a block's
+    // children are its hooks too, in order; the suite has no name
+    let run = try taskrun(["-o", "./elements.lua", "elements_spec.lua"])
+    #expect(run.status == 0 && run.stdout == Self.elements, "\(run.stdout)\(run.stderr)")
+    let lazy = try taskrun(["-o", "./elements.lua", "--lazy", "elements_spec.lua"])
+    #expect(
+      lazy.stdout.contains("children: lazy_setup:setup@3, ") && lazy.stdout.contains(", lazy_teardown:teardown@12, "),
+      "--lazy makes setup and teardown busted's lazy ones: \(lazy.stdout)")
+  }
+
+  @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
+  func theEventsGiveWhatBustedsGive() throws {
+    for extra in [[], ["--lazy"]] {
+      let theirs = try underBusted(["-o", "./elements.lua"] + extra + ["elements_spec.lua"])
+      let ours = try taskrun(["-o", "./elements.lua"] + extra + ["elements_spec.lua"])
+      #expect(ours.stdout == theirs.stdout, "\(extra)\n--- busted\n\(theirs.stdout)--- taskrun\n\(ours.stdout)")
+    }
   }
 
   @Test func aHandlerFoundAsAModuleOnTheSearchPath() throws {
@@ -247,8 +315,9 @@ extension BustedCompatOutputTests {
         "taskrun: error: Cannot load output library: ./broken_handler.lua\nbroken_handler.lua:2: this handler is broken\n"
       ), "\(broken.stderr)")
     #expect(
-      broken.stdout.hasPrefix("printed by the test\n●\n\n1 test from 1 file in ")
-        && broken.stdout.hasSuffix("\n1 passed, 0 failed\n"), "taskrun's default report: \(broken.stdout)")
+      broken.stdout.hasPrefix("printed by the test\n+\n\n1 test from 1 file in ")
+        && broken.stdout.hasSuffix("\n1 passed, 0 failed\n"),
+      "taskrun's report for busted's defaultOutput, plainTerminal off a terminal: \(broken.stdout)")
     #expect(broken.status == 1, "busted counts it as an error")
     let missing = try taskrun(["-o", "no.such.handler", "printing_spec.lua"])
     #expect(missing.stderr.hasPrefix("taskrun: error: Cannot load output library: no.such.handler\n"))
@@ -265,10 +334,10 @@ extension BustedCompatOutputTests {
     #expect(enabled.status == 0 && enabled.stdout.hasSuffix("\n1 passed, 0 failed\n"), "the report as well")
     let short = try taskrun(["-s", "-o", "gtest", "outputs_spec.lua"])
     #expect(short.status == 1 && Self.untimed(short.stdout) == Self.gtest)
-    for run in [sound, enabled, short] {
+    for (run, word) in [(sound, "-o sound"), (enabled, "sound"), (short, "sound")] {
       #expect(
         espeak
-          || run.stderr == "taskrun: -o sound: espeak is not installed, so nothing is said "
+          || run.stderr == "taskrun: \(word): espeak is not installed, so nothing is said "
             + "(Debian: apt-get install espeak)\n",
         "\(run.stderr)")
     }
@@ -400,11 +469,74 @@ extension BustedCompatOutputTests {
     }
     let expected = try entries(theirs.stdout)
     #expect(expected["errors"]?.count == 2 && expected["pendings"]?.count == 2, "\(theirs.stdout)")
-    var got = try entries(ours.stdout)
-    // busted's element of a pending test is a pending one
-    got["pendings"] = got["pendings"]?.map {
-      $0.replacingOccurrences(of: "outputs is pending|-|it|", with: "outputs is pending|-|pending|")
-    }
+    let got = try entries(ours.stdout)
     #expect(got == expected, "busted:\n\(theirs.stdout)\ntaskrun:\n\(ours.stdout)")
+  }
+
+  /// The entries of a -o json object by list: (key, entry) pairs.
+  static func jsonEntries(_ text: String) throws -> [(String, [String: Any])] {
+    let line = text.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+    return ["successes", "failures", "errors", "pendings"].flatMap { key in
+      (object[key] as? [[String: Any]] ?? []).map { (key, $0) }
+    }
+  }
+
+  @Test func jsonIsBustedsObject() throws {
+    let run = try taskrun(["-o", "json", "outputs_spec.lua", "json_spec.lua"])
+    #expect(run.status == 1)
+    #expect(run.stderr == "printed by the test\n", "what tests print goes to stderr: \(run.stderr)")
+    let entries = try Self.jsonEntries(run.stdout)
+    #expect(entries.count == 9, "\(run.stdout)")
+    for (key, entry) in entries {
+      let element = entry["element"] as? [String: Any] ?? [:]
+      let name = entry["name"] as? String ?? ""
+      // busted's format: name is the full name, element.name the element's own
+      #expect(
+        name.hasSuffix(" " + (element["name"] as? String ?? "?")) || name == element["name"] as? String, "\(entry)")
+      #expect(element["attributes"] is [Any] && element["starttick"] is Double && element["starttime"] is NSNumber)
+      #expect(
+        (element["endtick"] != nil) == (key == "successes" || key == "pendings"),
+        "a failure's element is copied when it fails, before its end: \(entry)")
+      #expect(
+        element["file"] == nil && element["kind"] == nil && element["line"] == nil, "taskrun's own fields: \(element)")
+      if key == "failures" || key == "errors" {
+        let trace = entry["trace"] as? [String: Any] ?? [:]
+        #expect((trace["traceback"] as? String)?.hasPrefix("\nstack traceback:\n") == true, "\(entry)")
+        #expect(entry["message"] is String && trace["message"] as? String == entry["message"] as? String)
+        #expect(
+          (entry["isError"] as? Bool ?? false) == (key == "errors"), "absent for a failure, as in busted: \(entry)")
+      }
+    }
+    let nested = entries.first { $0.1["name"] as? String == "json nested fails" }?.1
+    #expect((nested?["element"] as? [String: Any])?["name"] as? String == "fails", "\(run.stdout)")
+    #expect(nested?["randomseed"] == nil)
+    // a shuffled block keeps its seed, which its failures carry (gtest prints "Random seed: 7")
+    let shuffled = try taskrun(["-o", "json", "--shuffle", "--seed", "7", "json_spec.lua", "outputs_spec.lua"])
+    for (key, entry) in try Self.jsonEntries(shuffled.stdout) where key == "failures" || key == "errors" {
+      #expect(entry["randomseed"] as? Int == 7, "\(entry)")
+    }
+  }
+
+  @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
+  func jsonHasTheFieldsOfBustedsOwn() throws {
+    let theirs = try underBusted(["-o", "json", "json_spec.lua"])
+    let ours = try taskrun(["-o", "json", "json_spec.lua"])
+    #expect(theirs.stdout.hasPrefix("printed by the test\n"), "busted prints before its JSON: \(theirs.stdout)")
+    #expect(ours.stdout.hasPrefix("{") && ours.stderr == "printed by the test\n", "taskrun's JSON stays JSON")
+    let a = try Self.jsonEntries(theirs.stdout)
+    let b = try Self.jsonEntries(ours.stdout)
+    #expect(a.count == 2 && b.count == 2, "\(theirs.stdout)\n\(ours.stdout)")
+    for ((key, x), (ourKey, y)) in zip(a, b) {
+      #expect(key == ourKey && Set(x.keys) == Set(y.keys), "\(x.keys) \(y.keys)")
+      let (ex, ey) = (x["element"] as? [String: Any] ?? [:], y["element"] as? [String: Any] ?? [:])
+      #expect(Set(ex.keys) == Set(ey.keys), "busted's element fields: \(ex.keys) \(ey.keys)")
+      for field in ["name", "descriptor"] { #expect(ex[field] as? String == ey[field] as? String) }
+      #expect(x["name"] as? String == y["name"] as? String && x["message"] as? String == y["message"] as? String)
+      // taskrun's traces have busted's places and tracebacks, not debug.getinfo's other fields
+      let (tx, ty) = (x["trace"] as? [String: Any] ?? [:], y["trace"] as? [String: Any] ?? [:])
+      #expect(Set(ty.keys).isSubset(of: Set(tx.keys)) && tx["currentline"] as? Int == ty["currentline"] as? Int)
+      #expect(tx["traceback"] as? String == ty["traceback"] as? String || key == "successes", "\(tx) \(ty)")
+    }
   }
 }

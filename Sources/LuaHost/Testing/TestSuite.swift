@@ -89,6 +89,9 @@ public struct TestOptions: Sendable {
   public var deferPrint = false
   /// Whether the handler colours its output by default (standard output is a terminal).
   public var color = false
+  /// busted's `options.defaultOutput`: `utfTerminal` when standard output is a terminal, else
+  /// `plainTerminal`, as busted's runner chooses it.
+  public var defaultOutput = "utfTerminal"
   public init() {}
 }
 
@@ -108,7 +111,7 @@ extension ScriptHost {
     defer { s.unref(functions); s.unref(shared) }
     for chunk in [
       "busted/declare.lua", "busted/run.lua", "busted/loaders.lua", "busted/base.lua", "busted/gtest.lua",
-      "busted/handlers.lua", "busted/files.lua"
+      "busted/json.lua", "busted/handlers.lua", "busted/files.lua"
     ] {
       loadChunk(chunk, as: "=[busted]")
       s.pushRef(functions)
@@ -195,7 +198,8 @@ extension ScriptHost {
       }
       for (key, text) in [
         ("lpath", options.lpath), ("cpath", options.cpath), ("helper", options.helper), ("language", options.language),
-        ("interpreter", options.interpreter), ("program", options.program)
+        ("interpreter", options.interpreter), ("program", options.program),
+        ("default_output", options.defaultOutput)
       ] {
         s.push(text)
         s.rawSet(-2, key)

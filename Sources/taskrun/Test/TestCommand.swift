@@ -53,7 +53,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     name: .customLong("Xoutput", withSingleDash: true), parsing: .unconditionalSingleValue,
     help: """
       An option for the output, split at commas (junit: the file to write; utfTerminal, \
-      plainTerminal, gtest: --color, --plain; a handler's: its options.arguments).
+      gtest: --color, --plain; a handler's: its options.arguments).
       """)
   var outputOptions: [String] = []
 
@@ -250,6 +250,7 @@ struct TestCommand: ParsableCommand, InvokedCommand {
     let color = ColorPolicy.decide(disabled: noColor, isTerminal: Session.outputIsTerminal)
     var options = settings.options
     options.color = color.enabled
+    options.defaultOutput = isatty(STDOUT_FILENO) != 0 ? "utfTerminal" : "plainTerminal"  // busted's runner
     // A report that cannot be written is a usage error found before anything runs.
     let junitReport = try junitPath.map(JUnitReport.open(path:))
     let report: any TestReport
@@ -273,7 +274,11 @@ struct TestCommand: ParsableCommand, InvokedCommand {
       usage(error.description)
     }
     if host.testOutputFailed != nil, let lua = report as? LuaHandlerReport {
-      lua.fallback = TestReporter(verbose: settings.verbose, color: color)
+      // busted's defaultOutput: utfTerminal on a terminal, else plainTerminal (no colour)
+      let onTerminal = options.defaultOutput == "utfTerminal"
+      lua.fallback = TestReporter(
+        verbose: settings.verbose, color: onTerminal ? color : ColorPolicy(enabled: false),
+        marks: onTerminal ? .utf : .plain)
     }
     let o = settings.options
     let shuffled = (o.shuffleFiles && !o.sortFiles) || (o.shuffleTests && !o.sortTests)

@@ -239,8 +239,8 @@ struct TestSettings {
   }
 
   /// The outputs taskrun reports itself (in Swift); any other -o name is a busted output
-  /// handler in Lua (gtest, sound, a .lua file, a module: busted/handlers.lua).
-  static let reports: Set<String> = ["utfTerminal", "plainTerminal", "TAP", "json", "junit"]
+  /// handler in Lua (gtest, json, sound, a .lua file, a module: busted/handlers.lua).
+  static let reports: Set<String> = ["utfTerminal", "plainTerminal", "TAP", "junit"]
 
   /// The report -o names (busted's output names; --tap is -o TAP). A Lua handler prints its
   /// own report: taskrun's says nothing (what tests print still shows) unless the handler does
@@ -248,25 +248,31 @@ struct TestSettings {
   func report(verbose: Bool, color: ColorPolicy) throws -> any TestReport {
     if options.list { return ListReport() }
     switch output {
-    case "utfTerminal", "plainTerminal":
-      // busted's terminal handlers take -Xoutput --color and --plain, and refuse the rest
-      var color = color
+    case "utfTerminal":
+      // busted's utfTerminal takes -Xoutput --color and --plain, and refuses the rest; --plain
+      // wins whatever the order (busted's handler checks it first)
+      var given: Set<String> = []
       for option in outputOptions {
-        switch option {
-        case "--color": color = ColorPolicy(enabled: true)
-        case "--plain": color = ColorPolicy(enabled: false)
-        default:
+        guard option == "--color" || option == "--plain" else {
           throw HostError(
             option.hasPrefix("-")
               ? "\(output) output handler: unknown/bad flag: \(option)"
               : "\(output) output handler: bad number of arguments: 0 argument(s) must be specified, not 1")
         }
+        given.insert(option)
       }
+      let chosen =
+        given.contains("--plain")
+        ? ColorPolicy(enabled: false) : given.contains("--color") ? ColorPolicy(enabled: true) : color
+      return TestReporter(verbose: verbose, color: chosen, marks: .utf, deferred: options.deferPrint)
+    case "plainTerminal":
+      // busted's plainTerminal reads no options (-Xoutput is ignored) and prints no colour
       return TestReporter(
-        verbose: verbose, color: color, marks: output == "utfTerminal" ? .utf : .plain,
-        deferred: options.deferPrint)
+        verbose: verbose, color: ColorPolicy(enabled: false), marks: .plain, deferred: options.deferPrint)
     case "TAP": return TapReporter()
-    case "json": return JSONTestReport()
+    // busted's json handler, in Lua (busted/json.lua); what tests print goes to standard
+    // error, so that standard output is the JSON alone
+    case "json": return LuaHandlerReport(printsToStandardError: true)
     case "junit": return try JUnitReport.open(path: outputOptions.first ?? "-")
     default: return LuaHandlerReport()
     }

@@ -209,14 +209,22 @@ end
 
 -- A hook is a declaration too (`before_each 'name' (fn)`); a name given is the hook's name
 -- in what busted reports of it. `setup` and `teardown` are busted's aliases (so named when
--- sorted), strict unless --lazy.
+-- sorted), strict unless --lazy. Its entry in the block's `declared` list is busted's element
+-- for it (busted.children gives it): the descriptor of the hook it is (`strict_setup` for
+-- `setup`), the alias or the given name as its name (else none), where it was declared.
 local aliases = { setup = "lazy_setup", teardown = "lazy_teardown" }
+local strict = { setup = "strict_setup", teardown = "strict_teardown" }
 local function hook(list, word)
   return declaration(word, function(name, fn, where)
     local target = T.options and T.options.lazy and aliases[word] or list
     table.insert(T.current[target], { fn = fn, word = type(name) == "string" and name or word, where = where })
     local named = name ~= word or aliases[word] ~= nil
-    table.insert(T.current.declared, { hook = true, name = named and tostring(name) or nil })
+    local descriptor = word
+    if strict[word] then descriptor = target == list and strict[word] or target end
+    table.insert(T.current.declared, {
+      hook = true, name = named and tostring(name) or nil, descriptor = descriptor,
+      attributes = { envmode = "unwrap" }, trace = { short_src = where.file, currentline = where.line },
+    })
   end)
 end
 
@@ -360,7 +368,8 @@ local module = setmetatable({}, {
 -- to the running element (a hook's to its block, an expose block's two blocks up), so it is
 -- seen by what that element contains and by nothing else.
 -- The suite: a helper's hooks (busted.before_each, setup, …) are its own, around every file.
-local root = T.new_block("root", "", nil, nil, { file = "?", line = 0 })
+-- busted's suite has no name (its descriptor is "suite")
+local root = T.new_block("root", nil, nil, nil, { file = "?", line = 0 })
 root.env = {}
 T.root = root
 local contexts = setmetatable({}, { __mode = "k" })  -- the running element, by coroutine
@@ -382,14 +391,23 @@ local function parent_of(element)
   if element.kind == "file" then return root end
   return element.parent
 end
--- busted.parent and busted.children (busted/context.lua): the suite's children are its files.
+-- busted.parent and busted.children (busted/context.lua): a block's children are what it
+-- declared, hooks included, in order (its `declared` list); the suite's are a helper's hooks,
+-- then the files.
 function T.parent_of(element)
   if type(element) ~= "table" or element == root then return nil end
   return parent_of(element)
 end
 function T.children_of(element)
-  if element == root then return root.files or {} end
-  return type(element) == "table" and element.children or {}
+  if type(element) ~= "table" then return {} end
+  local list = {}
+  for _, child in ipairs(element.declared or element.children or {}) do
+    if element ~= root or child.hook then list[#list + 1] = child end
+  end
+  if element == root then
+    for _, file in ipairs(root.files or {}) do list[#list + 1] = file end
+  end
+  return list
 end
 
 T.env = setmetatable({}, {

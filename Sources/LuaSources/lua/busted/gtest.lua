@@ -33,7 +33,8 @@ function T.output_gtest(options)
   local busted = require("busted")
   local handler = require("busted.outputHandlers.base")()
   local given = flags(options.arguments)
-  local color = given.color or (not given.plain and options.color == true)
+  -- --plain wins over --color, whatever their order (busted's handler checks it first)
+  local color = not given.plain and (given.color or options.color == true)
   local c = color and ansi or plain
   pcall(function() T.assert:set_parameter("TableErrorHighlightColor", color and "red" or "none") end)
   local out = io.stdout

@@ -4,7 +4,7 @@
 -- module NAME; it is called with busted's options table, then :subscribe(options). One
 -- that cannot load is an {"error", "output"} event and the default report takes over.
 -- Also: the elements' times busted's handlers read, the failure/error/pending events, and
--- -o sound / --enable-sound. Loaded as "=[busted]" after busted/base.lua and gtest.lua.
+-- -o sound / --enable-sound. Loaded as "=[busted]" after busted/base.lua, gtest.lua and json.lua.
 local host, T = ...
 
 -- busted.languages.en: what -o sound says (busted's own phrases are say's strings).
@@ -15,7 +15,8 @@ local english = {
 
 -- -o sound and --enable-sound (busted/outputHandlers/sound.lua): at the suite's end, espeak
 -- says whether a test failed; without espeak, taskrun says so once, on standard error.
-local function sound(options)
+-- `word` names what asked for it in the message: "-o sound", or "sound" (-s).
+local function sound(options, word)
   local busted = require("busted")
   local handler = require("busted.outputHandlers.base")()
   local ok, language = pcall(require, "busted.languages." .. (options.language or "en"))
@@ -24,7 +25,7 @@ local function sound(options)
   local found = speaker and speaker:read("l")
   if speaker then speaker:close() end
   if not found or found == "" then
-    io.stderr:write("taskrun: -o sound: espeak is not installed, so nothing is said "
+    io.stderr:write("taskrun: " .. (word or "-o sound") .. ": espeak is not installed, so nothing is said "
       .. "(Debian: apt-get install espeak)\n")
   end
   function handler.suiteEnd()
@@ -43,6 +44,7 @@ end
 -- system's busted/*.lua are never loaded by accident.
 package.preload["busted.outputHandlers.base"] = function() return T.output_base end
 package.preload["busted.outputHandlers.gtest"] = function() return T.output_gtest end
+package.preload["busted.outputHandlers.json"] = function() return T.output_json end
 package.preload["busted.outputHandlers.sound"] = function() return sound end
 package.preload["busted.languages.en"] = function() return english end
 
@@ -136,6 +138,7 @@ function T.publish_hook_error(block, hook, message, traceback)
   local descriptor = aliases[hook.word] or hook.word
   local element = {
     descriptor = descriptor, name = descriptor ~= hook.word and hook.word or nil, parent = block,
+    attributes = { envmode = "unwrap" },  -- busted's hooks' attributes
     trace = { short_src = hook.where.file, currentline = hook.where.line },
   }
   T.publish_outcome("error", element, block, message, traceback)
@@ -159,7 +162,7 @@ local function handler_options(given)
     i = i - 1
   end
   return {
-    defaultOutput = given.default_output or "utfTerminal", enableSound = given.enable_sound == true,
+    defaultOutput = given.default_output or "plainTerminal", enableSound = given.enable_sound == true,
     verbose = given.verbose == true, suppressPending = given.suppress_pending == true,
     language = given.language or "en", deferPrint = given.defer_print == true,
     arguments = arguments, color = given.color == true,
@@ -213,7 +216,7 @@ function T.load_output(given)
     end
   end
   if given.enable_sound then
-    local made = sound(options)
+    local made = sound(options, "sound")
     made:subscribe(options)
   end
   return loaded

@@ -251,15 +251,24 @@ local function sort(list)
 end
 
 -- A block's children in the order they run: all it declared (hooks count in the shuffle,
--- as they are busted's children too), sorted or shuffled, then the hooks left out.
+-- as they are busted's children too), sorted or shuffled, then the hooks left out. As in
+-- busted, a shuffled block keeps its seed (`randomseed`, which the entries of its tests'
+-- failures carry) and busted.children gives the order they run in.
+local function shuffled_seed(block)
+  local choice = block.randomize or { on = T.options.shuffle_tests }
+  if T.options.sort_tests or not choice.on then return nil end
+  return choice.seed or T.seed
+end
+
 local function ordered(block)
   local list = { table.unpack(block.declared) }
-  local choice = block.randomize or { on = T.options.shuffle_tests }
+  block.randomseed = shuffled_seed(block)
   if T.options.sort_tests then
     sort(list)
-  elseif choice.on then
-    shuffle(list, choice.seed or T.seed)
+  elseif block.randomseed then
+    shuffle(list, block.randomseed)
   end
+  block.declared = list
   local children = {}
   for _, entry in ipairs(list) do
     if not entry.hook then children[#children + 1] = entry end
@@ -355,7 +364,12 @@ function run_block(block, op)
   local world = insulated and snapshot() or nil
   block.world = world
   local channel = block.kind == "file" and "file" or "describe"
-  T.publish({ channel, "start" }, block, block.parent or T.root)
+  -- busted publishes a file's start and end with the file alone, a describe's with its block
+  local function publish_edge(edge)
+    if channel == "file" then return T.publish({ channel, edge }, block) end
+    return T.publish({ channel, edge }, block, block.parent or T.root)
+  end
+  publish_edge("start")
   local status, message, trace = run_body(block, op)
   host.declared(op)
   if status ~= "success" then
@@ -368,6 +382,7 @@ function run_block(block, op)
     fault(op, name, block.file, line, message, trace)
     if not block.load_error then T.publish_outcome("error", block, block.parent or T.root, message, trace) end
   elseif not T.options.list then
+    block.randomseed = shuffled_seed(block)  -- busted shuffles before the setups run
     if run_hooks(block, "setup", op) then
       local children = start_children(block)
       if #children > 0 then pcall(wait, table.unpack(children)) end
@@ -378,7 +393,7 @@ function run_block(block, op)
     local children = start_children(block)
     if #children > 0 then pcall(wait, table.unpack(children)) end
   end
-  T.publish({ channel, "end" }, block, block.parent or T.root)
+  publish_edge("end")
   if block.kind == "expose" then expose(block) elseif insulated then restore(block.world) end
 end
 
@@ -391,6 +406,8 @@ local function run_suite(files, op, round, rounds, seed)
   root.lazy_ok = nil
   root.hooks_context = root.hooks_context or { parent = root, unwrap = 1, env = T.rejections }
   root.files = files  -- busted.children(suite)
+  -- busted's suite keeps the seed its files were shuffled with (a file's error carries it)
+  root.randomseed = T.options.shuffle_files and not T.options.sort_files and seed or nil
   if round > 1 then T.publish({ "suite", "reset" }, root, round, rounds) end
   T.publish({ "suite", "start" }, root, round, rounds, T.options.shuffle_tests and seed or nil)
   if T.options.list or run_hooks(root, "setup", op) then
