@@ -181,6 +181,14 @@ import Testing
     #expect(negative.status == 1 && Self.names(negative.stdout).count == 38, "\(negative.stderr)")
     let full = try test(["--log-success", "/dev/full", "spec/f1_spec.lua"])
     #expect(full.status == 1 && full.stderr.contains("No space left on device; the file is incomplete"))
+    // A handler whose function returns no handler is said so, not an error inside taskrun.
+    let handlers = try project(busted: "return {}")
+    try "return function() return 5 end".write(
+      to: handlers.appendingPathComponent("five.lua"), atomically: true, encoding: .utf8)
+    let five = try test(["-o", "./five.lua", "spec/f1_spec.lua"], in: handlers)
+    #expect(
+      five.status == 2 && five.stderr.contains("./five.lua: an output handler's function must return a handler")
+        && !five.stderr.contains("[busted]"), "\(five.stderr)")
     let listed = try test(["-l", "--suppress-pending", "spec/a_spec.lua"])
     #expect(listed.status == 0 && !listed.stdout.contains("A p1") && listed.stdout.contains("A a1"))
   }

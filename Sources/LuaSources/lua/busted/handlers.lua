@@ -208,6 +208,11 @@ function T.load_output(given)
       local made
       ok, made = pcall(handler, options)
       if not ok then error(made, 0) end  -- the handler refused its options: nothing runs
+      local subscribe = (type(made) == "table" or (debug.getmetatable(made) or {}).__index) and made.subscribe
+      if not subscribe then
+        error(given.output .. ": an output handler's function must return a handler (base's, with subscribe); "
+          .. "it returned " .. (type(made) == "table" and "a table without subscribe" or "a " .. type(made)), 0)
+      end
       made:subscribe(options)
     else
       T.publish({ "error", "output" }, { descriptor = "output", name = given.output }, nil, handler, {})
