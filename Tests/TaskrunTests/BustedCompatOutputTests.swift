@@ -325,6 +325,24 @@ extension BustedCompatOutputTests {
     #expect(missing.status == 1 && missing.stdout.hasSuffix("\n1 passed, 0 failed\n"))
   }
 
+  /// What -o sound says: busted's phrases (its language file, when lua-busted is installed),
+  /// else taskrun's.
+  static let successPhrases = [
+    "All tests passed", "Every test passed", "The specs pass", "Aww yeah, passing specs", "Doesn't matter, had specs",
+    "Feels good, man", "Great success", "Tests pass, drink another beer"
+  ]
+  static let failurePhrases = [
+    "Some tests failed", "A test failed", "The specs fail", "You have %d busted specs", "Your specs are busted",
+    "Your code is bad and you should feel bad", "Your code is in the Danger Zone",
+    "Strange game. The only way to win is not to test", "My grandmother wrote better specs on a 3 86",
+    "Every time there's a failure, drink another beer", "Feels bad man"
+  ]
+
+  /// Whether the fake espeak was given one of `phrases` and ran to its end.
+  static func said(_ log: String, among phrases: [String]) -> Bool {
+    phrases.contains { log == "-s 160 \($0)\nended\n" }
+  }
+
   @Test func soundSaysTheOutcomeOrSaysWhyItCannot() throws {
     let espeak = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
       .contains { FileManager.default.isExecutableFile(atPath: "\($0)/espeak") }
@@ -351,11 +369,62 @@ extension BustedCompatOutputTests {
     let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")
     let passed = try taskrun(["-s", "printing_spec.lua"], environment: ["PATH": path])
     let words = try String(contentsOf: said, encoding: .utf8)
-    #expect(
-      passed.stderr.isEmpty && words.contains(" pass") && words.hasSuffix("\nended\n"), "\(words)\(passed.stderr)")
+    #expect(passed.stderr.isEmpty && Self.said(words, among: Self.successPhrases), "\(words)\(passed.stderr)")
     let failed = try taskrun(["-o", "sound", "outputs_spec.lua"], environment: ["PATH": path])
     let failure = try String(contentsOf: said, encoding: .utf8)
-    #expect(failed.status == 1 && failure.contains("fail") && failure.hasSuffix("ended\n"), "\(failure)")
+    #expect(failed.status == 1 && Self.said(failure, among: Self.failurePhrases), "\(failure)")
+  }
+}
+
+// What the second fresh-eyes round found: the value a test raised, busted's own terminal
+// handlers, --lazy hooks' descriptors, a handler that is not found.
+extension BustedCompatOutputTests {
+  /// trace.message of each failure and error of a -o json report, by test name, as JSON text.
+  static func raised(_ json: String) throws -> [String: String] {
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    var result: [String: String] = [:]
+    for key in ["failures", "errors"] {
+      for item in object[key] as? [[String: Any]] ?? [] {
+        let name = ((item["element"] as? [String: Any])?["name"] as? String) ?? "?"
+        let message = (item["trace"] as? [String: Any])?["message"] ?? NSNull()
+        let text = try JSONSerialization.data(withJSONObject: [message], options: [.sortedKeys])
+        result[name] = String(decoding: text, as: UTF8.self)
+      }
+    }
+    return result
+  }
+
+  @Test func aHandlerIsToldWhatWasRaisedAsItWasRaised() throws {
+    let run = try taskrun(["-o", "json", "raised_spec.lua"])
+    let raised = try Self.raised(run.stdout)
+    #expect(raised["a table"] == #"[{"code":1}]"#, "\(raised)")
+    #expect(raised["a number"] == "[42]" && raised["at level 0"] == #"["plain"]"#, "\(raised)")
+    #expect(raised["an assertion"]?.hasPrefix(#"[{"message":"raised_spec.lua:6: Expected"#) == true, "\(raised)")
+    if Self.bustedPath != nil {
+      #expect(try Self.raised(underBusted(["-o", "json", "raised_spec.lua"]).stdout) == raised)
+    }
+  }
+
+  @Test func lazyHooksAndMissingHandlersAreSaidAsBustedSaysThem() throws {
+    let strict = try taskrun(["-o", "./descriptors.lua", "lazy_spec.lua"])
+    let lazy = try taskrun(["-o", "./descriptors.lua", "--lazy", "lazy_spec.lua"])
+    #expect(strict.stdout.contains("ERROR strict_setup") && lazy.stdout.contains("ERROR lazy_setup"), "\(lazy.stdout)")
+    if Self.bustedPath != nil {
+      let theirs = try underBusted(["-o", "./descriptors.lua", "--lazy", "lazy_spec.lua"])
+      #expect(theirs.stdout.contains("ERROR lazy_setup"), "\(theirs.stdout)")
+    }
+    let missing = try taskrun(["-o", "no_such_handler", "lazy_spec.lua"])
+    #expect(
+      missing.stderr.contains("Cannot load output library: no_such_handler\nmodule 'no_such_handler' not found"),
+      "no position of taskrun's runtime: \(missing.stderr)")
+  }
+
+  /// busted's own terminal handler, given by its module name, prints its summary: busted's
+  /// words come from its language files, which a handler's base loads as busted's does.
+  @Test(.enabled(if: bustedPath != nil, "busted is not installed (apt-get install lua-busted)"))
+  func bustedsOwnTerminalHandlerPrintsItsSummary() throws {
+    let run = try taskrun(["-o", "busted.outputHandlers.plainTerminal", "raised_spec.lua"])
+    #expect(run.stdout.contains("0 successes / 1 failure / 3 errors / 0 pending"), "\(run.stdout)\(run.stderr)")
   }
 }
 
@@ -503,7 +572,9 @@ extension BustedCompatOutputTests {
       if key == "failures" || key == "errors" {
         let trace = entry["trace"] as? [String: Any] ?? [:]
         #expect((trace["traceback"] as? String)?.hasPrefix("\nstack traceback:\n") == true, "\(entry)")
-        #expect(entry["message"] is String && trace["message"] as? String == entry["message"] as? String)
+        // trace.message is what was raised: a failure's object (its message), an error's string
+        let raised = trace["message"] as? String ?? (trace["message"] as? [String: Any])?["message"] as? String
+        #expect(entry["message"] is String && raised == entry["message"] as? String, "\(entry)")
         #expect(
           (entry["isError"] as? Bool ?? false) == (key == "errors"), "absent for a failure, as in busted: \(entry)")
       }

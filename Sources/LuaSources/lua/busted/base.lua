@@ -163,6 +163,12 @@ function T.output_base()
 
   function handler.subscribe(self, options)
     self.options = options
+    -- busted's words (say's output.* strings), for handlers that print them, as busted's base
+    -- loads them: its own language files when lua-busted is installed
+    pcall(require, "busted.languages.en")
+    if options and options.language and options.language ~= "en" then
+      pcall(require, "busted.languages." .. options.language)
+    end
     local first = { priority = 1 }
     local filtered = { priority = 1, predicate = self.cancelOnPending }
     busted.subscribe({ "suite", "reset" }, self.baseSuiteReset, first)

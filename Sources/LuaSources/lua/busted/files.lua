@@ -47,8 +47,8 @@ function runtime.config(path, run)
           .. kind .. ")", 0)
       end
       if kind == "table" then
-        for i, item in pairs(value) do
-          if read_keys[key] and (math.type(i) ~= "integer" or type(item) ~= "string") then
+        for i, item in ipairs(value) do  -- busted reads a list's items only
+          if read_keys[key] and type(item) ~= "string" then
             error(path .. ": '" .. key .. "' must be a list of strings (item " .. tostring(i) .. " is a "
               .. type(item) .. ")", 0)
           end

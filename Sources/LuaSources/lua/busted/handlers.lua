@@ -46,7 +46,8 @@ package.preload["busted.outputHandlers.base"] = function() return T.output_base 
 package.preload["busted.outputHandlers.gtest"] = function() return T.output_gtest end
 package.preload["busted.outputHandlers.json"] = function() return T.output_json end
 package.preload["busted.outputHandlers.sound"] = function() return sound end
-package.preload["busted.languages.en"] = function() return english end
+-- busted.languages.* are not given: busted's own (lua-busted), when installed, set say's
+-- strings that its terminal handlers print (-o busted.outputHandlers.plainTerminal).
 
 ---------------------------------------------------------------------------------------------
 -- Times, as busted's safe_publish sets them on an element when its start and end are
@@ -77,9 +78,10 @@ end
 -- busted's debug table (busted.getTrace) from the runtime's traceback: where it happened
 -- (the first frame that is not C), and the traceback from there to the next C frame,
 -- "\nstack traceback:\n\tFILE:LINE: in ...\n".
-local function debug_info(element, message, traceback)
+local function debug_info(element, message, traceback, raw)
   local trace = element.trace or {}
   local info = { short_src = trace.short_src, currentline = trace.currentline, message = tostring(message) }
+  if raw then info.message = raw[1] end  -- what was raised, as busted's getTrace keeps it
   if not traceback then return info end
   local lines = {}
   for line in traceback:gmatch("[^\n]+") do
@@ -109,7 +111,7 @@ end
 
 -- A failure, an error or pending() as busted's safe() publishes it: {status, descriptor}
 -- with the element, its block, the message and where it happened.
-function T.publish_outcome(status, element, parent, message, traceback)
+function T.publish_outcome(status, element, parent, message, traceback, raw)
   if status == "success" then return end
   -- a test past --timeout is stopped at the runtime's next check, maybe in the middle of a
   -- handler: its error and end are told by its operation's cleanup instead (test_stopped)
@@ -118,7 +120,7 @@ function T.publish_outcome(status, element, parent, message, traceback)
     stopped[element] = message
     return
   end
-  T.publish({ status, element.descriptor }, element, parent, message, debug_info(element, message, traceback))
+  T.publish({ status, element.descriptor }, element, parent, message, debug_info(element, message, traceback, raw))
 end
 
 -- A test that --timeout or Ctrl-C stopped while it ran (a loop) never reached its end: its
@@ -133,15 +135,17 @@ end
 
 -- An error of a hook: the hook as busted's element for it: setup and teardown are busted's
 -- aliases of strict_setup and strict_teardown, named by the alias; the others have no name.
+-- Under --lazy they are lazy_setup and lazy_teardown (`list`: where the hook was kept).
 local aliases = { setup = "strict_setup", teardown = "strict_teardown" }
-function T.publish_hook_error(block, hook, message, traceback)
+function T.publish_hook_error(block, hook, message, traceback, raw, list)
   local descriptor = aliases[hook.word] or hook.word
+  if list == "lazy_setup" or list == "lazy_teardown" then descriptor = list end
   local element = {
     descriptor = descriptor, name = descriptor ~= hook.word and hook.word or nil, parent = block,
     attributes = { envmode = "unwrap" },  -- busted's hooks' attributes
     trace = { short_src = hook.where.file, currentline = hook.where.line },
   }
-  T.publish_outcome("error", element, block, message, traceback)
+  T.publish_outcome("error", element, block, message, traceback, raw)
 end
 
 ---------------------------------------------------------------------------------------------
@@ -184,7 +188,8 @@ local function load_module(name)
   if ok and type(handler) ~= "function" and not (debug.getmetatable(handler) or {}).__call then
     ok, err = false, name .. ": an output handler must be a function (it returned " .. type(handler) .. ")"
   end
-  return ok, ok and handler or err
+  -- where this runtime called require means nothing to the user
+  return ok, ok and handler or (tostring(err):gsub("^%[busted%]:%d+: ", ""))
 end
 
 -- Called by busted/files.lua's prepare, after -e and before the helper (busted's order).

@@ -81,9 +81,10 @@ end
 -- ("failure", "error", "pending"), message and traceback. Only a test's own body can fail;
 -- a failed assertion anywhere else is an error.
 local function guarded(descriptor, fn, element)
-  local kind, message, trace
+  local kind, message, trace, raw
   local previous = T.enter(element)
   local ok = xpcall(fn, function(e)
+    raw = { e }  -- the value raised, as busted's handlers get it (debug.message)
     kind = T.error_kind(e)
     message = message_of(e, origin(2, element), element)
     trace = T.rewrite_traceback(element, clean_traceback(debug.traceback("", 2)))
@@ -91,7 +92,7 @@ local function guarded(descriptor, fn, element)
   T.leave(previous)
   if ok then return "success" end
   if kind == "failure" and descriptor ~= "it" then kind = "error" end
-  return kind, message, trace
+  return kind, message, trace, raw
 end
 
 -- The name busted gives what fails outside a test: the file, a block, or a block's hook.
@@ -113,15 +114,16 @@ local block_hooks = { setup = true, teardown = true, lazy_teardown = true }
 local function run_hooks(block, list, op)
   local ok = true
   for _, hook in ipairs(block[list]) do
-    local status, message, trace
+    local status, message, trace, raw
     if block_hooks[list] then
-      status, message, trace = limited(hook.word .. " hook", hook.word, hook.fn, block.hooks_context, op, hook.where)
+      status, message, trace, raw =
+        limited(hook.word .. " hook", hook.word, hook.fn, block.hooks_context, op, hook.where)
     else
-      status, message, trace = guarded(hook.word, hook.fn, block.hooks_context)
+      status, message, trace, raw = guarded(hook.word, hook.fn, block.hooks_context)
     end
     if status ~= "success" and status ~= "pending" then
       fault(op, hook_name(block, hook.word), hook.where.file, hook.where.line, message, trace)
-      T.publish_hook_error(block, hook, message, trace)
+      T.publish_hook_error(block, hook, message, trace, raw, list)
       ok = false
     end
   end
@@ -192,12 +194,13 @@ local function run_test(test, op)
   if ran then
     T.publish({ "test", "start" }, test, test.parent)
     running[co] = state
-    status, message, trace = guarded("it", test.fn, test)
-    T.publish_outcome(status, test, test.parent, message, trace)
+    local raw
+    status, message, trace, raw = guarded("it", test.fn, test)
+    T.publish_outcome(status, test, test.parent, message, trace, raw)
     if state.finally then
       test.env.pending = T.reject("pending")  -- busted rejects pending() in a finally
-      local s, m, t = guarded("finally", state.finally, test)
-      T.publish_outcome(s, test, test.parent, m, t)
+      local s, m, t, r = guarded("finally", state.finally, test)
+      T.publish_outcome(s, test, test.parent, m, t, r)
       if s ~= "success" and (status == "success" or status == "pending") then status, message, trace = s, m, t end
     end
     running[co] = nil
@@ -318,11 +321,11 @@ end
 -- and teardown hooks) and not the tests it waits for. `what` names it in the message.
 function limited(what, descriptor, fn, element, op, where)
   if not T.options.timeout then return guarded(descriptor, fn, element) end
-  local status, message, trace
+  local status, message, trace, raw
   local body = operation {
     name = unique("[" .. what .. "] " .. where.file .. ":" .. where.line), queue = blocks,
     timeout = T.options.timeout,
-    run = function() status, message, trace = guarded(descriptor, fn, element) end,
+    run = function() status, message, trace, raw = guarded(descriptor, fn, element) end,
   }
   host.body(body, op)
   local ok, err = pcall(wait, body)
@@ -331,7 +334,7 @@ function limited(what, descriptor, fn, element, op, where)
     message = where.file .. ":" .. where.line .. ": the " .. what .. " "
       .. (tostring(err):match("failed: (.*)$") or tostring(err))
   end
-  return status, message, trace
+  return status, message, trace, raw
 end
 
 -- A block's function declares its children (within --timeout).
@@ -339,9 +342,9 @@ local function run_body(block, op)
   if block.load_error then return "error", block.load_error end
   local previous = T.current
   T.current = block
-  local status, message, trace = limited(block.kind .. " body", block.kind, block.fn, block, op, block)
+  local status, message, trace, raw = limited(block.kind .. " body", block.kind, block.fn, block, op, block)
   T.current = previous
-  return status, message, trace
+  return status, message, trace, raw
 end
 
 -- An expose block's changes outlive it: as busted/context.lua does, the nearest enclosing
@@ -370,7 +373,7 @@ function run_block(block, op)
     return T.publish({ channel, edge }, block, block.parent or T.root)
   end
   publish_edge("start")
-  local status, message, trace = run_body(block, op)
+  local status, message, trace, raw = run_body(block, op)
   host.declared(op)
   if status ~= "success" then
     local line = block.line
@@ -380,7 +383,7 @@ function run_block(block, op)
     local name = block_name(block)
     if block.kind == "file" and not block.load_error then name = "suite " .. name end
     fault(op, name, block.file, line, message, trace)
-    if not block.load_error then T.publish_outcome("error", block, block.parent or T.root, message, trace) end
+    if not block.load_error then T.publish_outcome("error", block, block.parent or T.root, message, trace, raw) end
   elseif not T.options.list then
     block.randomseed = shuffled_seed(block)  -- busted shuffles before the setups run
     if run_hooks(block, "setup", op) then
