@@ -63,6 +63,12 @@ import Testing
     let orders = try (1...4).map { Self.names(try test(["--shuffle", "--seed", "\($0)", "-o", "TAP"]).stdout) }
     #expect(orders.contains { $0 != plain }, "some seed changes the order")
     #expect(Self.names(try test(["--seed", "3", "-o", "TAP"]).stdout) == plain, "--seed alone shuffles nothing")
+    // A ROOT whose name ends like an option is not one.
+    let copy = try project(busted: "return {}")
+    try FileManager.default.moveItem(
+      at: copy.appendingPathComponent("spec"), to: copy.appendingPathComponent("noshuffle"))
+    let root = try test(["noshuffle"], in: copy)
+    #expect(!root.stdout.contains("Randomized") && root.status == 1, "\(root.stdout)")
     // --repeat: each round draws a new seed, as busted does, unless --seed gives one.
     let seeded = Self.names(try test(["--shuffle", "--seed", "3", "--repeat", "2", "-o", "TAP"]).stdout)
     #expect(seeded.count == 76 && Array(seeded.prefix(38)) == Array(seeded.suffix(38)))

@@ -108,6 +108,7 @@ struct TestSettings {
     var result: (shuffleFiles: Bool?, shuffleTests: Bool?, sortFiles: Bool?, sortTests: Bool?) = (nil, nil, nil, nil)
     for argument in arguments.drop(while: { $0 != "test" }) {
       if argument == "--" { break }
+      guard argument.hasPrefix("--") else { continue }  // a ROOT named "xxshuffle" is not --shuffle
       let on = !argument.hasPrefix("--no-")
       switch on ? argument.dropFirst(2) : argument.dropFirst(5) {
       case "shuffle": (result.shuffleFiles, result.shuffleTests) = (on, on)
