@@ -25,10 +25,14 @@ end
 ---------------------------------------------------------------------------------------------
 -- Errors, as busted's safe() reports them
 
--- An error outside a test (a hook, a block's body, a file). Any error or failure ends the
--- run's starting of more with --no-keep-going (busted's skipAll).
-local function fault(op, ...)
+-- --no-keep-going: after any error or failure nothing more starts (busted's skipAll).
+local function failed()
   if not T.options.keep_going then T.skip_all = true end
+end
+
+-- An error outside a test (a hook, a block's body, a file).
+local function fault(op, ...)
+  failed()
   host.extra(op, "error", ...)
 end
 
@@ -157,7 +161,7 @@ local function conclude(op, status, message, trace, test)
     host.skip(op, message or "pending")
     if T.options.suppress_pending then host.drop(op) end
   else
-    if not T.options.keep_going then T.skip_all = true end
+    failed()
     host.status(op, status, message, trace)
     error(message, 0)
   end
@@ -278,7 +282,6 @@ local function ordered(block)
   end
   return children
 end
-
 
 local run_block
 
